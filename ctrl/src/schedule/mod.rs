@@ -1,0 +1,313 @@
+//! Optical schedules (topology API, paper Table 1): which ToR uplink reaches
+//! which in every time slice, built from `connect()`, then compiled into
+//! per-OCS circuits and checked against the cabling.
+//!
+//! Time model (docs/time-model.md): a circuit that differs from the previous
+//! slice's is dark for `max(guardband, reconfiguration_delay)` at the start
+//! of the slice; a circuit that stays the same is usable for the whole slice.
+
+pub mod file;
+pub mod ocs;
+pub mod opera;
+pub mod round_robin;
+pub mod shale;
+pub mod static_topo;
+
+use crate::{PortId, SliceId, TorId};
+use serde::{Deserialize, Serialize};
+
+/// One end of a circuit: an optical uplink of a ToR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Endpoint {
+    pub tor: TorId,
+    pub port: PortId,
+}
+
+impl Endpoint {
+    pub fn new(tor: TorId, port: PortId) -> Self {
+        Endpoint { tor, port }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ScheduleError {
+    #[error("slice {ts}: ToR {tor} port {port} is already used in this slice")]
+    PortInUse {
+        ts: SliceId,
+        tor: TorId,
+        port: PortId,
+    },
+    #[error("slice {ts}: ToR {tor} cannot connect to itself")]
+    SelfLoop { ts: SliceId, tor: TorId },
+    #[error("slice {ts} is out of range (the cycle has {slices} slices)")]
+    SliceOutOfRange { ts: SliceId, slices: usize },
+    #[error("ToR {tor} port {port} does not exist ({tors} ToRs with {uplinks} uplinks)")]
+    NoSuchPort {
+        tor: TorId,
+        port: PortId,
+        tors: usize,
+        uplinks: usize,
+    },
+    #[error("{0}")]
+    Infeasible(String),
+}
+
+/// Whether a ToR's uplinks are circuits (one peer per slice) or lead to an
+/// electrical packet switch that reaches every ToR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LinkKind {
+    Optical,
+    Electrical,
+}
+
+/// A cyclic optical schedule: `slices` slices, each a set of directed
+/// port-to-port circuits. Bidirectional circuits are two directed ones.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    tors: usize,
+    uplinks: usize,
+    slices: usize,
+    kind: LinkKind,
+    /// `tx[ts * tors * uplinks + tor * uplinks + port]`: where a frame sent
+    /// on that port in that slice lands.
+    tx: Vec<Option<Endpoint>>,
+    /// The reverse map, to refuse two circuits into one receiver.
+    rx: Vec<Option<Endpoint>>,
+}
+
+impl Schedule {
+    /// An empty optical schedule (no circuits yet).
+    pub fn new(tors: usize, uplinks: usize, slices: usize) -> Self {
+        let n = tors * uplinks * slices.max(1);
+        Schedule {
+            tors,
+            uplinks,
+            slices: slices.max(1),
+            kind: LinkKind::Optical,
+            tx: vec![None; n],
+            rx: vec![None; n],
+        }
+    }
+
+    /// An electrical fabric: one slice, uplink `p` of every ToR reaches every
+    /// other ToR through spine `p`.
+    pub fn electrical(tors: usize, uplinks: usize) -> Self {
+        let mut s = Schedule::new(tors, uplinks, 1);
+        s.kind = LinkKind::Electrical;
+        s
+    }
+
+    pub fn tors(&self) -> usize {
+        self.tors
+    }
+    pub fn uplinks(&self) -> usize {
+        self.uplinks
+    }
+    /// Slices per optical cycle (1 for static and TA topologies).
+    pub fn slices(&self) -> usize {
+        self.slices
+    }
+    pub fn kind(&self) -> LinkKind {
+        self.kind
+    }
+
+    fn idx(&self, ts: SliceId, ep: Endpoint) -> usize {
+        (ts as usize * self.tors + ep.tor as usize) * self.uplinks + ep.port as usize
+    }
+
+    fn check(&self, ts: SliceId, ep: Endpoint) -> Result<(), ScheduleError> {
+        if ts as usize >= self.slices {
+            return Err(ScheduleError::SliceOutOfRange {
+                ts,
+                slices: self.slices,
+            });
+        }
+        if ep.tor as usize >= self.tors || ep.port as usize >= self.uplinks {
+            return Err(ScheduleError::NoSuchPort {
+                tor: ep.tor,
+                port: ep.port,
+                tors: self.tors,
+                uplinks: self.uplinks,
+            });
+        }
+        Ok(())
+    }
+
+    /// The paper's `connect(ToR1, port1, ToR2, port2, ts)`: a bidirectional
+    /// circuit. Refuses a port used twice in a slice, and self-loops.
+    pub fn connect(&mut self, a: Endpoint, b: Endpoint, ts: SliceId) -> Result<(), ScheduleError> {
+        self.check(ts, a)?;
+        self.check(ts, b)?;
+        if a.tor == b.tor {
+            return Err(ScheduleError::SelfLoop { ts, tor: a.tor });
+        }
+        for ep in [a, b] {
+            let i = self.idx(ts, ep);
+            if self.tx[i].is_some() || self.rx[i].is_some() {
+                return Err(ScheduleError::PortInUse {
+                    ts,
+                    tor: ep.tor,
+                    port: ep.port,
+                });
+            }
+        }
+        let (ia, ib) = (self.idx(ts, a), self.idx(ts, b));
+        self.tx[ia] = Some(b);
+        self.rx[ib] = Some(a);
+        self.tx[ib] = Some(a);
+        self.rx[ia] = Some(b);
+        Ok(())
+    }
+
+    /// A one-way circuit (Shale's cyclic shifts): `from`'s transmitter to
+    /// `to`'s receiver. Each transmitter and receiver is used once per slice.
+    pub fn connect_directed(
+        &mut self,
+        from: Endpoint,
+        to: Endpoint,
+        ts: SliceId,
+    ) -> Result<(), ScheduleError> {
+        self.check(ts, from)?;
+        self.check(ts, to)?;
+        if from.tor == to.tor {
+            return Err(ScheduleError::SelfLoop { ts, tor: from.tor });
+        }
+        let (i, j) = (self.idx(ts, from), self.idx(ts, to));
+        if self.tx[i].is_some() {
+            return Err(ScheduleError::PortInUse {
+                ts,
+                tor: from.tor,
+                port: from.port,
+            });
+        }
+        if self.rx[j].is_some() {
+            return Err(ScheduleError::PortInUse {
+                ts,
+                tor: to.tor,
+                port: to.port,
+            });
+        }
+        self.tx[i] = Some(to);
+        self.rx[j] = Some(from);
+        Ok(())
+    }
+
+    /// Where a frame sent on `ep` in slice `ts` lands (optical fabrics).
+    pub fn peer(&self, ts: SliceId, ep: Endpoint) -> Option<Endpoint> {
+        self.tx[self.idx(ts % self.slices as SliceId, ep)]
+    }
+
+    /// Which transmitter feeds `ep`'s receiver in slice `ts`.
+    pub fn rx_peer(&self, ts: SliceId, ep: Endpoint) -> Option<Endpoint> {
+        self.rx[self.idx(ts % self.slices as SliceId, ep)]
+    }
+
+    /// Every `(uplink, next ToR)` reachable from `tor` in slice `ts`. For an
+    /// electrical fabric every uplink reaches every other ToR.
+    pub fn links(&self, tor: TorId, ts: SliceId) -> Vec<(PortId, TorId)> {
+        let mut v = Vec::new();
+        self.for_each_link(tor, ts, |p, t| v.push((p, t)));
+        v
+    }
+
+    /// Allocation-free form of [`Schedule::links`] for hot loops.
+    #[inline]
+    pub fn for_each_link(&self, tor: TorId, ts: SliceId, mut f: impl FnMut(PortId, TorId)) {
+        let ts = ts % self.slices as SliceId;
+        match self.kind {
+            LinkKind::Optical => {
+                for p in 0..self.uplinks {
+                    if let Some(e) = self.tx[self.idx(ts, Endpoint::new(tor, p as PortId))] {
+                        f(p as PortId, e.tor);
+                    }
+                }
+            }
+            LinkKind::Electrical => {
+                for p in 0..self.uplinks {
+                    for t in 0..self.tors {
+                        if t != tor as usize {
+                            f(p as PortId, t as TorId);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The paper's `neighbors(ToR, ts)`: ToRs with a direct circuit from
+    /// `tor` in `ts`, sorted, without repeats.
+    pub fn neighbors(&self, tor: TorId, ts: SliceId) -> Vec<TorId> {
+        let mut v: Vec<TorId> = self.links(tor, ts).into_iter().map(|(_, t)| t).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// True when `ep`'s circuit in `ts` differs from the previous slice's
+    /// (cyclically), so the circuit is dark for the reconfiguration time.
+    pub fn changed(&self, ts: SliceId, ep: Endpoint) -> bool {
+        if self.kind == LinkKind::Electrical {
+            return false;
+        }
+        let s = self.slices as SliceId;
+        let prev = (ts % s + s - 1) % s;
+        self.peer(ts, ep) != self.peer(prev, ep)
+    }
+
+    /// All directed circuits of a slice as `(from, to)`, sorted.
+    pub fn circuits(&self, ts: SliceId) -> Vec<(Endpoint, Endpoint)> {
+        let mut v = Vec::new();
+        for t in 0..self.tors {
+            for p in 0..self.uplinks {
+                let ep = Endpoint::new(t as TorId, p as PortId);
+                if let Some(to) = self.peer(ts, ep) {
+                    v.push((ep, to));
+                }
+            }
+        }
+        v
+    }
+
+    /// Total directed circuits over the cycle.
+    pub fn circuit_count(&self) -> usize {
+        self.tx.iter().filter(|x| x.is_some()).count()
+    }
+}
+
+/// The paper's abstract `topo()`: something that fills a schedule using
+/// `connect()`. Generators in this module implement it; users may too.
+pub trait Topo {
+    /// Slices per cycle this generator produces for `tors` ToRs with
+    /// `uplinks` uplinks, or an explanation why it cannot.
+    fn slices(&self, tors: usize, uplinks: usize) -> Result<usize, ScheduleError>;
+    /// Fill `s` (already sized) with circuits.
+    fn build(&self, s: &mut Schedule) -> Result<(), ScheduleError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connect_refuses_port_reuse_and_self_loops() {
+        let mut s = Schedule::new(4, 1, 2);
+        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
+            .unwrap();
+        assert_eq!(
+            s.connect(Endpoint::new(1, 0), Endpoint::new(2, 0), 0),
+            Err(ScheduleError::PortInUse {
+                ts: 0,
+                tor: 1,
+                port: 0
+            })
+        );
+        assert_eq!(
+            s.connect(Endpoint::new(2, 0), Endpoint::new(2, 0), 1),
+            Err(ScheduleError::SelfLoop { ts: 1, tor: 2 })
+        );
+        assert_eq!(s.neighbors(0, 0), vec![1]);
+        assert_eq!(s.neighbors(1, 0), vec![0]);
+        assert!(s.changed(0, Endpoint::new(0, 0)));
+        assert!(s.neighbors(0, 1).is_empty());
+    }
+}

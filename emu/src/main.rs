@@ -1,0 +1,2 @@
+//! `lighthouse`: compile, show, run, clean.
+fn main() {}

@@ -1,0 +1,1 @@
+//! The native software ToR and the emulated OCS (paper §6).
