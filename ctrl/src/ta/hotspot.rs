@@ -115,9 +115,9 @@ pub fn exact(w: &[Vec<u64>]) -> Vec<(usize, usize)> {
 pub fn heuristic(w: &[Vec<u64>]) -> Vec<(usize, usize)> {
     let n = w.len();
     let mut edges: Vec<(u64, usize, usize)> = Vec::with_capacity(n * n / 2);
-    for i in 0..n {
-        for j in i + 1..n {
-            edges.push((w[i][j], i, j));
+    for (i, row) in w.iter().enumerate() {
+        for (j, &x) in row.iter().enumerate().skip(i + 1) {
+            edges.push((x, i, j));
         }
     }
     edges.sort_unstable_by(|a, b| b.0.cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));

@@ -106,7 +106,7 @@ pub fn build(cfg: &Config) -> Result<Schedule, TaError> {
 }
 
 /// The demand the schedulers see: no diagonal; uniform if empty.
-fn demand(tm: &[Vec<u64>]) -> Matrix {
+pub fn demand(tm: &[Vec<u64>]) -> Matrix {
     let n = tm.len();
     let mut m: Matrix = tm.to_vec();
     for (i, row) in m.iter_mut().enumerate() {
@@ -165,7 +165,7 @@ pub fn schedule(
         Scheduler::Bvn => {
             let mut terms = bvn::decompose(&d);
             // Heaviest first; ties keep decomposition order.
-            terms.sort_by(|a, b| b.weight.cmp(&a.weight));
+            terms.sort_by_key(|t| std::cmp::Reverse(t.weight));
             terms.truncate(n.max(1));
             let mut s = Schedule::new(n, uplinks, terms.len());
             if uplinks == 0 {
