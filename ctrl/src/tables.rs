@@ -177,20 +177,29 @@ impl Tables {
             return Ok(None);
         };
         let mut best: Option<(u8, &Entry)> = None;
+        let mut tie: Option<&Entry> = None;
         for e in table.entries.iter().filter(|e| e.m.dst == key.dst) {
             let Some(score) = match_score(&e.m, key) else {
                 continue;
             };
             match best {
-                Some((b, prev)) if b == score && prev.action != e.action => {
-                    return Err(TableError::Invalid(format!(
-                        "ToR {tor}: {key:?} matches {:?} and {:?} equally",
-                        prev.m, e.m
-                    )));
+                Some((b, prev)) if b == score => {
+                    if prev.action != e.action {
+                        tie = Some(e);
+                    }
                 }
-                Some((b, _)) if b >= score => {}
-                _ => best = Some((score, e)),
+                Some((b, _)) if b > score => {}
+                _ => {
+                    best = Some((score, e));
+                    tie = None;
+                }
             }
+        }
+        if let (Some((_, a)), Some(b)) = (best, tie) {
+            return Err(TableError::Invalid(format!(
+                "ToR {tor}: {key:?} matches {:?} and {:?} equally",
+                a.m, b.m
+            )));
         }
         Ok(best.map(|(_, e)| e))
     }

@@ -412,3 +412,56 @@ fn electrical_fabric_is_a_plain_table() {
     let back: Tables = serde_json::from_str(&json).unwrap();
     assert_eq!(back, t);
 }
+
+#[test]
+fn lookup_prefers_the_most_specific_entry() {
+    use lh_ctrl::tables::Entry;
+    let s = fig4();
+    let mut t = entries(
+        &s,
+        &routes(vec![path(0, 3, 0, vec![hop(0, 0, 2)])]),
+        Lookup::Hop,
+        Multipath::None,
+        1,
+    )
+    .unwrap();
+    let e = |m: Match, a: Action| Entry {
+        m,
+        action: a,
+        alternates: vec![],
+    };
+    let wild = Match {
+        arrival: None,
+        ..m(3, 0, Ingress::Host)
+    };
+    // Two equally specific, different entries for host packets...
+    t.tors[0].entries = vec![
+        e(wild, hop_action(0, 1)),
+        e(
+            Match {
+                ingress: Ingress::Any,
+                arrival: Some(0),
+                ..wild
+            },
+            hop_action(0, 0),
+        ),
+        // ... and a more specific one, which wins.
+        e(m(3, 0, Ingress::Host), hop_action(0, 2)),
+    ];
+    let key = m(3, 0, Ingress::Host);
+    assert_eq!(t.lookup(0, &key).unwrap().unwrap().action, hop_action(0, 2));
+    t.tors[0].entries.pop();
+    assert!(matches!(t.lookup(0, &key), Err(TableError::Invalid(_))));
+    // Fabric packets only match the Any entry.
+    let fab = m(3, 0, Ingress::Fabric);
+    assert_eq!(t.lookup(0, &fab).unwrap().unwrap().action, hop_action(0, 0));
+    // An unknown arrival only matches wildcard-arrival entries.
+    let unknown = Match {
+        arrival: None,
+        ..key
+    };
+    assert_eq!(
+        t.lookup(0, &unknown).unwrap().unwrap().action,
+        hop_action(0, 1)
+    );
+}
