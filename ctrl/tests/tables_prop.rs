@@ -5,8 +5,8 @@ use lh_ctrl::config::{Lookup, Multipath};
 use lh_ctrl::routing::{Hop, Path, RouteSet};
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::tables::{
-    Action, Entry, Ingress, Match, Step, Tables, entries, is_plain_flow_table, rank, walk,
-    walk_alternate,
+    Action, Entry, Ingress, Match, Step, TableError, Tables, entries, is_plain_flow_table, rank,
+    walk, walk_alternate,
 };
 use lh_ctrl::{PortId, SliceId, Slot, TorId};
 use proptest::prelude::*;
@@ -427,6 +427,80 @@ proptest! {
                 let w = walk(&t, &s, p.src, p.dst, arr, None, None).unwrap();
                 prop_assert_eq!(&w.hops, &p.hops);
             }
+        }
+    }
+
+    /// With transit ToRs that choose their continuation per path (not per
+    /// key), per-hop tables fail exactly when an independent oracle finds
+    /// two paths asking one ToR for different actions on one match, and
+    /// the error names that ToR, match and both actions.
+    #[test]
+    fn conflicts_match_an_oracle(c in case()) {
+        let mut rng = StdRng::seed_from_u64(c.seed ^ 0x5eed);
+        let s = random_schedule(c.n, c.u, c.s, &mut rng);
+        let slices = c.s as Slot;
+        let mut paths = Vec::new();
+        for src in 0..c.n as TorId {
+            for dst in 0..c.n as TorId {
+                if src == dst {
+                    continue;
+                }
+                for a in 0..c.s as SliceId {
+                    let mut p = candidates(&s, src, dst, a, true)
+                        .choose(&mut rng)
+                        .unwrap()
+                        .clone();
+                    if p.hops.len() == 2 && rng.gen_bool(0.3) {
+                        let t = p.hops[0].depart.unwrap();
+                        if let Some(h) = direct_from(&s, p.hops[1].tor, dst, t + 1)
+                            && h.depart.unwrap() < t + slices
+                        {
+                            p.hops[1] = h;
+                        }
+                    }
+                    paths.push(p);
+                }
+            }
+        }
+        let mut oracle: HashMap<(TorId, Match), Action> = HashMap::new();
+        let mut clash = None;
+        'outer: for p in &paths {
+            let mut arrival = p.arrival;
+            for (i, h) in p.hops.iter().enumerate() {
+                let m = Match {
+                    dst: p.dst,
+                    arrival,
+                    ingress: if i == 0 { Ingress::Host } else { Ingress::Fabric },
+                    class: None,
+                    bucket: None,
+                };
+                let a = Action::Hop(Step { port: h.port, depart: Some((h.depart.unwrap() % slices) as SliceId) });
+                match oracle.get(&(h.tor, m)) {
+                    Some(old) if *old != a => {
+                        clash = Some(TableError::Conflict { tor: h.tor, m, a: old.clone(), b: a });
+                        break 'outer;
+                    }
+                    _ => {
+                        oracle.insert((h.tor, m), a.clone());
+                    }
+                }
+                arrival = Some((h.depart.unwrap() % slices) as SliceId);
+            }
+        }
+        let got = entries(&s, &routes(paths.clone()), Lookup::Hop, Multipath::None, 1);
+        match clash {
+            Some(e) => prop_assert_eq!(got.unwrap_err(), e),
+            None => {
+                let t = got.unwrap();
+                for p in &paths {
+                    prop_assert_eq!(&walk(&t, &s, p.src, p.dst, p.arrival, None, None).unwrap(), p);
+                }
+            }
+        }
+        // Source routing always expresses them.
+        let t = entries(&s, &routes(paths.clone()), Lookup::Source, Multipath::None, 1).unwrap();
+        for p in &paths {
+            prop_assert_eq!(&walk(&t, &s, p.src, p.dst, p.arrival, None, None).unwrap(), p);
         }
     }
 }
