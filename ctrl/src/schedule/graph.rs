@@ -15,7 +15,7 @@ pub(crate) fn diameter(n: usize, deg: usize, adj: &[u32], cap: u32) -> Option<u3
         return Some(0);
     }
     let w = n.div_ceil(64);
-    let last_mask = if n % 64 == 0 {
+    let last_mask = if n.is_multiple_of(64) {
         u64::MAX
     } else {
         (1u64 << (n % 64)) - 1

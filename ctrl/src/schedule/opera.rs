@@ -26,7 +26,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 
 /// Seed used when the config gives none, so runs are reproducible.
-pub const DEFAULT_SEED: u64 = 0x4f50_4552_41; // "OPERA"
+pub const DEFAULT_SEED: u64 = 0x004f_5045_5241; // "OPERA"
 
 /// Random orders tried before keeping the best.
 const DRAWS: usize = 48;
@@ -123,7 +123,7 @@ fn check_size(tors: usize, uplinks: usize) -> Result<(), ScheduleError> {
             "opera needs at least 2 uplinks (rotors) so that a slice graph stays connected while one rotor reconfigures; got {uplinks}"
         )));
     }
-    if tors % uplinks != 0 || tors < 2 * uplinks {
+    if !tors.is_multiple_of(uplinks) || tors < 2 * uplinks {
         return Err(ScheduleError::Infeasible(format!(
             "opera gives each of the {uplinks} rotors tors/uplinks matchings, so the ToR count must be a multiple of the uplink count and at least twice it; got {tors} ToRs"
         )));

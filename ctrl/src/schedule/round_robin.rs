@@ -19,7 +19,7 @@ pub struct RoundRobin;
 
 /// Number of circle-method matchings for `n` ToRs.
 pub fn matchings(n: usize) -> usize {
-    if n % 2 == 0 { n - 1 } else { n }
+    if n.is_multiple_of(2) { n - 1 } else { n }
 }
 
 /// The pairs of circle-method round `r` for `n` ToRs (a dummy is added when
