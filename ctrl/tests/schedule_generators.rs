@@ -206,9 +206,14 @@ fn opera_108_tors_6_rotors() {
         p.stable_diameter.is_some(),
         "the 5 stable rotors should stay connected"
     );
+    // A union of 6 random matchings on 108 nodes has diameter 4-5; the
+    // chosen schedule must not be worse than 6 in any slice.
+    assert!(p.diameter <= 6, "diameter {}", p.diameter);
+    let worst = (0..108).filter_map(|ts| s.diameter(ts, |_| true)).max();
+    assert_eq!(worst, Some(p.diameter));
     // The same seed gives the same schedule; another seed another order.
     assert_eq!(s, opera(108, 6, opera::DEFAULT_SEED).unwrap());
-    assert_ne!(p.order, opera::plan(108, 6, 7).unwrap().order);
+    assert_ne!(p.seq, opera::plan(108, 6, 7).unwrap().seq);
 }
 
 #[test]
