@@ -264,8 +264,11 @@ fn shale_shifts_reach_digit_neighbours() {
 
 #[test]
 fn from_config_dispatches_and_verifies() {
-    let s = schedule::from_config(&config(8, 2, 2, 8, r#"{"kind": "round_robin"}"#)).unwrap();
+    let cfg = config(8, 2, 2, 8, r#"{"kind": "round_robin"}"#);
+    let (s, o) = schedule::from_config_with_ocs(&cfg).unwrap();
     assert_eq!(s, round_robin(8, 2).unwrap());
+    assert_eq!(o, s.verify(&cfg).unwrap());
+    assert_eq!((o.ocs.len(), o.slices, o.circuit_count()), (2, 4, 7 * 8));
     let s =
         schedule::from_config(&config(12, 3, 3, 12, r#"{"kind": "opera", "seed": 5}"#)).unwrap();
     assert_eq!(s, opera(12, 3, 5).unwrap());

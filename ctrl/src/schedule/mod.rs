@@ -347,6 +347,12 @@ impl Schedule {
         Ok(s)
     }
 
+    /// The paper's validity check: the circuits are realisable on `cfg`'s
+    /// OCSes and cabling. Returns the per-OCS circuits.
+    pub fn verify(&self, cfg: &Config) -> Result<OcsSchedule, ScheduleError> {
+        ocs::compile_for(cfg, self)
+    }
+
     /// Worst-case hop count between any ordered pair of ToRs using only the
     /// circuits of slice `ts` on the uplinks `use_port` accepts; `None` when
     /// some ToR cannot reach another. Electrical fabrics are one hop.
@@ -378,6 +384,11 @@ impl Schedule {
 /// Build the schedule a config asks for and check it against the cabling
 /// (every circuit inside one OCS, no OCS port used twice per direction).
 pub fn from_config(cfg: &Config) -> Result<Schedule, ScheduleError> {
+    from_config_with_ocs(cfg).map(|(s, _)| s)
+}
+
+/// [`from_config`], also returning what every OCS does in every slice.
+pub fn from_config_with_ocs(cfg: &Config) -> Result<(Schedule, OcsSchedule), ScheduleError> {
     let n = cfg.tors.count as usize;
     let u = cfg.tors.uplinks as usize;
     let electrical = cfg.fabric == FabricKind::Electrical;
@@ -410,8 +421,8 @@ pub fn from_config(cfg: &Config) -> Result<Schedule, ScheduleError> {
             ));
         }
     };
-    ocs::compile_for(cfg, &s)?;
-    Ok(s)
+    let o = s.verify(cfg)?;
+    Ok((s, o))
 }
 
 /// The paper's abstract `topo()`: something that fills a schedule using
