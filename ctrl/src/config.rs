@@ -537,7 +537,12 @@ pub fn read_traffic_matrix(path: &Path) -> Result<Vec<Vec<u64>>, ConfigError> {
 /// whose message says what was expected.
 fn parse_error(file: &str, raw_path: &str, msg: &str) -> ConfigError {
     let mut path = json_path(raw_path);
-    let mut msg = msg.to_string();
+    // serde_json ends messages with " at line L column C"; hints go before it.
+    let (body, at) = match msg.rfind(" at line ") {
+        Some(i) => msg.split_at(i),
+        None => (msg, ""),
+    };
+    let mut msg = body.to_string();
     if let Some(rest) = msg.strip_prefix(de::FIELD_MARK) {
         if let Some((field, m)) = rest.split_once(de::FIELD_MARK) {
             path = format!("{path}.{field}");
@@ -559,7 +564,7 @@ fn parse_error(file: &str, raw_path: &str, msg: &str) -> ConfigError {
     ConfigError::Parse {
         file: file.to_string(),
         path,
-        msg,
+        msg: format!("{msg}{at}"),
     }
 }
 
