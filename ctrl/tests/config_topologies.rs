@@ -200,3 +200,50 @@ fn ta_architectures_have_hot_spot_matrices() {
     );
     assert_eq!(load("jupiter-8.json").routing.algorithm, Algorithm::Ecmp);
 }
+
+/// docs/config.md stays in step: its example is rotornet-8.json, and every
+/// field the schema knows is documented.
+#[test]
+fn reference_doc_matches_the_configs_and_schema() {
+    let md = std::fs::read_to_string(repo_root().join("docs/config.md")).unwrap();
+    let example = md
+        .split("## Example")
+        .nth(1)
+        .and_then(|s| s.split("```json").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("an example block");
+    let mut from_doc = Config::from_json(example, "docs/config.md").unwrap();
+    from_doc.base_dir = topologies_dir();
+    assert_eq!(from_doc, load("rotornet-8.json"));
+
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("docs/config.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        jsonschema::meta::is_valid(&schema),
+        "docs/config.schema.json is not a valid JSON Schema"
+    );
+    let mut fields = BTreeSet::new();
+    collect_properties(&schema, &mut fields);
+    assert!(fields.len() > 40, "{fields:?}");
+    for f in fields {
+        assert!(
+            md.contains(&format!("`{f}`")),
+            "docs/config.md does not document `{f}`"
+        );
+    }
+}
+
+fn collect_properties(v: &serde_json::Value, out: &mut BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            if let Some(serde_json::Value::Object(props)) = m.get("properties") {
+                out.extend(props.keys().cloned());
+            }
+            m.values().for_each(|x| collect_properties(x, out));
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| collect_properties(x, out)),
+        _ => {}
+    }
+}
