@@ -152,7 +152,7 @@ pub struct SliceTiming {
     pub propagation: Nanos,
 }
 
-/// Deserialized through [`TopologyFields`] (see `config/de.rs`): serde's
+/// Deserialized by hand (`config/de.rs`): serde's
 /// internally tagged enums accept unknown fields in unit variants and lose
 /// the path of errors inside the object.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -445,10 +445,9 @@ impl Config {
     /// integers separated by spaces or commas (`#` starts a comment).
     /// Errors name `$.ta.traffic_matrix`. The shape is not checked here.
     pub fn traffic_matrix(&self) -> Result<Vec<Vec<u64>>, ConfigError> {
-        let file = self.base_dir.display().to_string();
         let Some(ta) = &self.ta else {
             return Err(ConfigError::Invalid {
-                file,
+                file: self.name.clone().unwrap_or_else(|| "config".into()),
                 path: "$.ta".into(),
                 msg: "expected a `ta` object with a traffic matrix".into(),
             });
