@@ -4,7 +4,7 @@
 //! error inside loses its path and unit variants accept unknown fields.
 
 use super::{AutoCabling, Cable, Cabling, StaticGraph, Topology, TrafficMatrixSrc};
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
@@ -107,60 +107,133 @@ impl TopologyKind {
     }
 }
 
-/// Every field any topology kind has; which ones a kind may use is checked
-/// after parsing, so that unknown fields are still rejected with their path.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TopologyFields {
-    kind: TopologyKind,
-    #[serde(default)]
-    seed: Option<u64>,
-    #[serde(default)]
-    h: Option<u32>,
-    #[serde(default)]
-    graph: Option<StaticGraph>,
-    #[serde(default)]
-    path: Option<PathBuf>,
+/// Fails with `msg` where a value is expected, so that the error's path ends
+/// with the key being rejected.
+struct Reject(String);
+
+impl<'de> DeserializeSeed<'de> for Reject {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, _: D) -> Result<(), D::Error> {
+        Err(de::Error::custom(self.0))
+    }
+}
+
+const TOPOLOGY_FIELDS: &[&str] = &["kind", "seed", "h", "graph", "path"];
+
+/// What a topology of `kind` may hold, for messages.
+fn expected_fields(kind: TopologyKind) -> String {
+    let list: Vec<String> = kind
+        .fields()
+        .iter()
+        .map(|(a, _)| format!("`{a}`"))
+        .collect();
+    if list.is_empty() {
+        "no field but `kind`".to_string()
+    } else {
+        format!("only `kind` and {}", list.join(", "))
+    }
 }
 
 impl<'de> Deserialize<'de> for Topology {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let f = TopologyFields::deserialize(d)?;
-        let present = [
-            ("seed", f.seed.is_some()),
-            ("h", f.h.is_some()),
-            ("graph", f.graph.is_some()),
-            ("path", f.path.is_some()),
-        ];
-        let allowed = f.kind.fields();
-        for (name, is_set) in present {
-            if is_set && !allowed.iter().any(|(a, _)| *a == name) {
-                let list: Vec<String> = allowed.iter().map(|(a, _)| format!("`{a}`")).collect();
-                let expected = if list.is_empty() {
-                    "no other field than `kind`".to_string()
-                } else {
-                    format!("only `kind` and {}", list.join(", "))
-                };
-                return Err(de::Error::custom(format!(
-                    "{FIELD_MARK}{name}{FIELD_MARK}field `{name}` is not used by topology kind `{}`: expected {expected}",
-                    f.kind.name()
-                )));
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Topology;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a topology object with a `kind`")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Topology, A::Error> {
+                let mut kind: Option<TopologyKind> = None;
+                let (mut seed, mut h, mut graph, mut path) = (None, None, None, None);
+                // Fields seen before `kind`, checked once it is known.
+                let mut early: Vec<&'static str> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let Some(&name) = TOPOLOGY_FIELDS.iter().find(|f| **f == key) else {
+                        let msg = match kind {
+                            Some(k) => {
+                                format!(
+                                    "unknown field `{key}`, expected {} for topology kind `{}`",
+                                    expected_fields(k),
+                                    k.name()
+                                )
+                            }
+                            None => format!(
+                                "unknown field `{key}`, expected one of `kind`, `seed`, `h`, `graph`, `path`"
+                            ),
+                        };
+                        return Err(map.next_value_seed(Reject(msg)).err().unwrap_or_else(|| {
+                            de::Error::custom("unreachable: Reject accepted a value")
+                        }));
+                    };
+                    let dup = match name {
+                        "kind" => kind.is_some(),
+                        "seed" => seed.is_some(),
+                        "h" => h.is_some(),
+                        "graph" => graph.is_some(),
+                        _ => path.is_some(),
+                    };
+                    if dup {
+                        let msg = format!("duplicate field `{name}`");
+                        return Err(map.next_value_seed(Reject(msg)).err().unwrap_or_else(|| {
+                            de::Error::custom("unreachable: Reject accepted a value")
+                        }));
+                    }
+                    if name != "kind" {
+                        match kind {
+                            Some(k) if !k.fields().iter().any(|(a, _)| *a == name) => {
+                                let msg = format!(
+                                    "field `{name}` is not used by topology kind `{}`: expected {}",
+                                    k.name(),
+                                    expected_fields(k)
+                                );
+                                return Err(map.next_value_seed(Reject(msg)).err().unwrap_or_else(
+                                    || de::Error::custom("unreachable: Reject accepted a value"),
+                                ));
+                            }
+                            Some(_) => {}
+                            None => early.push(name),
+                        }
+                    }
+                    match name {
+                        "kind" => kind = Some(map.next_value::<TopologyKind>()?),
+                        "seed" => seed = Some(map.next_value::<Option<u64>>()?),
+                        "h" => h = Some(map.next_value::<u32>()?),
+                        "graph" => graph = Some(map.next_value::<StaticGraph>()?),
+                        _ => path = Some(map.next_value::<PathBuf>()?),
+                    }
+                }
+                let kind = kind.ok_or_else(|| de::Error::missing_field("kind"))?;
+                if let Some(name) = early
+                    .into_iter()
+                    .find(|n| !kind.fields().iter().any(|(a, _)| a == n))
+                {
+                    // The value is consumed; the error mapper in config.rs
+                    // moves `name` into the path.
+                    return Err(de::Error::custom(format!(
+                        "{FIELD_MARK}{name}{FIELD_MARK}field `{name}` is not used by topology kind `{}`: expected {}",
+                        kind.name(),
+                        expected_fields(kind)
+                    )));
+                }
+                let missing = |name: &'static str| de::Error::missing_field(name);
+                Ok(match kind {
+                    TopologyKind::RoundRobin => Topology::RoundRobin,
+                    TopologyKind::TrafficAware => Topology::TrafficAware,
+                    TopologyKind::Opera => Topology::Opera {
+                        seed: seed.flatten(),
+                    },
+                    TopologyKind::Shale => Topology::Shale {
+                        h: h.ok_or_else(|| missing("h"))?,
+                    },
+                    TopologyKind::Static => Topology::Static {
+                        graph: graph.ok_or_else(|| missing("graph"))?,
+                    },
+                    TopologyKind::File => Topology::File {
+                        path: path.ok_or_else(|| missing("path"))?,
+                    },
+                })
             }
         }
-        let missing = |name: &'static str| de::Error::missing_field(name);
-        Ok(match f.kind {
-            TopologyKind::RoundRobin => Topology::RoundRobin,
-            TopologyKind::TrafficAware => Topology::TrafficAware,
-            TopologyKind::Opera => Topology::Opera { seed: f.seed },
-            TopologyKind::Shale => Topology::Shale {
-                h: f.h.ok_or_else(|| missing("h"))?,
-            },
-            TopologyKind::Static => Topology::Static {
-                graph: f.graph.ok_or_else(|| missing("graph"))?,
-            },
-            TopologyKind::File => Topology::File {
-                path: f.path.ok_or_else(|| missing("path"))?,
-            },
-        })
+        d.deserialize_map(V)
     }
 }
