@@ -152,9 +152,8 @@ pub struct SliceTiming {
     pub propagation: Nanos,
 }
 
-/// Deserialized by hand (`config/de.rs`): serde's
-/// internally tagged enums accept unknown fields in unit variants and lose
-/// the path of errors inside the object.
+/// Deserialized by hand (`config/de.rs`): serde's internally tagged enums
+/// accept unknown fields in unit variants and lose the path of inner errors.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Topology {
@@ -350,7 +349,7 @@ impl Config {
         crate::config::validate::validate(self, file)
     }
 
-    /// Every semantic error, in document order of the checks (empty when valid).
+    /// Every semantic error, in the order the checks run (empty when valid).
     pub fn validate_all(&self, file: &str) -> Vec<ConfigError> {
         crate::config::validate::validate_all(self, file)
     }
