@@ -19,7 +19,7 @@
 //!
 //! # Engine
 //! [`Dp`] solves one destination `d` for every `(tor, slot)` at once: a
-//! backward pass over slots `0..H` (`H` starts at `3S` and doubles until
+//! backward pass over slots `0..H` (`H` starts at `2S` and doubles until
 //! every reachable answer fits) computes the best `(arrival, hops)` of
 //!
 //! - `go[t][x]`: leaving `x` exactly in slot `t` (and which uplink),
@@ -86,6 +86,9 @@ pub struct Adjacency {
     start: Vec<u32>,
     port: Vec<PortId>,
     next: Vec<TorId>,
+    /// Reverse lists: ToRs with a circuit into `y` in a slice.
+    rstart: Vec<u32>,
+    rfrom: Vec<TorId>,
 }
 
 impl Adjacency {
@@ -96,18 +99,41 @@ impl Adjacency {
             start: Vec::with_capacity(n * slices + 1),
             port: Vec::new(),
             next: Vec::new(),
+            rstart: Vec::with_capacity(n * slices + 1),
+            rfrom: Vec::new(),
         };
         a.start.push(0);
+        a.rstart.push(0);
+        let mut into: Vec<Vec<TorId>> = vec![Vec::new(); n];
         for ts in 0..slices {
             for x in 0..n {
                 s.for_each_link(x as TorId, ts as SliceId, |p, y| {
                     a.port.push(p);
                     a.next.push(y);
+                    if into[y as usize].last() != Some(&(x as TorId)) {
+                        into[y as usize].push(x as TorId);
+                    }
                 });
                 a.start.push(a.port.len() as u32);
             }
+            for v in &mut into {
+                a.rfrom.append(v);
+                a.rstart.push(a.rfrom.len() as u32);
+            }
         }
         a
+    }
+
+    #[inline]
+    fn rrange(&self, slice: usize, y: usize) -> std::ops::Range<usize> {
+        let i = slice * self.tors + y;
+        self.rstart[i] as usize..self.rstart[i + 1] as usize
+    }
+
+    /// Whether `x` has a circuit to `y` in `slice`.
+    #[inline]
+    fn reaches(&self, slice: usize, x: usize, y: usize) -> bool {
+        self.next[self.range(slice, x)].contains(&(y as TorId))
     }
 
     #[inline]
@@ -137,10 +163,14 @@ pub struct Dp<'a> {
     v_dep: Vec<u32>,
     w: Vec<Key>,
     w_dep: Vec<u32>,
-    // Sliding-window deques, one ring of capacity S per ToR.
+    // Sliding-window deques (see `window`).
     dq: Vec<u32>,
-    dq_head: Vec<u32>,
-    dq_len: Vec<u32>,
+    // Same-slot label setting (see `same_slot`).
+    order: Vec<(Key, TorId)>,
+    fifo: Vec<(Key, TorId)>,
+    settled: Vec<bool>,
+    dq_bot: Vec<u32>,
+    dq_top: Vec<u32>,
 }
 
 impl<'a> Dp<'a> {
@@ -167,8 +197,11 @@ impl<'a> Dp<'a> {
             w: Vec::new(),
             w_dep: Vec::new(),
             dq: Vec::new(),
-            dq_head: Vec::new(),
-            dq_len: Vec::new(),
+            order: Vec::new(),
+            fifo: Vec::new(),
+            settled: vec![false; s.tors()],
+            dq_bot: Vec::new(),
+            dq_top: Vec::new(),
         }
     }
 
@@ -196,7 +229,10 @@ impl<'a> Dp<'a> {
         self.dst = dst as usize;
         let s = self.slices;
         let bound = self.bound(self.cap.unwrap_or(self.n));
-        let mut h = bound.min(3 * s);
+        // Any answer found is exact (every better path fits too); the horizon
+        // grows only while some source has none. Two cycles cover every
+        // schedule where each pair meets once per cycle.
+        let mut h = bound.min(2 * s);
         loop {
             self.run(h);
             if h >= bound || self.complete() {
@@ -286,12 +322,13 @@ impl<'a> Dp<'a> {
         // Layer whose transit values a hop continues with.
         let prev = if unlimited { Some(l) } else { l.checked_sub(1) };
         if !self.same_slice {
-            self.dq.clear();
-            self.dq.resize(n * s, 0);
-            self.dq_head.clear();
-            self.dq_head.resize(n, 0);
-            self.dq_len.clear();
-            self.dq_len.resize(n, 0);
+            if self.dq.len() < n * h {
+                self.dq.resize(n * h, 0);
+            }
+            self.dq_bot.clear();
+            self.dq_bot.resize(n, 0);
+            self.dq_top.clear();
+            self.dq_top.resize(n, 0);
         }
         for t in (0..h).rev() {
             let slice = t % s;
@@ -305,36 +342,7 @@ impl<'a> Dp<'a> {
                 None
             };
             if self.same_slice && unlimited {
-                // Hops inside slot t: relax until stable (monotone, so it
-                // terminates; rounds ~ the slice graph's diameter).
-                for x in 0..n {
-                    let (wv, wd) = match next_row {
-                        Some(r) if x != d => (self.v[r + x], self.v_dep[r + x]),
-                        _ => (INF, NONE),
-                    };
-                    self.v[row + x] = wv;
-                    self.v_dep[row + x] = wd;
-                    self.go[row + x] = INF;
-                    self.go_adj[row + x] = NONE;
-                }
-                loop {
-                    let mut changed = false;
-                    for x in 0..n {
-                        if x == d {
-                            continue;
-                        }
-                        let (best, ba) = self.best_hop(slice, x, t, Some(row), d);
-                        self.go[row + x] = best;
-                        self.go_adj[row + x] = ba;
-                        let (nv, nd) = self.pick(best, t, next_row, x);
-                        changed |= nv != self.v[row + x];
-                        self.v[row + x] = nv;
-                        self.v_dep[row + x] = nd;
-                    }
-                    if !changed {
-                        break;
-                    }
-                }
+                self.same_slot(slice, t, row, next_row);
             } else {
                 let trow = prev.map(|p| self.at(p, t, 0));
                 for x in 0..n {
@@ -403,50 +411,119 @@ impl<'a> Dp<'a> {
         }
     }
 
+    /// Opera style, unlimited hops: values inside slot `t`, where a hop may
+    /// continue in the same slot. Label-setting from the destination: a
+    /// ToR's label is its best of waiting (`v[t + 1]`) and hopping straight
+    /// to `d`; labels then spread backwards over the slice's circuits, one
+    /// hop (+1) at a time. Labels pop in ascending order by merging the
+    /// sorted initial labels with a FIFO of relaxed ones (whose keys only
+    /// grow), so each ToR settles once. A final pass picks each ToR's action
+    /// with the usual tie-break.
+    fn same_slot(&mut self, slice: usize, t: usize, row: usize, next_row: Option<usize>) {
+        let (n, d) = (self.n, self.dst);
+        let direct = key(t as u32, 1);
+        self.order.clear();
+        for x in 0..n {
+            let mut lab = match next_row {
+                Some(r) if x != d => self.v[r + x],
+                _ => INF,
+            };
+            self.settled[x] = x == d;
+            if x != d && lab > direct && self.adj.reaches(slice, x, d) {
+                lab = direct;
+            }
+            self.v[row + x] = lab;
+            if lab != INF {
+                self.order.push((lab, x as TorId));
+            }
+        }
+        self.order.sort_unstable();
+        self.fifo.clear();
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let take_fifo = match (self.order.get(i), self.fifo.get(j)) {
+                (None, None) => break,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (Some(a), Some(b)) => b.0 < a.0,
+            };
+            let (k, y) = if take_fifo {
+                j += 1;
+                self.fifo[j - 1]
+            } else {
+                i += 1;
+                self.order[i - 1]
+            };
+            let y = y as usize;
+            if self.settled[y] || k != self.v[row + y] {
+                continue;
+            }
+            self.settled[y] = true;
+            let c = plus_hop(k);
+            for a in self.adj.rrange(slice, y) {
+                let x = self.adj.rfrom[a] as usize;
+                if x != d && c < self.v[row + x] {
+                    self.v[row + x] = c;
+                    self.fifo.push((c, x as TorId));
+                }
+            }
+        }
+        for x in 0..n {
+            if x == d {
+                self.go[row + x] = INF;
+                self.go_adj[row + x] = NONE;
+                self.v[row + x] = INF;
+                self.v_dep[row + x] = NONE;
+                continue;
+            }
+            let (best, ba) = self.best_hop(slice, x, t, Some(row), d);
+            self.go[row + x] = best;
+            self.go_adj[row + x] = ba;
+            let (nv, nd) = self.pick(best, t, next_row, x);
+            debug_assert_eq!(nv, self.v[row + x]);
+            self.v[row + x] = nv;
+            self.v_dep[row + x] = nd;
+        }
+    }
+
     /// RotorNet transit values `w[t][x] = min go[t'][x]` over
     /// `t' in [t + 1, t + S - 1]`, ties to the earliest `t'`, via one
-    /// monotone deque per ToR (front: earliest slot, back: the minimum).
+    /// monotone deque per ToR. Slots enter in decreasing order, so each deque
+    /// is a stack (`bot..top` in its own `H`-slot stretch of `dq`): the top
+    /// is the earliest slot, the bottom the best value, which expires first.
     fn window(&mut self, l: usize, t: usize) {
         let (n, h, s) = (self.n, self.horizon, self.slices);
         let row = self.at(l, t, 0);
-        let cap = s as u32;
+        let push = t + 1 < h && s > 1;
+        let prow = if push { self.at(l, t + 1, 0) } else { 0 };
         for x in 0..n {
-            let base = x * s;
-            if t + 1 < h && s > 1 {
-                let g = self.go[self.at(l, t + 1, x)];
+            let base = x * h;
+            let (mut bot, mut top) = (self.dq_bot[x] as usize, self.dq_top[x] as usize);
+            if push {
+                let g = self.go[prow + x];
                 if g != INF {
                     // Pop dominated entries (later and not better).
-                    while self.dq_len[x] > 0 {
-                        let front = self.dq[base + self.dq_head[x] as usize];
-                        if self.go[self.at(l, front as usize, x)] >= g {
-                            self.dq_head[x] = (self.dq_head[x] + 1) % cap;
-                            self.dq_len[x] -= 1;
-                        } else {
-                            break;
-                        }
+                    while top > bot && self.go[self.at(l, self.dq[base + top - 1] as usize, x)] >= g
+                    {
+                        top -= 1;
                     }
-                    self.dq_head[x] = (self.dq_head[x] + cap - 1) % cap;
-                    self.dq[base + self.dq_head[x] as usize] = (t + 1) as u32;
-                    self.dq_len[x] += 1;
+                    self.dq[base + top] = (t + 1) as u32;
+                    top += 1;
                 }
             }
-            // Expire entries beyond t + S - 1.
-            while self.dq_len[x] > 0 {
-                let back = self.dq[base + ((self.dq_head[x] + self.dq_len[x] - 1) % cap) as usize];
-                if back as usize > t + s - 1 {
-                    self.dq_len[x] -= 1;
-                } else {
-                    break;
-                }
+            while top > bot && self.dq[base + bot] as usize > t + s - 1 {
+                bot += 1;
             }
-            if self.dq_len[x] > 0 {
-                let back = self.dq[base + ((self.dq_head[x] + self.dq_len[x] - 1) % cap) as usize];
-                self.w[row + x] = self.go[self.at(l, back as usize, x)];
-                self.w_dep[row + x] = back;
+            if top > bot {
+                let best = self.dq[base + bot];
+                self.w[row + x] = self.go[self.at(l, best as usize, x)];
+                self.w_dep[row + x] = best;
             } else {
                 self.w[row + x] = INF;
                 self.w_dep[row + x] = NONE;
             }
+            self.dq_bot[x] = bot as u32;
+            self.dq_top[x] = top as u32;
         }
     }
 
