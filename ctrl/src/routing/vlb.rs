@@ -1,1 +1,125 @@
-//! TODO
+//! `vlb()` (RotorNet / Sirius Valiant load balancing): a packet whose
+//! direct circuit is up in its arrival slice goes direct. Otherwise it
+//! leaves at once on an uplink that is up, to an intermediate ToR drawn by a
+//! seeded RNG keyed on `(seed, src, dst, ts)`; the intermediate then waits
+//! for its own direct circuit to the destination (next slot or later in
+//! RotorNet style, same slot allowed with `same_slice_hops`).
+//!
+//! Candidates are the distinct neighbours of `src` in slice `ts` whose
+//! direct circuit to `dst` comes within the wait limit (`< S` slots); if
+//! there are none the packet waits at the source for the direct circuit.
+//! With `opts.multipath` and `opts.k > 1` up to `k` intermediates are
+//! emitted as multipath alternatives (RNG order).
+//!
+//! The intermediate's step depends only on `(mid, dst, slot)` and it arrived
+//! from the fabric, so per-hop tables stay consistent: fabric arrivals at a
+//! ToR always take the direct circuit, host arrivals follow the random draw.
+
+use super::earliest::Dp;
+use super::{Hop, Path, RouteSet, RoutingError, RoutingOptions, collect_paths, per_destination};
+use crate::schedule::Schedule;
+use crate::{PortId, SliceId, Slot, TorId};
+
+/// SplitMix64: a tiny seeded generator whose output never changes with
+/// crate versions, so routes are reproducible from the seed.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn rng_for(seed: u64, src: TorId, dst: TorId, ts: SliceId) -> u64 {
+    let mut st = seed;
+    let mut h = splitmix(&mut st);
+    h ^= (src as u64) << 32 | (dst as u64) << 16 | ts as u64;
+    let mut st = h;
+    splitmix(&mut st)
+}
+
+pub fn vlb(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError> {
+    let (n, slices) = (s.tors(), s.slices());
+    let alternatives = if opts.multipath {
+        opts.k.max(1) as usize
+    } else {
+        1
+    };
+    let parts = per_destination(s, 1, opts.same_slice_hops, |dp| {
+        let d = dp.dst();
+        let mut out = Vec::with_capacity(n.saturating_sub(1) * slices);
+        let mut cands: Vec<(PortId, TorId, Slot, PortId)> = Vec::new();
+        for src in (0..n as TorId).filter(|&x| x != d) {
+            for ts in 0..slices as SliceId {
+                let direct = dp.path(src, ts, 1).ok_or(RoutingError::NoPath {
+                    src,
+                    dst: d,
+                    ts,
+                    max_hop: 2,
+                })?;
+                if direct.delivered() == Some(ts as Slot) {
+                    out.push(direct);
+                    continue;
+                }
+                candidates(s, dp, src, ts, &mut cands);
+                if cands.is_empty() {
+                    out.push(direct);
+                    continue;
+                }
+                // Partial Fisher-Yates: the first `alternatives` entries.
+                let mut st = rng_for(opts.seed, src, d, ts);
+                let take = alternatives.min(cands.len());
+                for i in 0..take {
+                    let j = i + (splitmix(&mut st) % (cands.len() - i) as u64) as usize;
+                    cands.swap(i, j);
+                }
+                for &(p1, mid, t2, p2) in &cands[..take] {
+                    out.push(Path {
+                        src,
+                        dst: d,
+                        arrival: Some(ts),
+                        hops: vec![
+                            Hop {
+                                tor: src,
+                                port: p1,
+                                depart: Some(ts as Slot),
+                            },
+                            Hop {
+                                tor: mid,
+                                port: p2,
+                                depart: Some(t2),
+                            },
+                        ],
+                        class: None,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    });
+    Ok(RouteSet {
+        paths: collect_paths(parts)?,
+        classes: None,
+    })
+}
+
+/// Intermediates reachable from `src` in slice `ts` (lowest uplink per
+/// ToR) with their direct step to the destination.
+fn candidates(
+    s: &Schedule,
+    dp: &Dp,
+    src: TorId,
+    ts: SliceId,
+    out: &mut Vec<(PortId, TorId, Slot, PortId)>,
+) {
+    out.clear();
+    let d = dp.dst();
+    s.for_each_link(src, ts, |p, mid| {
+        if mid == d || out.iter().any(|c| c.1 == mid) {
+            return;
+        }
+        if let Some((t2, p2)) = dp.transit_step(mid, ts as Slot, 1) {
+            out.push((p, mid, t2, p2));
+        }
+    });
+}
