@@ -414,15 +414,7 @@ impl Config {
 
     /// Routing knobs with their defaults filled in.
     pub fn routing_options(&self) -> crate::routing::RoutingOptions {
-        let d = crate::routing::RoutingOptions::default();
-        let r = &self.routing;
-        crate::routing::RoutingOptions {
-            max_hop: r.max_hop,
-            same_slice_hops: r.same_slice_hops.unwrap_or(r.algorithm == Algorithm::Opera),
-            k: r.k.unwrap_or(d.k),
-            seed: r.seed.unwrap_or(d.seed),
-            bytes_per_slice: self.bytes_per_slice().max(1),
-        }
+        crate::routing::RoutingOptions::from_config(&self.routing, self.bytes_per_slice())
     }
 
     /// True when the schedule is a multi-slice TO cycle (routing must be

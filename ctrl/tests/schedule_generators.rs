@@ -24,7 +24,7 @@ fn config(n: usize, u: usize, ocs_count: usize, ports: usize, topology: &str) ->
         "routing": {{"algorithm": "direct"}}
     }}"#
     );
-    Config::from_json(&text, "test.json").expect("test config parses")
+    Config::parse_json(&text, "test.json").expect("test config parses")
 }
 
 /// Every slice: each transmitter and receiver used at most once, no self
@@ -295,7 +295,10 @@ fn from_config_dispatches_and_verifies() {
     ))
     .unwrap_err();
     assert!(matches!(e, ScheduleError::CrossOcs { .. }), "{e}");
-    let e = schedule::from_config(&config(6, 2, 2, 6, r#"{"kind": "traffic_aware"}"#)).unwrap_err();
+    // Validation refuses this combination; from_config must refuse it too.
+    let mut cfg = config(6, 2, 2, 6, r#"{"kind": "round_robin"}"#);
+    cfg.topology = lh_ctrl::config::Topology::TrafficAware;
+    let e = schedule::from_config(&cfg).unwrap_err();
     assert_eq!(
         e,
         ScheduleError::Infeasible("traffic-aware topologies are built by ta::build".into())
