@@ -21,7 +21,8 @@
 
 use super::earliest::Dp;
 use super::{
-    ClassThresholds, Path, RouteSet, RoutingError, RoutingOptions, collect_paths, per_destination,
+    ClassThresholds, Path, RouteSet, RoutingError, RoutingOptions, paths_per_destination,
+    per_destination,
 };
 use crate::schedule::Schedule;
 use crate::{SliceId, Slot, TorId};
@@ -112,9 +113,9 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
     }
     let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
     // Pass 2: per class, the point its lower bound picks.
-    let parts = per_destination(s, cap, opts.same_slice_hops, |dp| {
+    let per_dst = n.saturating_sub(1) * slices * classes.len();
+    let paths = paths_per_destination(s, cap, opts.same_slice_hops, false, per_dst, |dp, out| {
         let d = dp.dst();
-        let mut out = Vec::with_capacity(n.saturating_sub(1) * slices * classes.len());
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
                 let pts = pareto(dp, src, ts);
@@ -134,10 +135,10 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
                 }
             }
         }
-        Ok(out)
-    });
+        Ok(())
+    })?;
     Ok(RouteSet {
-        paths: collect_paths(parts)?,
+        paths,
         classes: Some(ClassThresholds {
             thresholds: classes,
         }),

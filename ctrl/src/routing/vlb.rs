@@ -16,7 +16,7 @@
 //! ToR always take the direct circuit, host arrivals follow the random draw.
 
 use super::earliest::Dp;
-use super::{Hop, Path, RouteSet, RoutingError, RoutingOptions, collect_paths, per_destination};
+use super::{Hop, Path, RouteSet, RoutingError, RoutingOptions, paths_per_destination};
 use crate::schedule::Schedule;
 use crate::{PortId, SliceId, Slot, TorId};
 
@@ -45,9 +45,9 @@ pub fn vlb(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError
     } else {
         1
     };
-    let parts = per_destination(s, 1, opts.same_slice_hops, |dp| {
+    let per_dst = n.saturating_sub(1) * slices;
+    let paths = paths_per_destination(s, 1, opts.same_slice_hops, true, per_dst, |dp, out| {
         let d = dp.dst();
-        let mut out = Vec::with_capacity(n.saturating_sub(1) * slices);
         let mut cands: Vec<(PortId, TorId, Slot, PortId)> = Vec::new();
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
@@ -95,10 +95,10 @@ pub fn vlb(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError
                 }
             }
         }
-        Ok(out)
-    });
+        Ok(())
+    })?;
     Ok(RouteSet {
-        paths: collect_paths(parts)?,
+        paths,
         classes: None,
     })
 }
