@@ -23,9 +23,13 @@
 //!
 //! Per-hop lookup needs consistent suffixes (two paths through ToR `x`
 //! arriving in the same slice to the same destination take the same next
-//! step); `direct`, `hoho`, `vlb`, `shortest_path` guarantee it (for RotorNet
-//! style, separately for packets from local hosts and from the fabric).
-//! `opera`, `ucmp`, `ecmp` and `ksp` are meant for source routing or hashing.
+//! step). `direct`, `hoho`, `vlb`, and the static `direct` and
+//! `shortest_path` guarantee it, keyed by where the packet entered the ToR
+//! (a local host or the fabric: `tables::Ingress`), which VLB and
+//! RotorNet-style HOHO need in the match; Opera-style HOHO does not.
+//! `opera` (class 1 is direct, class 0 is Opera-style HOHO) is consistent
+//! per class. `ucmp` paths depend on the remaining hop budget: use source
+//! routing. `ecmp` and `ksp` alternatives are for hashing or source routing.
 
 pub mod direct;
 pub mod earliest;

@@ -21,8 +21,7 @@
 
 use super::earliest::Dp;
 use super::{
-    ClassThresholds, Path, RouteSet, RoutingError, RoutingOptions, paths_per_destination,
-    per_destination,
+    ClassThresholds, RouteSet, RoutingError, RoutingOptions, paths_per_destination, per_destination,
 };
 use crate::schedule::Schedule;
 use crate::{SliceId, Slot, TorId};
@@ -120,18 +119,18 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
             for ts in 0..slices as SliceId {
                 let pts = pareto(dp, src, ts);
                 let th = thresholds(&pts, b);
-                let mut last: Option<(usize, Path)> = None;
+                let mut prev = usize::MAX;
                 for (c, &tc) in classes.iter().enumerate() {
                     let i = point_for(&th, tc);
-                    let mut p = match &last {
-                        Some((j, p)) if *j == i => p.clone(),
-                        _ => dp
-                            .path(src, ts, pts[i].hops as usize)
-                            .expect("Pareto point has a path"),
+                    let mut p = if i == prev {
+                        out.last().expect("pushed").clone()
+                    } else {
+                        dp.path(src, ts, pts[i].hops as usize)
+                            .expect("Pareto point has a path")
                     };
                     p.class = Some(c as u8);
-                    last = Some((i, p.clone()));
                     out.push(p);
+                    prev = i;
                 }
             }
         }

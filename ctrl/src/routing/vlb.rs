@@ -51,19 +51,18 @@ pub fn vlb(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError
         let mut cands: Vec<(PortId, TorId, Slot, PortId)> = Vec::new();
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
-                let direct = dp.path(src, ts, 1).ok_or(RoutingError::NoPath {
+                let no_path = || RoutingError::NoPath {
                     src,
                     dst: d,
                     ts,
                     max_hop: 2,
-                })?;
-                if direct.delivered() == Some(ts as Slot) {
-                    out.push(direct);
-                    continue;
+                };
+                let (arrival, _) = dp.value(src, ts, 1).ok_or_else(no_path)?;
+                if arrival != ts as Slot {
+                    candidates(s, dp, src, ts, &mut cands);
                 }
-                candidates(s, dp, src, ts, &mut cands);
-                if cands.is_empty() {
-                    out.push(direct);
+                if arrival == ts as Slot || cands.is_empty() {
+                    out.push(dp.path(src, ts, 1).ok_or_else(no_path)?);
                     continue;
                 }
                 // Partial Fisher-Yates: the first `alternatives` entries.
