@@ -112,10 +112,19 @@ fn opera_classes_are_low_latency_and_direct() {
     // Each class decomposes into per-hop entries on its own.
     for (class, ignore_ingress) in [(0, true), (1, false)] {
         let part = RouteSet {
-            paths: rs.paths.iter().filter(|p| p.class == Some(class)).cloned().collect(),
+            paths: rs
+                .paths
+                .iter()
+                .filter(|p| p.class == Some(class))
+                .cloned()
+                .collect(),
             classes: None,
         };
-        assert_eq!(per_hop_conflict(&s, &part, ignore_ingress), None, "class {class}");
+        assert_eq!(
+            per_hop_conflict(&s, &part, ignore_ingress),
+            None,
+            "class {class}"
+        );
     }
     // Opera's expander slices reach most pairs inside the arrival slot.
     let same_slot = rs
