@@ -392,3 +392,32 @@ fn ucmp_thresholds_follow_the_formula() {
     ];
     assert_eq!(thresholds(&pts, 1), vec![20, 20]);
 }
+
+#[test]
+fn options_from_config() {
+    let r: lh_ctrl::config::Routing =
+        serde_json::from_str(r#"{"algorithm": "opera", "multipath": "flow"}"#).unwrap();
+    let o = RoutingOptions::from_config(&r, 1000);
+    assert!(o.same_slice_hops && o.multipath);
+    assert_eq!(
+        (o.k, o.seed, o.bytes_per_slice, o.max_hop),
+        (4, 1, 1000, None)
+    );
+    let r: lh_ctrl::config::Routing =
+        serde_json::from_str(r#"{"algorithm": "hoho", "max_hop": 3, "k": 2, "seed": 9}"#).unwrap();
+    let o = RoutingOptions::from_config(&r, 0);
+    assert!(!o.same_slice_hops && !o.multipath);
+    assert_eq!(
+        (o.k, o.seed, o.bytes_per_slice, o.max_hop),
+        (2, 9, 1, Some(3))
+    );
+}
+
+#[test]
+fn earliest_path_on_an_electrical_fabric_is_one_hop() {
+    let s = Schedule::electrical(4, 2);
+    let p = earliest_path(&s, 0, 3, 0, UNLIMITED, &opts(false)).unwrap();
+    assert_eq!(hop_list(&p), vec![(0, Some(0))]);
+    assert_eq!(p.hops[0].port, 0);
+    assert_eq!(routing::neighbors(&s, 1, 0), vec![0, 2, 3]);
+}

@@ -54,6 +54,8 @@ const HOP_MASK: u32 = (1 << HOP_BITS) - 1;
 /// Longest path the engine represents.
 pub const MAX_HOPS: u32 = HOP_MASK - 1;
 const INF: Key = u32::MAX;
+/// Slots a key can hold.
+const MAX_HORIZON: usize = (1 << (32 - HOP_BITS)) - 2;
 const NONE: u32 = u32::MAX;
 /// `max_hop` value that means "no budget" (bounded by the ToR count).
 pub const UNLIMITED: u8 = u8::MAX;
@@ -232,11 +234,11 @@ impl<'a> Dp<'a> {
     pub fn solve(&mut self, dst: TorId) {
         self.dst = dst as usize;
         let s = self.slices;
-        let bound = self.bound(self.cap.unwrap_or(self.n));
+        let bound = self.bound(self.cap.unwrap_or(self.n)).min(MAX_HORIZON);
         // Any answer found is exact (every better path fits too); the horizon
         // grows only while some source has none. Two cycles cover every
         // schedule where each pair meets once per cycle.
-        let mut h = bound.min(2 * s);
+        let mut h = bound.min(2 * s).max(1);
         loop {
             self.run(h);
             if h >= bound || self.complete() {
@@ -283,10 +285,7 @@ impl<'a> Dp<'a> {
     }
 
     fn run(&mut self, horizon: usize) {
-        assert!(
-            horizon < (1usize << (32 - HOP_BITS)) - 1,
-            "schedule too long for the routing engine"
-        );
+        debug_assert!(horizon <= MAX_HORIZON);
         self.horizon = horizon;
         let max_layers = self.cap.unwrap_or(1);
         let per = horizon * self.n;
