@@ -163,14 +163,14 @@ fn main() {
         let mut dropping = 0.0;
         let mut paths = 0;
         let mut hops = 0;
-        let mut classes = 0;
+        let mut classes: Vec<u64> = Vec::new();
         for _ in 0..reps {
             let t = Instant::now();
             let rs = route(alg, &s, &o).expect("routes");
             best = best.min(t.elapsed().as_secs_f64() * 1e3);
             paths = rs.paths.len();
             hops = rs.paths.iter().map(|p| p.hops.len()).sum::<usize>();
-            classes = rs.classes.map_or(0, |c| c.thresholds.len());
+            classes = rs.classes.map_or(Vec::new(), |c| c.thresholds);
             let c = cpu_ms();
             drop(rs.paths);
             dropping += cpu_ms() - c;
@@ -179,10 +179,10 @@ fn main() {
         println!(
             "{name:>20}: {best:8.1} ms wall, {cpu:7.1} ms cpu  ({paths} paths, {:.2} hops/path{})",
             hops as f64 / paths as f64,
-            if classes > 0 {
-                format!(", {classes} classes")
-            } else {
+            if classes.is_empty() {
                 String::new()
+            } else {
+                format!(", class thresholds {classes:?} B")
             }
         );
     }
