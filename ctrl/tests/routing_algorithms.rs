@@ -217,6 +217,18 @@ fn missing_direct_circuit_is_an_error() {
     // HOHO relays through ToR 1 instead.
     let h = route(Algorithm::Hoho, &s, &opts(false)).unwrap();
     assert_complete_and_valid(&s, &h, false);
+    // VLB relays only over a circuit up in the arrival slice: 0 -> 2 in
+    // slice 0 could go via 1, but 2 -> 0 in slice 0 cannot leave at all
+    // (the first failure in destination, source, slice order).
+    assert_eq!(
+        route(Algorithm::Vlb, &s, &opts(false)),
+        Err(RoutingError::NoPath {
+            src: 2,
+            dst: 0,
+            ts: 0,
+            max_hop: 2
+        })
+    );
 }
 
 #[test]

@@ -56,9 +56,9 @@ pub fn vlb(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError
                     ts,
                     max_hop: 2,
                 };
-                let (arrival, _) = dp.value(src, ts, 1).ok_or_else(no_path)?;
+                let direct_now = dp.value(src, ts, 1).is_some_and(|(a, _)| a == ts as Slot);
                 let mut take = 0;
-                if arrival != ts as Slot {
+                if !direct_now {
                     // Lazy Fisher-Yates over the distinct neighbours: the
                     // first `alternatives` that can relay, in RNG order
                     // (uniform over the valid ones), checking only as many
