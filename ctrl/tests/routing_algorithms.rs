@@ -109,6 +109,23 @@ fn opera_classes_are_low_latency_and_direct() {
             c => panic!("unexpected class {c:?}"),
         }
     }
+    // Each class decomposes into per-hop entries on its own.
+    for (class, ignore_ingress) in [(0, true), (1, false)] {
+        let part = RouteSet {
+            paths: rs
+                .paths
+                .iter()
+                .filter(|p| p.class == Some(class))
+                .cloned()
+                .collect(),
+            classes: None,
+        };
+        assert_eq!(
+            per_hop_conflict(&s, &part, ignore_ingress),
+            None,
+            "class {class}"
+        );
+    }
     // Opera's expander slices reach most pairs inside the arrival slot.
     let same_slot = rs
         .paths
@@ -200,6 +217,18 @@ fn missing_direct_circuit_is_an_error() {
     // HOHO relays through ToR 1 instead.
     let h = route(Algorithm::Hoho, &s, &opts(false)).unwrap();
     assert_complete_and_valid(&s, &h, false);
+    // VLB relays only over a circuit up in the arrival slice: 0 -> 2 in
+    // slice 0 could go via 1, but 2 -> 0 in slice 0 cannot leave at all
+    // (the first failure in destination, source, slice order).
+    assert_eq!(
+        route(Algorithm::Vlb, &s, &opts(false)),
+        Err(RoutingError::NoPath {
+            src: 2,
+            dst: 0,
+            ts: 0,
+            max_hop: 2
+        })
+    );
 }
 
 #[test]
@@ -374,4 +403,33 @@ fn ucmp_thresholds_follow_the_formula() {
         },
     ];
     assert_eq!(thresholds(&pts, 1), vec![20, 20]);
+}
+
+#[test]
+fn options_from_config() {
+    let r: lh_ctrl::config::Routing =
+        serde_json::from_str(r#"{"algorithm": "opera", "multipath": "flow"}"#).unwrap();
+    let o = RoutingOptions::from_config(&r, 1000);
+    assert!(o.same_slice_hops && o.multipath);
+    assert_eq!(
+        (o.k, o.seed, o.bytes_per_slice, o.max_hop),
+        (4, 1, 1000, None)
+    );
+    let r: lh_ctrl::config::Routing =
+        serde_json::from_str(r#"{"algorithm": "hoho", "max_hop": 3, "k": 2, "seed": 9}"#).unwrap();
+    let o = RoutingOptions::from_config(&r, 0);
+    assert!(!o.same_slice_hops && !o.multipath);
+    assert_eq!(
+        (o.k, o.seed, o.bytes_per_slice, o.max_hop),
+        (2, 9, 1, Some(3))
+    );
+}
+
+#[test]
+fn earliest_path_on_an_electrical_fabric_is_one_hop() {
+    let s = Schedule::electrical(4, 2);
+    let p = earliest_path(&s, 0, 3, 0, UNLIMITED, &opts(false)).unwrap();
+    assert_eq!(hop_list(&p), vec![(0, Some(0))]);
+    assert_eq!(p.hops[0].port, 0);
+    assert_eq!(routing::neighbors(&s, 1, 0), vec![0, 2, 3]);
 }

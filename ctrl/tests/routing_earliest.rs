@@ -115,10 +115,10 @@ proptest! {
                     let got = earliest_path(&s, src, dst, ts, UNLIMITED, &opts(same));
                     let want = bfs_oracle(&s, src, dst, ts, None, same);
                     prop_assert_eq!(got.as_ref().map(arrival_hops), want, "{} -> {} ts {}", src, dst, ts);
-                    if let Some(p) = got {
-                        if let Err(e) = check_path(&s, &p, same) {
-                            prop_assert!(false, "invalid path {:?}: {}", p, e);
-                        }
+                    if let Some(p) = got
+                        && let Err(e) = check_path(&s, &p, same)
+                    {
+                        prop_assert!(false, "invalid path {:?}: {}", p, e);
                     }
                 }
             }

@@ -54,6 +54,8 @@ const HOP_MASK: u32 = (1 << HOP_BITS) - 1;
 /// Longest path the engine represents.
 pub const MAX_HOPS: u32 = HOP_MASK - 1;
 const INF: Key = u32::MAX;
+/// Slots a key can hold.
+const MAX_HORIZON: usize = (1 << (32 - HOP_BITS)) - 2;
 const NONE: u32 = u32::MAX;
 /// `max_hop` value that means "no budget" (bounded by the ToR count).
 pub const UNLIMITED: u8 = u8::MAX;
@@ -130,12 +132,6 @@ impl Adjacency {
         self.rstart[i] as usize..self.rstart[i + 1] as usize
     }
 
-    /// Whether `x` has a circuit to `y` in `slice`.
-    #[inline]
-    fn reaches(&self, slice: usize, x: usize, y: usize) -> bool {
-        self.next[self.range(slice, x)].contains(&(y as TorId))
-    }
-
     #[inline]
     fn range(&self, slice: usize, x: usize) -> std::ops::Range<usize> {
         let i = slice * self.tors + x;
@@ -155,6 +151,8 @@ pub struct Dp<'a> {
     cap: Option<usize>,
     /// Layers computed (budget `1..=layers`); later ones equal the last.
     layers: usize,
+    /// Compute the last layer's RotorNet transit values (`transit_step`).
+    keep_transit: bool,
     horizon: usize,
     dst: usize,
     go: Vec<Key>,
@@ -188,6 +186,7 @@ impl<'a> Dp<'a> {
             same_slice: same_slice_hops,
             cap,
             layers: 0,
+            keep_transit: false,
             horizon: 0,
             dst: 0,
             go: Vec::new(),
@@ -203,6 +202,13 @@ impl<'a> Dp<'a> {
             dq_bot: Vec::new(),
             dq_top: Vec::new(),
         }
+    }
+
+    /// Also keep the transit values of the last budget layer, for
+    /// [`Dp::transit_step`] (they cost a little and only VLB needs them).
+    pub fn with_transit(mut self, on: bool) -> Self {
+        self.keep_transit = on;
+        self
     }
 
     /// Layers with distinct values (at most the budget).
@@ -228,11 +234,11 @@ impl<'a> Dp<'a> {
     pub fn solve(&mut self, dst: TorId) {
         self.dst = dst as usize;
         let s = self.slices;
-        let bound = self.bound(self.cap.unwrap_or(self.n));
+        let bound = self.bound(self.cap.unwrap_or(self.n)).min(MAX_HORIZON);
         // Any answer found is exact (every better path fits too); the horizon
         // grows only while some source has none. Two cycles cover every
         // schedule where each pair meets once per cycle.
-        let mut h = bound.min(2 * s);
+        let mut h = bound.min(2 * s).max(1);
         loop {
             self.run(h);
             if h >= bound || self.complete() {
@@ -279,10 +285,7 @@ impl<'a> Dp<'a> {
     }
 
     fn run(&mut self, horizon: usize) {
-        assert!(
-            horizon < (1usize << (32 - HOP_BITS)) - 1,
-            "schedule too long for the routing engine"
-        );
+        debug_assert!(horizon <= MAX_HORIZON);
         self.horizon = horizon;
         let max_layers = self.cap.unwrap_or(1);
         let per = horizon * self.n;
@@ -301,7 +304,7 @@ impl<'a> Dp<'a> {
             }
             self.run_layer(l);
             self.layers = l + 1;
-            if self.cap.is_some() && l > 0 && self.same_as_previous(l) {
+            if self.cap.is_some() && l > 0 && l + 1 < max_layers && self.same_as_previous(l) {
                 // Layer l adds nothing, so no later layer would.
                 self.layers = l;
                 break;
@@ -321,7 +324,11 @@ impl<'a> Dp<'a> {
         let unlimited = self.cap.is_none();
         // Layer whose transit values a hop continues with.
         let prev = if unlimited { Some(l) } else { l.checked_sub(1) };
-        if !self.same_slice {
+        // RotorNet transit values of this layer: read by this layer
+        // (unlimited), the next one, or `transit_step`.
+        let with_window =
+            !self.same_slice && (unlimited || self.keep_transit || l + 1 < self.cap.unwrap_or(1));
+        if with_window {
             if self.dq.len() < n * h {
                 self.dq.resize(n * h, 0);
             }
@@ -333,7 +340,7 @@ impl<'a> Dp<'a> {
         for t in (0..h).rev() {
             let slice = t % s;
             let row = self.at(l, t, 0);
-            if !self.same_slice {
+            if with_window {
                 self.window(l, t);
             }
             let next_row = if t + 1 < h {
@@ -343,6 +350,33 @@ impl<'a> Dp<'a> {
             };
             if self.same_slice && unlimited {
                 self.same_slot(slice, t, row, next_row);
+            } else if prev.is_none() {
+                // One-hop layer: only circuits straight into `d` count.
+                for x in 0..n {
+                    self.go[row + x] = INF;
+                    self.go_adj[row + x] = NONE;
+                }
+                let direct = key(t as u32, 1);
+                for i in self.adj.rrange(slice, d) {
+                    let x = self.adj.rfrom[i] as usize;
+                    let r = self.adj.range(slice, x);
+                    let a = r.start
+                        + self.adj.next[r]
+                            .iter()
+                            .position(|&y| y as usize == d)
+                            .unwrap_or(0);
+                    self.go[row + x] = direct;
+                    self.go_adj[row + x] = a as u32;
+                }
+                for x in 0..n {
+                    let (nv, nd) = if x == d {
+                        (INF, NONE)
+                    } else {
+                        self.pick(self.go[row + x], t, next_row, x)
+                    };
+                    self.v[row + x] = nv;
+                    self.v_dep[row + x] = nd;
+                }
             } else {
                 let trow = prev.map(|p| self.at(p, t, 0));
                 for x in 0..n {
@@ -412,59 +446,90 @@ impl<'a> Dp<'a> {
     }
 
     /// Opera style, unlimited hops: values inside slot `t`, where a hop may
-    /// continue in the same slot. Label-setting from the destination: a
-    /// ToR's label is its best of waiting (`v[t + 1]`) and hopping straight
-    /// to `d`; labels then spread backwards over the slice's circuits, one
-    /// hop (+1) at a time. Labels pop in ascending order by merging the
-    /// sorted initial labels with a FIFO of relaxed ones (whose keys only
-    /// grow), so each ToR settles once. A final pass picks each ToR's action
-    /// with the usual tie-break.
+    /// continue in the same slot. Label-setting from the destination:
+    /// 1. ToRs that reach `d` inside slot `t` arrive in `t`, beating any
+    ///    wait; a breadth-first search backwards from `d` over the slice's
+    ///    circuits settles them with their hop counts.
+    /// 2. The rest (slice graph not connected to `d`) start from their wait
+    ///    values `v[t + 1]` and spread them backwards one hop (+1) at a time,
+    ///    in ascending order: the sorted start labels merged with a FIFO of
+    ///    relaxed ones (whose keys only grow), so each ToR settles once.
+    ///
+    /// A final pass picks each ToR's action with the usual tie-break.
     fn same_slot(&mut self, slice: usize, t: usize, row: usize, next_row: Option<usize>) {
         let (n, d) = (self.n, self.dst);
-        let direct = key(t as u32, 1);
-        self.order.clear();
         for x in 0..n {
-            let mut lab = match next_row {
-                Some(r) if x != d => self.v[r + x],
-                _ => INF,
-            };
             self.settled[x] = x == d;
-            if x != d && lab > direct && self.adj.reaches(slice, x, d) {
-                lab = direct;
-            }
-            self.v[row + x] = lab;
-            if lab != INF {
-                self.order.push((lab, x as TorId));
+            self.v[row + x] = INF;
+        }
+        // Phase 1: in-slot BFS (FIFO keys grow by one hop per level).
+        self.fifo.clear();
+        let mut c = key(t as u32, 1);
+        for i in self.adj.rrange(slice, d) {
+            let x = self.adj.rfrom[i] as usize;
+            if x != d && !self.settled[x] {
+                self.settled[x] = true;
+                self.v[row + x] = c;
+                self.fifo.push((c, x as TorId));
             }
         }
-        self.order.sort_unstable();
-        self.fifo.clear();
-        let (mut i, mut j) = (0, 0);
-        loop {
-            let take_fifo = match (self.order.get(i), self.fifo.get(j)) {
-                (None, None) => break,
-                (Some(_), None) => false,
-                (None, Some(_)) => true,
-                (Some(a), Some(b)) => b.0 < a.0,
-            };
-            let (k, y) = if take_fifo {
-                j += 1;
-                self.fifo[j - 1]
-            } else {
-                i += 1;
-                self.order[i - 1]
-            };
-            let y = y as usize;
-            if self.settled[y] || k != self.v[row + y] {
-                continue;
-            }
-            self.settled[y] = true;
-            let c = plus_hop(k);
-            for a in self.adj.rrange(slice, y) {
-                let x = self.adj.rfrom[a] as usize;
-                if x != d && c < self.v[row + x] {
+        let mut j = 0;
+        while j < self.fifo.len() {
+            let (k, y) = self.fifo[j];
+            j += 1;
+            c = plus_hop(k);
+            for i in self.adj.rrange(slice, y as usize) {
+                let x = self.adj.rfrom[i] as usize;
+                if !self.settled[x] {
+                    self.settled[x] = true;
                     self.v[row + x] = c;
                     self.fifo.push((c, x as TorId));
+                }
+            }
+        }
+        // Phase 2: ToRs that must wait somewhere.
+        if let Some(r) = next_row
+            && self.fifo.len() + 1 < n
+        {
+            self.order.clear();
+            for x in 0..n {
+                if !self.settled[x] {
+                    let lab = self.v[r + x];
+                    self.v[row + x] = lab;
+                    if lab != INF {
+                        self.order.push((lab, x as TorId));
+                    }
+                }
+            }
+            self.order.sort_unstable();
+            self.fifo.clear();
+            let (mut i, mut j) = (0, 0);
+            loop {
+                let take_fifo = match (self.order.get(i), self.fifo.get(j)) {
+                    (None, None) => break,
+                    (Some(_), None) => false,
+                    (None, Some(_)) => true,
+                    (Some(a), Some(b)) => b.0 < a.0,
+                };
+                let (k, y) = if take_fifo {
+                    j += 1;
+                    self.fifo[j - 1]
+                } else {
+                    i += 1;
+                    self.order[i - 1]
+                };
+                let y = y as usize;
+                if self.settled[y] || k != self.v[row + y] {
+                    continue;
+                }
+                self.settled[y] = true;
+                let c = plus_hop(k);
+                for a in self.adj.rrange(slice, y) {
+                    let x = self.adj.rfrom[a] as usize;
+                    if !self.settled[x] && c < self.v[row + x] {
+                        self.v[row + x] = c;
+                        self.fifo.push((c, x as TorId));
+                    }
                 }
             }
         }
@@ -547,9 +612,14 @@ impl<'a> Dp<'a> {
 
     /// Departure slot and uplink a transit packet takes from `x` after a hop
     /// that delivered it in slot `a`, with at most `budget` hops left:
-    /// `None` if it cannot reach the destination.
+    /// `None` if it cannot reach the destination. Needs
+    /// [`Dp::with_transit`] for the last layer in RotorNet style.
     pub fn transit_step(&self, x: TorId, a: Slot, budget: usize) -> Option<(Slot, PortId)> {
         let l = self.layer_for(budget);
+        debug_assert!(
+            self.same_slice || self.keep_transit || self.cap.is_none_or(|c| l + 1 < c),
+            "transit values not kept"
+        );
         let (x, a) = (x as usize, a as usize);
         if self.layers == 0 || a >= self.horizon || x == self.dst {
             return None;
@@ -568,8 +638,17 @@ impl<'a> Dp<'a> {
 
     /// Build the best path (see [`Dp::value`]), `None` if there is none.
     pub fn path(&self, src: TorId, ts: SliceId, budget: usize) -> Option<Path> {
-        let mut hops = Vec::new();
-        self.path_into(src, ts, budget, &mut hops)?;
+        let l = self.layer_for(budget);
+        let (x, ts_u) = (src as usize, ts as usize);
+        if self.layers == 0 || x == self.dst || ts_u >= self.horizon {
+            return None;
+        }
+        let i = self.at(l, ts_u, x);
+        if self.v[i] == INF {
+            return None;
+        }
+        let mut hops = Vec::with_capacity((self.v[i] & HOP_MASK) as usize);
+        self.walk(l, x, self.v_dep[i] as usize, &mut hops);
         Some(Path {
             src,
             dst: self.dst as TorId,
@@ -588,10 +667,15 @@ impl<'a> Dp<'a> {
         out: &mut Vec<Hop>,
     ) -> Option<usize> {
         self.value(src, ts, budget)?;
-        let mut l = self.layer_for(budget);
-        let mut x = src as usize;
-        let mut t = self.v_dep[self.at(l, ts as usize, x)] as usize;
+        let l = self.layer_for(budget);
+        let x = src as usize;
         let start = out.len();
+        self.walk(l, x, self.v_dep[self.at(l, ts as usize, x)] as usize, out);
+        Some(out.len() - start)
+    }
+
+    /// Follows the chosen actions from `x` leaving in slot `t` (layer `l`).
+    fn walk(&self, mut l: usize, mut x: usize, mut t: usize, out: &mut Vec<Hop>) {
         loop {
             let a = self.go_adj[self.at(l, t, x)] as usize;
             let (p, y) = (self.adj.port[a], self.adj.next[a] as usize);
@@ -601,9 +685,8 @@ impl<'a> Dp<'a> {
                 depart: Some(t as Slot),
             });
             if y == self.dst {
-                return Some(out.len() - start);
+                return;
             }
-            debug_assert!(out.len() - start <= MAX_HOPS as usize);
             if self.cap.is_some() {
                 l -= 1;
             }

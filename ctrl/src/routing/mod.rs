@@ -23,9 +23,13 @@
 //!
 //! Per-hop lookup needs consistent suffixes (two paths through ToR `x`
 //! arriving in the same slice to the same destination take the same next
-//! step); `direct`, `hoho`, `vlb`, `shortest_path` guarantee it (for RotorNet
-//! style, separately for packets from local hosts and from the fabric).
-//! `opera`, `ucmp`, `ecmp` and `ksp` are meant for source routing or hashing.
+//! step). `direct`, `hoho`, `vlb`, and the static `direct` and
+//! `shortest_path` guarantee it, keyed by where the packet entered the ToR
+//! (a local host or the fabric: `tables::Ingress`), which VLB and
+//! RotorNet-style HOHO need in the match; Opera-style HOHO does not.
+//! `opera` (class 1 is direct, class 0 is Opera-style HOHO) is consistent
+//! per class. `ucmp` paths depend on the remaining hop budget: use source
+//! routing. `ecmp` and `ksp` alternatives are for hashing or source routing.
 
 pub mod direct;
 pub mod earliest;
@@ -175,6 +179,15 @@ pub trait Router {
 
 pub use earliest::{UNLIMITED, earliest_path};
 
+/// Routing workers: `LIGHTHOUSE_ROUTING_THREADS` if set, else one per core.
+fn worker_threads() -> usize {
+    std::env::var("LIGHTHOUSE_ROUTING_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()))
+        .max(1)
+}
+
 /// Solves every destination (in parallel over the available cores) and
 /// returns `f`'s results in destination order.
 pub(crate) fn per_destination<T: Send>(
@@ -185,9 +198,7 @@ pub(crate) fn per_destination<T: Send>(
 ) -> Vec<T> {
     let n = s.tors();
     let adj = earliest::Adjacency::new(s);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .min(n.max(1));
+    let threads = worker_threads().min(n.max(1));
     let chunk = n.div_ceil(threads.max(1)).max(1);
     let run = |lo: usize, hi: usize| {
         let mut dp = earliest::Dp::new(s, &adj, max_hop, same_slice_hops);
@@ -216,6 +227,62 @@ pub(crate) fn per_destination<T: Send>(
     })
 }
 
+/// Like [`per_destination`], for algorithms that emit paths: `f` appends
+/// one destination's paths; the result is in destination order. Each worker
+/// fills one vector (the first one sized for everything, `per_dst` paths
+/// per destination), so paths are moved at most once.
+pub(crate) fn paths_per_destination(
+    s: &Schedule,
+    max_hop: u8,
+    same_slice_hops: bool,
+    transit: bool,
+    per_dst: usize,
+    f: impl Fn(&earliest::Dp, &mut Vec<Path>) -> Result<(), RoutingError> + Sync,
+) -> Result<Vec<Path>, RoutingError> {
+    let n = s.tors();
+    let adj = earliest::Adjacency::new(s);
+    let threads = worker_threads().clamp(1, n.max(1));
+    let chunk = n.div_ceil(threads).max(1);
+    let run = |lo: usize, hi: usize, mut out: Vec<Path>| -> Result<Vec<Path>, RoutingError> {
+        let mut dp = earliest::Dp::new(s, &adj, max_hop, same_slice_hops).with_transit(transit);
+        for d in lo..hi {
+            dp.solve(d as TorId);
+            f(&dp, &mut out)?;
+        }
+        Ok(out)
+    };
+    let mut first = Some(Vec::with_capacity(per_dst * n));
+    if threads <= 1 {
+        return run(0, n, first.take().expect("set"));
+    }
+    let parts: Vec<Result<Vec<Path>, RoutingError>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..n)
+            .step_by(chunk)
+            .enumerate()
+            .map(|(i, lo)| {
+                let run = &run;
+                let hi = (lo + chunk).min(n);
+                let out = if i == 0 {
+                    first.take().expect("set")
+                } else {
+                    Vec::with_capacity(per_dst * (hi - lo))
+                };
+                sc.spawn(move || run(lo, hi, out))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("routing worker panicked"))
+            .collect()
+    });
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().expect("one worker")?;
+    for p in parts {
+        out.append(&mut p?);
+    }
+    Ok(out)
+}
+
 /// The earliest-arrival path (budget `max_hop`) for every `src != dst` and
 /// every arrival slice; `NoPath` if one is missing.
 pub(crate) fn earliest_routes(
@@ -224,36 +291,30 @@ pub(crate) fn earliest_routes(
     same_slice_hops: bool,
 ) -> Result<Vec<Path>, RoutingError> {
     let (n, slices) = (s.tors(), s.slices());
-    let parts = per_destination(s, max_hop, same_slice_hops, |dp| {
-        let d = dp.dst();
-        let mut out = Vec::with_capacity(n.saturating_sub(1) * slices);
-        for src in (0..n as TorId).filter(|&x| x != d) {
-            for ts in 0..slices as SliceId {
-                let p = dp
-                    .path(src, ts, max_hop as usize)
-                    .ok_or(RoutingError::NoPath {
-                        src,
-                        dst: d,
-                        ts,
-                        max_hop,
-                    })?;
-                out.push(p);
+    paths_per_destination(
+        s,
+        max_hop,
+        same_slice_hops,
+        false,
+        n.saturating_sub(1) * slices,
+        |dp, out| {
+            let d = dp.dst();
+            for src in (0..n as TorId).filter(|&x| x != d) {
+                for ts in 0..slices as SliceId {
+                    let p = dp
+                        .path(src, ts, max_hop as usize)
+                        .ok_or(RoutingError::NoPath {
+                            src,
+                            dst: d,
+                            ts,
+                            max_hop,
+                        })?;
+                    out.push(p);
+                }
             }
-        }
-        Ok(out)
-    });
-    collect_paths(parts)
-}
-
-/// Concatenates per-destination path lists, or returns the first error.
-pub(crate) fn collect_paths(
-    parts: Vec<Result<Vec<Path>, RoutingError>>,
-) -> Result<Vec<Path>, RoutingError> {
-    let mut out = Vec::with_capacity(parts.iter().map(|p| p.as_ref().map_or(0, Vec::len)).sum());
-    for p in parts {
-        out.extend(p?);
-    }
-    Ok(out)
+            Ok(())
+        },
+    )
 }
 
 impl Router for Algorithm {

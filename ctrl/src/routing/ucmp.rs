@@ -21,7 +21,7 @@
 
 use super::earliest::Dp;
 use super::{
-    ClassThresholds, Path, RouteSet, RoutingError, RoutingOptions, collect_paths, per_destination,
+    ClassThresholds, RouteSet, RoutingError, RoutingOptions, paths_per_destination, per_destination,
 };
 use crate::schedule::Schedule;
 use crate::{SliceId, Slot, TorId};
@@ -112,32 +112,32 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
     }
     let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
     // Pass 2: per class, the point its lower bound picks.
-    let parts = per_destination(s, cap, opts.same_slice_hops, |dp| {
+    let per_dst = n.saturating_sub(1) * slices * classes.len();
+    let paths = paths_per_destination(s, cap, opts.same_slice_hops, false, per_dst, |dp, out| {
         let d = dp.dst();
-        let mut out = Vec::with_capacity(n.saturating_sub(1) * slices * classes.len());
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
                 let pts = pareto(dp, src, ts);
                 let th = thresholds(&pts, b);
-                let mut last: Option<(usize, Path)> = None;
+                let mut prev = usize::MAX;
                 for (c, &tc) in classes.iter().enumerate() {
                     let i = point_for(&th, tc);
-                    let mut p = match &last {
-                        Some((j, p)) if *j == i => p.clone(),
-                        _ => dp
-                            .path(src, ts, pts[i].hops as usize)
-                            .expect("Pareto point has a path"),
+                    let mut p = if i == prev {
+                        out.last().expect("pushed").clone()
+                    } else {
+                        dp.path(src, ts, pts[i].hops as usize)
+                            .expect("Pareto point has a path")
                     };
                     p.class = Some(c as u8);
-                    last = Some((i, p.clone()));
                     out.push(p);
+                    prev = i;
                 }
             }
         }
-        Ok(out)
-    });
+        Ok(())
+    })?;
     Ok(RouteSet {
-        paths: collect_paths(parts)?,
+        paths,
         classes: Some(ClassThresholds {
             thresholds: classes,
         }),

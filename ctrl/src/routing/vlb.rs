@@ -15,8 +15,7 @@
 //! from the fabric, so per-hop tables stay consistent: fabric arrivals at a
 //! ToR always take the direct circuit, host arrivals follow the random draw.
 
-use super::earliest::Dp;
-use super::{Hop, Path, RouteSet, RoutingError, RoutingOptions, collect_paths, per_destination};
+use super::{Hop, Path, RouteSet, RoutingError, RoutingOptions, paths_per_destination};
 use crate::schedule::Schedule;
 use crate::{PortId, SliceId, Slot, TorId};
 
@@ -45,33 +44,43 @@ pub fn vlb(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError
     } else {
         1
     };
-    let parts = per_destination(s, 1, opts.same_slice_hops, |dp| {
+    let per_dst = n.saturating_sub(1) * slices;
+    let paths = paths_per_destination(s, 1, opts.same_slice_hops, true, per_dst, |dp, out| {
         let d = dp.dst();
-        let mut out = Vec::with_capacity(n.saturating_sub(1) * slices);
         let mut cands: Vec<(PortId, TorId, Slot, PortId)> = Vec::new();
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
-                let direct = dp.path(src, ts, 1).ok_or(RoutingError::NoPath {
+                let no_path = || RoutingError::NoPath {
                     src,
                     dst: d,
                     ts,
                     max_hop: 2,
-                })?;
-                if direct.delivered() == Some(ts as Slot) {
-                    out.push(direct);
-                    continue;
+                };
+                let direct_now = dp.value(src, ts, 1).is_some_and(|(a, _)| a == ts as Slot);
+                let mut take = 0;
+                if !direct_now {
+                    // Lazy Fisher-Yates over the distinct neighbours: the
+                    // first `alternatives` that can relay, in RNG order
+                    // (uniform over the valid ones), checking only as many
+                    // as needed.
+                    neighbours(s, d, src, ts, &mut cands);
+                    let mut st = rng_for(opts.seed, src, d, ts);
+                    let mut i = 0;
+                    while i < cands.len() && take < alternatives {
+                        let j = i + (splitmix(&mut st) % (cands.len() - i) as u64) as usize;
+                        cands.swap(i, j);
+                        if let Some((t2, p2)) = dp.transit_step(cands[i].1, ts as Slot, 1) {
+                            cands[i].2 = t2;
+                            cands[i].3 = p2;
+                            cands.swap(take, i);
+                            take += 1;
+                        }
+                        i += 1;
+                    }
                 }
-                candidates(s, dp, src, ts, &mut cands);
-                if cands.is_empty() {
-                    out.push(direct);
+                if take == 0 {
+                    out.push(dp.path(src, ts, 1).ok_or_else(no_path)?);
                     continue;
-                }
-                // Partial Fisher-Yates: the first `alternatives` entries.
-                let mut st = rng_for(opts.seed, src, d, ts);
-                let take = alternatives.min(cands.len());
-                for i in 0..take {
-                    let j = i + (splitmix(&mut st) % (cands.len() - i) as u64) as usize;
-                    cands.swap(i, j);
                 }
                 for &(p1, mid, t2, p2) in &cands[..take] {
                     out.push(Path {
@@ -95,31 +104,27 @@ pub fn vlb(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError
                 }
             }
         }
-        Ok(out)
-    });
+        Ok(())
+    })?;
     Ok(RouteSet {
-        paths: collect_paths(parts)?,
+        paths,
         classes: None,
     })
 }
 
-/// Intermediates reachable from `src` in slice `ts` (lowest uplink per
-/// ToR) with their direct step to the destination.
-fn candidates(
+/// Distinct neighbours of `src` in slice `ts` other than `dst` (lowest
+/// uplink per ToR), relay step not filled in yet.
+fn neighbours(
     s: &Schedule,
-    dp: &Dp,
+    dst: TorId,
     src: TorId,
     ts: SliceId,
     out: &mut Vec<(PortId, TorId, Slot, PortId)>,
 ) {
     out.clear();
-    let d = dp.dst();
     s.for_each_link(src, ts, |p, mid| {
-        if mid == d || out.iter().any(|c| c.1 == mid) {
-            return;
-        }
-        if let Some((t2, p2)) = dp.transit_step(mid, ts as Slot, 1) {
-            out.push((p, mid, t2, p2));
+        if mid != dst && !out.iter().any(|c| c.1 == mid) {
+            out.push((p, mid, 0, 0));
         }
     });
 }

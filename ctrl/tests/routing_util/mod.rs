@@ -29,7 +29,7 @@ pub fn fig2() -> Schedule {
 /// uplink `p` uses round `(ts * u + p) mod (n - 1)`; `n - 1` slices when `u`
 /// divides it, else rounds repeat.
 pub fn circle(n: usize, u: usize, slices: usize) -> Schedule {
-    assert!(n % 2 == 0);
+    assert_eq!(n % 2, 0);
     let mut s = Schedule::new(n, u, slices);
     let m = n - 1;
     for ts in 0..slices {
@@ -60,7 +60,7 @@ pub fn circle(n: usize, u: usize, slices: usize) -> Schedule {
 /// symmetric matchings `x <-> (i - x) mod n` with `i ≡ r (mod u)`, changing
 /// at slices `s % u == r`.
 pub fn opera_like(n: usize, u: usize) -> Schedule {
-    assert!(n % u == 0);
+    assert_eq!(n % u, 0);
     let per = n / u;
     let mut s = Schedule::new(n, u, n);
     for ts in 0..n {
@@ -128,57 +128,40 @@ pub fn brute_walks(
     max_hop: usize,
     same_slice: bool,
 ) -> Option<(Slot, u32)> {
-    let sl = s.slices() as Slot;
-    let mut best: Option<(Slot, u32)> = None;
-    fn rec(
-        s: &Schedule,
-        x: TorId,
-        lo: Slot,
-        hi: Slot,
-        hops: u32,
+    struct Walk<'a> {
+        s: &'a Schedule,
         dst: TorId,
         max_hop: usize,
         same_slice: bool,
-        best: &mut Option<(Slot, u32)>,
-    ) {
-        let sl = s.slices() as Slot;
+        best: Option<(Slot, u32)>,
+    }
+    fn rec(w: &mut Walk, x: TorId, lo: Slot, hi: Slot, hops: u32) {
+        let sl = w.s.slices() as Slot;
         for t in lo..=hi {
-            for (_, y) in s.links(x, (t % sl) as SliceId) {
-                if y == dst {
+            for (_, y) in w.s.links(x, (t % sl) as SliceId) {
+                if y == w.dst {
                     let c = (t, hops + 1);
-                    if best.is_none_or(|b| c < b) {
-                        *best = Some(c);
+                    if w.best.is_none_or(|b| c < b) {
+                        w.best = Some(c);
                     }
-                } else if ((hops + 1) as usize) < max_hop {
-                    let lo2 = if same_slice { t } else { t + 1 };
-                    rec(
-                        s,
-                        y,
-                        lo2,
-                        t + sl - 1,
-                        hops + 1,
-                        dst,
-                        max_hop,
-                        same_slice,
-                        best,
-                    );
+                } else if ((hops + 1) as usize) < w.max_hop {
+                    let lo2 = if w.same_slice { t } else { t + 1 };
+                    rec(w, y, lo2, t + sl - 1, hops + 1);
                 }
             }
         }
     }
-    let ts = ts as Slot;
-    rec(
+    let sl = s.slices() as Slot;
+    let mut w = Walk {
         s,
-        src,
-        ts,
-        ts + sl - 1,
-        0,
         dst,
         max_hop,
         same_slice,
-        &mut best,
-    );
-    best
+        best: None,
+    };
+    let ts = ts as Slot;
+    rec(&mut w, src, ts, ts + sl - 1, 0);
+    w.best
 }
 
 /// Forward breadth-first search over time-expanded states `(ToR, slot the
@@ -215,8 +198,8 @@ pub fn bfs_oracle(
                     if best.is_none_or(|b| c < b) {
                         best = Some(c);
                     }
-                } else if !seen.contains_key(&(y, t)) {
-                    seen.insert((y, t), h + 1);
+                } else if let std::collections::hash_map::Entry::Vacant(e) = seen.entry((y, t)) {
+                    e.insert(h + 1);
                     q.push_back((y, t, true, h + 1));
                 }
             }
