@@ -21,7 +21,7 @@ fn config(cables: &str, reconf: &str) -> Config {
         "routing": {{"algorithm": "direct"}}
     }}"#
     );
-    Config::from_json(&text, "c.json").expect("config parses")
+    Config::parse_json(&text, "c.json").expect("config parses")
 }
 
 fn cable(tor: u16, ocs: u16, port: u16) -> String {
