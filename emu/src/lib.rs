@@ -1,0 +1,11 @@
+//! Lighthouse emulation: network namespaces and veths for hosts, the native
+//! software ToRs and emulated OCS (swtor) between them, a Mininet-compatible
+//! CLI, a built-in prober and flow tool, and `lighthouse clean`.
+
+pub mod clean;
+pub mod links;
+pub mod netns;
+pub mod offload;
+pub mod orchestrator;
+pub mod state;
+pub mod topo;
