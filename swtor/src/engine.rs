@@ -1,0 +1,774 @@
+//! The data-plane engine: native ToRs (time-flow lookup, calendar queues,
+//! slice-miss admission, rerouting) and the emulated OCS (independent circuit
+//! and guardband checks, propagation delay line). One OS thread drives it
+//! with [`Engine::poll`]; nothing here allocates per packet.
+//!
+//! Times: `now` is CLOCK_MONOTONIC ns (the OCS's truth). A ToR's view is
+//! `now + tor_clock_offset`; every ToR decision (arrival slice, admission,
+//! queue rotation, pacing) uses that view, the OCS uses the truth.
+
+use crate::afpacket::RxFrame;
+use crate::clock::{SliceClock, offset};
+use crate::counters::{Counters, DropReason};
+use crate::lookup::{LookupIndex, Step};
+use crate::pcap::PcapWriter;
+use crate::pool::{FramePool, FrameQueue, MAX_FRAME, NIL};
+use crate::wire;
+use crate::{FabricSpec, Timing};
+use lh_ctrl::config::Multipath;
+use lh_ctrl::schedule::{Endpoint, LinkKind};
+use lh_ctrl::{PortId, SliceId, TorId};
+use std::collections::HashMap;
+use std::io::{self, BufWriter};
+use std::net::Ipv4Addr;
+
+/// Frames may cross at most this many ToRs (guards against table loops).
+pub const MAX_HOPS: u8 = 16;
+/// How far a paced link's virtual clock may trail real time, so a late loop
+/// iteration can catch up with a short burst instead of losing capacity.
+pub const PACE_SLACK_NS: u64 = 20_000;
+/// Flow byte counters for UCMP classes (direct-mapped by flow hash).
+const FLOW_SLOTS: usize = 1 << 16;
+
+/// A batch-oriented frame port: the host-facing AF_PACKET socket, or a
+/// veth-attached external ToR joining the OCS later.
+pub trait Port: Send {
+    /// Receives frames into fresh pool slots, appending them to `out`.
+    fn recv_batch(
+        &mut self,
+        pool: &mut FramePool,
+        out: &mut Vec<RxFrame>,
+        now: u64,
+    ) -> io::Result<usize>;
+    /// Sends (pool index, ifindex) frames; returns how many leading frames
+    /// were taken. The caller keeps ownership of the slots.
+    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize>;
+}
+
+impl Port for crate::afpacket::RawSocket {
+    fn recv_batch(
+        &mut self,
+        pool: &mut FramePool,
+        out: &mut Vec<RxFrame>,
+        now: u64,
+    ) -> io::Result<usize> {
+        crate::afpacket::RawSocket::recv_batch(self, pool, out, now)
+    }
+    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
+        crate::afpacket::RawSocket::send_batch(self, pool, frames)
+    }
+}
+
+/// Which frames of a ToR a capture records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CapturePoint {
+    /// Both directions of an optical uplink, as the OCS sees them: frames the
+    /// ToR transmits (stamped at transmit start) and frames the OCS delivers
+    /// to it (stamped at delivery).
+    Uplink(PortId),
+}
+
+struct Host {
+    mac: [u8; 6],
+    tor: TorId,
+    ifindex: i32,
+    egress: FrameQueue,
+    next_free: u64,
+}
+
+struct Capture {
+    w: PcapWriter<BufWriter<std::fs::File>>,
+    unix_off: i64,
+}
+
+pub struct Engine<P: Port> {
+    port: P,
+    pool: FramePool,
+    ix: LookupIndex,
+    timing: Timing,
+    clock: SliceClock,
+    kind: LinkKind,
+    s: usize,
+    rotation: bool,
+    tors: usize,
+    uplinks: usize,
+    dark: u64,
+    multipath: Multipath,
+    thresholds: Vec<u64>,
+    /// `[slice][tor * uplinks + port]`: (peer tor, peer port), u32::MAX = none.
+    peer: Vec<u32>,
+    /// `[slice][tor * uplinks + port]`: circuit differs from previous slice.
+    changed: Vec<bool>,
+    /// `[(tor * uplinks + port) * S + slice]`.
+    cal: Vec<FrameQueue>,
+    /// Frames queued per uplink over all its calendar queues.
+    pending: Vec<u32>,
+    /// Per uplink: ToR-time when the link is free again (pacing).
+    next_free: Vec<u64>,
+    /// Per uplink: the OCS delay line (frames in flight, in send order).
+    line: Vec<FrameQueue>,
+    /// Per ToR: the last slot whose end was accounted (carried_over).
+    last_slot: Vec<u64>,
+    hosts: Vec<Host>,
+    by_ip: HashMap<Ipv4Addr, u16>,
+    by_ifindex: HashMap<i32, u16>,
+    host_queue_bytes: u64,
+    pkt_seq: Vec<u32>,
+    flow_bytes: Vec<u64>,
+    rx: Vec<RxFrame>,
+    tx: Vec<(u32, i32)>,
+    tx_host: Vec<u16>,
+    captures: Vec<Option<Capture>>,
+    pub c: Counters,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refusal {
+    Full,
+    Miss,
+    NoPort,
+}
+
+/// Tunables of the engine beyond [`Timing`].
+#[derive(Clone, Copy, Debug)]
+pub struct EngineOptions {
+    /// Frame slots in the pool (2 KiB each).
+    pub pool_frames: usize,
+    /// Byte limit of each host port's egress queue.
+    pub host_queue_bytes: u64,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            pool_frames: 32 * 1024,
+            host_queue_bytes: 4 << 20,
+        }
+    }
+}
+
+impl<P: Port> Engine<P> {
+    /// Builds an engine. `ifindex[i]` is the ifindex of `spec.hosts[i].ifname`.
+    pub fn new(
+        spec: &FabricSpec,
+        ifindex: &[i32],
+        port: P,
+        clock: SliceClock,
+        opts: EngineOptions,
+    ) -> Result<Engine<P>, crate::FabricError> {
+        let (schedule, tables, timing, hosts) =
+            (&spec.schedule, &spec.tables, spec.timing, &spec.hosts);
+        if ifindex.len() != hosts.len() {
+            return Err(crate::FabricError::Spec(
+                "one ifindex per host is needed".into(),
+            ));
+        }
+        let tors = schedule.tors();
+        let uplinks = schedule.uplinks();
+        let s = schedule.slices();
+        let ix = LookupIndex::build(tables, tors)?;
+        let n = tors * uplinks;
+        let mut peer = vec![u32::MAX; s * n];
+        let mut changed = vec![false; s * n];
+        for ts in 0..s {
+            for t in 0..tors {
+                for p in 0..uplinks {
+                    let ep = Endpoint::new(t as TorId, p as PortId);
+                    let k = ts * n + t * uplinks + p;
+                    if let Some(e) = schedule.peer(ts as SliceId, ep) {
+                        peer[k] = ((e.tor as u32) << 8) | e.port as u32;
+                    }
+                    changed[k] = schedule.changed(ts as SliceId, ep);
+                }
+            }
+        }
+        let mut by_ip = HashMap::new();
+        let mut by_ifindex = HashMap::new();
+        let mut hs = Vec::new();
+        for (i, h) in hosts.iter().enumerate() {
+            if h.tor as usize >= tors {
+                return Err(crate::FabricError::Spec(format!(
+                    "host {} is on ToR {} but the fabric has {tors} ToRs",
+                    h.ip, h.tor
+                )));
+            }
+            by_ip.insert(h.ip, i as u16);
+            by_ifindex.insert(ifindex[i], i as u16);
+            hs.push(Host {
+                mac: h.mac,
+                tor: h.tor,
+                ifindex: ifindex[i],
+                egress: FrameQueue::default(),
+                next_free: 0,
+            });
+        }
+        let thresholds = tables
+            .classes
+            .as_ref()
+            .map(|c| c.thresholds.clone())
+            .unwrap_or_default();
+        let flow_slots = if thresholds.len() > 1 { FLOW_SLOTS } else { 0 };
+        Ok(Engine {
+            port,
+            pool: FramePool::new(opts.pool_frames),
+            ix,
+            dark: timing.dark().0,
+            timing,
+            clock,
+            kind: schedule.kind(),
+            s,
+            rotation: s > 1,
+            tors,
+            uplinks,
+            multipath: tables.multipath,
+            thresholds,
+            peer,
+            changed,
+            cal: vec![FrameQueue::default(); n * s],
+            pending: vec![0; n],
+            next_free: vec![0; n],
+            line: vec![FrameQueue::default(); n],
+            last_slot: vec![u64::MAX; tors],
+            hosts: hs,
+            by_ip,
+            by_ifindex,
+            host_queue_bytes: opts.host_queue_bytes,
+            pkt_seq: vec![0; tors],
+            flow_bytes: vec![0; flow_slots],
+            rx: Vec::with_capacity(crate::afpacket::BATCH),
+            tx: Vec::with_capacity(crate::afpacket::BATCH),
+            tx_host: Vec::with_capacity(crate::afpacket::BATCH),
+            captures: (0..n).map(|_| None).collect(),
+            c: Counters::default(),
+        })
+    }
+
+    pub fn clock(&self) -> SliceClock {
+        self.clock
+    }
+    pub fn pool(&self) -> &FramePool {
+        &self.pool
+    }
+    pub fn port_mut(&mut self) -> &mut P {
+        &mut self.port
+    }
+
+    /// One loop iteration at time `now`: OCS deliveries, host receive,
+    /// uplink transmit, host transmit. Returns true if anything moved.
+    pub fn poll(&mut self, now: u64) -> io::Result<bool> {
+        let mut busy = self.deliver_lines(now);
+        busy |= self.receive_hosts(now)?;
+        busy |= self.transmit_uplinks(now);
+        busy |= self.transmit_hosts(now)?;
+        Ok(busy)
+    }
+
+    /// Counters with `queued` filled in.
+    pub fn counters(&self) -> Counters {
+        self.c.clone()
+    }
+
+    /// Bytes per `[uplink][calendar queue]` of a ToR.
+    pub fn queues(&self, tor: TorId) -> Vec<Vec<u64>> {
+        if tor as usize >= self.tors {
+            return Vec::new();
+        }
+        (0..self.uplinks)
+            .map(|p| {
+                let tu = tor as usize * self.uplinks + p;
+                self.cal[tu * self.s..(tu + 1) * self.s]
+                    .iter()
+                    .map(|q| q.bytes)
+                    .collect()
+            })
+            .collect()
+    }
+
+    pub fn start_capture(
+        &mut self,
+        tor: TorId,
+        at: CapturePoint,
+        file: std::fs::File,
+    ) -> io::Result<()> {
+        let CapturePoint::Uplink(p) = at;
+        if tor as usize >= self.tors || p as usize >= self.uplinks {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "no such ToR uplink",
+            ));
+        }
+        let w = PcapWriter::new(BufWriter::new(file), true, MAX_FRAME as u32)?;
+        self.captures[tor as usize * self.uplinks + p as usize] = Some(Capture {
+            w,
+            unix_off: crate::pcap::monotonic_to_unix_offset(),
+        });
+        Ok(())
+    }
+
+    pub fn stop_capture(&mut self, tor: TorId, at: CapturePoint) -> io::Result<()> {
+        let CapturePoint::Uplink(p) = at;
+        let k = tor as usize * self.uplinks + p as usize;
+        if let Some(mut c) = self.captures.get_mut(k).and_then(Option::take) {
+            c.w.flush()?;
+        }
+        Ok(())
+    }
+
+    pub fn flush_captures(&mut self) {
+        for c in self.captures.iter_mut().flatten() {
+            let _ = c.w.flush();
+        }
+    }
+
+    fn tap(&mut self, tu: usize, t: u64, i: u32) {
+        if let Some(c) = &mut self.captures[tu] {
+            let ts = (t as i64 + c.unix_off).max(0) as u64;
+            let f = self.pool.data(i);
+            let _ = c.w.write(ts, f, f.len());
+        }
+    }
+
+    #[inline]
+    fn drop_frame(&mut self, i: u32, r: DropReason) {
+        self.c.drop_one(r);
+        self.pool.release(i);
+    }
+
+    // ---------------------------------------------------------------- hosts
+
+    fn receive_hosts(&mut self, now: u64) -> io::Result<bool> {
+        let mut rx = std::mem::take(&mut self.rx);
+        rx.clear();
+        if let Err(e) = self.port.recv_batch(&mut self.pool, &mut rx, now) {
+            tracing::warn!("host receive: {e}");
+        }
+        let any = !rx.is_empty();
+        for f in rx.iter().copied() {
+            self.host_frame(f, now);
+        }
+        self.rx = rx;
+        Ok(any)
+    }
+
+    fn host_frame(&mut self, f: RxFrame, now: u64) {
+        let Some(&h) = self.by_ifindex.get(&f.ifindex) else {
+            self.c.foreign += 1;
+            self.pool.release(f.idx);
+            return;
+        };
+        let data = self.pool.data(f.idx);
+        let et = wire::ethertype(data);
+        if et == Some(wire::ETH_ARP) {
+            self.proxy_arp(h, f.idx);
+            return;
+        }
+        self.c.sent += 1;
+        self.c.sent_bytes += data.len() as u64;
+        if f.truncated {
+            return self.drop_frame(f.idx, DropReason::TooBig);
+        }
+        match et {
+            Some(wire::ETH_IPV4) => {}
+            Some(wire::ETH_IPV6) => return self.drop_frame(f.idx, DropReason::Ipv6),
+            _ => return self.drop_frame(f.idx, DropReason::NotIpv4),
+        }
+        if f.csum_not_ready {
+            wire::complete_l4_checksum(self.pool.data_mut(f.idx));
+        }
+        let tor = self.hosts[h as usize].tor;
+        self.pool.meta_mut(f.idx).tag = 0;
+        self.forward(tor, false, f.idx, now);
+    }
+
+    fn proxy_arp(&mut self, h: u16, i: u32) {
+        let target = match wire::arp_request(self.pool.data(i)) {
+            Some((_, spa, tpa)) if spa != tpa => self.by_ip.get(&tpa).copied(),
+            _ => None,
+        };
+        let Some(t) = target else {
+            self.c.arp_ignored += 1;
+            self.pool.release(i);
+            return;
+        };
+        let mac = self.hosts[t as usize].mac;
+        wire::make_arp_reply(self.pool.data_mut(i), mac);
+        self.pool.meta_mut(i).ctrl = true;
+        // Replies jump the pacing but keep FIFO order with data.
+        let host = &mut self.hosts[h as usize];
+        host.egress.push(&mut self.pool, i);
+    }
+
+    fn deliver_local(&mut self, h: u16, i: u32) {
+        wire::srh_strip(&mut self.pool, i);
+        let len = self.pool.meta(i).len as u64;
+        let host = &mut self.hosts[h as usize];
+        if host.egress.bytes + len > self.host_queue_bytes {
+            return self.drop_frame(i, DropReason::HostQueueFull);
+        }
+        host.egress.push(&mut self.pool, i);
+        self.c.queued += 1;
+    }
+
+    fn transmit_hosts(&mut self, now: u64) -> io::Result<bool> {
+        self.tx.clear();
+        self.tx_host.clear();
+        let rate = self.timing.host_rate;
+        for (h, host) in self.hosts.iter_mut().enumerate() {
+            let mut cur = host.egress.peek();
+            let mut t = host.next_free.max(now.saturating_sub(PACE_SLACK_NS));
+            while let Some(i) = cur {
+                if self.tx.len() == crate::afpacket::BATCH || t > now {
+                    break;
+                }
+                self.tx.push((i, host.ifindex));
+                self.tx_host.push(h as u16);
+                t += rate.time_for(self.pool.meta(i).len as u64).0;
+                let nx = self.pool.meta(i).next;
+                cur = (nx != NIL).then_some(nx);
+            }
+        }
+        if self.tx.is_empty() {
+            return Ok(false);
+        }
+        let (sent, err) = match self.port.send_batch(&self.pool, &self.tx) {
+            Ok(n) => (n, None),
+            Err(e) => (0, Some(e)),
+        };
+        for k in 0..sent {
+            let h = self.tx_host[k] as usize;
+            let host = &mut self.hosts[h];
+            let i = host
+                .egress
+                .pop(&mut self.pool)
+                .expect("frame gathered from this queue");
+            let m = *self.pool.meta(i);
+            host.next_free = host.next_free.max(now.saturating_sub(PACE_SLACK_NS))
+                + rate.time_for(m.len as u64).0;
+            if m.ctrl {
+                self.c.arp_replies += 1;
+            } else {
+                self.c.delivered += 1;
+                self.c.delivered_bytes += m.len as u64;
+                self.c.queued -= 1;
+            }
+            self.pool.release(i);
+        }
+        if let Some(e) = err {
+            // The first frame was refused outright (e.g. interface gone):
+            // drop it so one bad port cannot stall the others.
+            let h = self.tx_host[0] as usize;
+            let i = self.hosts[h].egress.pop(&mut self.pool).expect("gathered");
+            if self.pool.meta(i).ctrl {
+                self.pool.release(i);
+            } else {
+                self.c.queued -= 1;
+                self.drop_frame(i, DropReason::TxError);
+            }
+            tracing::debug!("host transmit: {e}");
+        }
+        Ok(true)
+    }
+
+    // ------------------------------------------------------------ forwarding
+
+    /// A frame at ToR `tor` (from a host, or delivered by the OCS).
+    fn forward(&mut self, tor: TorId, fabric: bool, i: u32, now: u64) {
+        let Some(dst_ip) = wire::ipv4_dst(self.pool.data(i)) else {
+            let r = if fabric {
+                DropReason::BadHeader
+            } else {
+                DropReason::NotIpv4
+            };
+            return self.drop_frame(i, r);
+        };
+        let Some(&dh) = self.by_ip.get(&dst_ip) else {
+            return self.drop_frame(i, DropReason::UnknownHost);
+        };
+        let dst = self.hosts[dh as usize].tor;
+        if dst == tor {
+            return self.deliver_local(dh, i);
+        }
+        let m = self.pool.meta_mut(i);
+        m.tag += 1;
+        if m.tag > MAX_HOPS as u32 {
+            return self.drop_frame(i, DropReason::HopLimit);
+        }
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let slot = self.clock.slot(tnow);
+        let arrival = (slot % self.s as u64) as SliceId;
+        let len = self.pool.meta(i).len as u64;
+
+        if fabric && wire::srh_count(self.pool.data(i)).is_some() {
+            let Some((port, depart)) = wire::srh_pop(&mut self.pool, i) else {
+                return self.drop_frame(i, DropReason::BadHeader);
+            };
+            let step = Step {
+                port,
+                depart: (depart != wire::SRH_NOW).then_some(depart),
+            };
+            let len = self.pool.meta(i).len as u64;
+            return match self.admit(tor, step, arrival, slot, tnow, len) {
+                Ok(q) => self.enqueue(tor, dst, step.port, q, i),
+                Err(r) => self.drop_frame(i, refusal_reason(r)),
+            };
+        }
+
+        let (class, bucket) = self.class_and_bucket(tor, i, len);
+        let Some(entry) = self.ix.lookup(tor, dst, arrival, fabric, class, bucket) else {
+            return self.drop_frame(i, DropReason::NoRoute);
+        };
+        let mut first_refusal = None;
+        let n_actions = self.ix.actions(entry).len();
+        for k in 0..n_actions {
+            let a = self.ix.actions(entry)[k];
+            let steps = self.ix.steps(&a);
+            let step = steps[0];
+            let push = a.source && steps.len() > 1;
+            let extra = if push {
+                (wire::SRH_FIXED + (steps.len() - 1) * wire::SRH_STEP) as u64
+            } else {
+                0
+            };
+            match self.admit(tor, step, arrival, slot, tnow, len + extra) {
+                Ok(q) => {
+                    if push {
+                        let ix = &self.ix;
+                        let rest = ix.steps(&a)[1..]
+                            .iter()
+                            .map(|s| (s.port, s.depart.unwrap_or(wire::SRH_NOW)));
+                        if !wire::srh_push(&mut self.pool, i, rest) {
+                            return self.drop_frame(i, DropReason::TooBig);
+                        }
+                    }
+                    if k > 0 {
+                        self.c.rerouted += 1;
+                    }
+                    return self.enqueue(tor, dst, step.port, q, i);
+                }
+                Err(r) => {
+                    first_refusal.get_or_insert(r);
+                }
+            }
+        }
+        let r = first_refusal.map_or(DropReason::NoRoute, refusal_reason);
+        self.drop_frame(i, r)
+    }
+
+    fn class_and_bucket(&mut self, tor: TorId, i: u32, len: u64) -> (u8, u8) {
+        let needs_hash = self.multipath == Multipath::Flow || !self.flow_bytes.is_empty();
+        let h = if needs_hash {
+            wire::flow_hash(self.pool.data(i))
+        } else {
+            0
+        };
+        let buckets = self.ix.buckets() as u32;
+        let bucket = match self.multipath {
+            Multipath::None => 0,
+            Multipath::Flow => (h % buckets) as u8,
+            Multipath::Packet => {
+                let s = &mut self.pkt_seq[tor as usize];
+                *s = s.wrapping_add(1);
+                (*s % buckets) as u8
+            }
+        };
+        let class = if self.flow_bytes.is_empty() {
+            0
+        } else {
+            let b = &mut self.flow_bytes[h as usize % FLOW_SLOTS];
+            *b += len;
+            let seen = *b;
+            self.thresholds
+                .iter()
+                .rposition(|&t| t <= seen)
+                .unwrap_or(0) as u8
+        };
+        (class, bucket)
+    }
+
+    /// Admission (§6.2): the calendar queue index for `step`, or why the
+    /// frame does not fit (byte capacity, or what the circuit can still carry
+    /// in the departure slice after the bytes already queued for it).
+    fn admit(
+        &self,
+        tor: TorId,
+        step: Step,
+        arrival: SliceId,
+        slot: u64,
+        tnow: u64,
+        len: u64,
+    ) -> Result<usize, Refusal> {
+        if step.port as usize >= self.uplinks {
+            return Err(Refusal::NoPort);
+        }
+        let s = self.s as u64;
+        let tu = tor as usize * self.uplinks + step.port as usize;
+        let d = step.depart.map_or(arrival as u64, |d| d as u64 % s);
+        let rank = (d + s - arrival as u64) % s;
+        let q = tu * self.s + d as usize;
+        let queued = self.cal[q].bytes;
+        if queued + len > self.timing.queue_capacity {
+            return Err(Refusal::Full);
+        }
+        if self.rotation {
+            let start = self.clock.start_of_slot(slot + rank);
+            let end = start + self.clock.slice;
+            let ws = start + self.dark_of(d as usize, tu);
+            let from = if rank == 0 {
+                ws.max(tnow).max(self.next_free[tu])
+            } else {
+                ws
+            };
+            let avail = self
+                .timing
+                .link_rate
+                .bytes_in(lh_ctrl::units::Nanos(end.saturating_sub(from)));
+            if queued + len > avail {
+                return Err(Refusal::Miss);
+            }
+        }
+        Ok(q)
+    }
+
+    #[inline]
+    fn dark_of(&self, slice: usize, tu: usize) -> u64 {
+        if self.changed[slice * self.tors * self.uplinks + tu] {
+            self.dark
+        } else {
+            0
+        }
+    }
+
+    fn enqueue(&mut self, tor: TorId, dst: TorId, port: PortId, q: usize, i: u32) {
+        let tu = tor as usize * self.uplinks + port as usize;
+        // The electrical fabric needs the destination when the frame leaves.
+        let hops = self.pool.meta(i).tag & 0xff;
+        self.pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
+        self.cal[q].push(&mut self.pool, i);
+        self.pending[tu] += 1;
+        self.c.queued += 1;
+    }
+
+    // -------------------------------------------------------------- uplinks
+
+    /// Queue rotation: in each slice only that slice's calendar queue of an
+    /// uplink may send, inside the usable window, paced at the link rate.
+    fn transmit_uplinks(&mut self, now: u64) -> bool {
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let slot = self.clock.slot(tnow);
+        let slice = (slot % self.s as u64) as usize;
+        let start = self.clock.start_of_slot(slot);
+        let end = start + self.clock.slice;
+        let next = (slice + 1) % self.s;
+        let rate = self.timing.link_rate;
+        let mut busy = false;
+        for tor in 0..self.tors {
+            if self.rotation && self.last_slot[tor] != slot {
+                // Frames left in the previous slot's queues wait a cycle.
+                if self.last_slot[tor] != u64::MAX && self.last_slot[tor] < slot {
+                    let prev = (self.last_slot[tor] % self.s as u64) as usize;
+                    for p in 0..self.uplinks {
+                        let tu = tor * self.uplinks + p;
+                        self.c.carried_over += self.cal[tu * self.s + prev].frames as u64;
+                    }
+                }
+                self.last_slot[tor] = slot;
+            }
+            for p in 0..self.uplinks {
+                let tu = tor * self.uplinks + p;
+                if self.pending[tu] == 0 {
+                    continue;
+                }
+                let q = tu * self.s + slice;
+                let ws = start + self.dark_of(slice, tu);
+                let must_fit = self.rotation && self.dark_of(next, tu) > 0;
+                while let Some(i) = self.cal[q].peek() {
+                    let tx = self.next_free[tu]
+                        .max(tnow.saturating_sub(PACE_SLACK_NS))
+                        .max(ws);
+                    if tx > tnow {
+                        break;
+                    }
+                    let len = self.pool.meta(i).len as u64;
+                    let done = tx + rate.time_for(len).0;
+                    if must_fit && done > end {
+                        break;
+                    }
+                    self.cal[q].pop(&mut self.pool);
+                    self.pending[tu] -= 1;
+                    self.next_free[tu] = done;
+                    self.c.uplink_tx += 1;
+                    let off = self.timing.tor_clock_offset;
+                    self.ocs(tor, p, i, offset(tx, -off), offset(done, -off));
+                    busy = true;
+                }
+            }
+        }
+        busy
+    }
+
+    /// The OCS: checks the frame's transmission [tx, done) (true time)
+    /// against the schedule, independently of the ToR.
+    fn ocs(&mut self, tor: usize, p: usize, i: u32, tx: u64, done: u64) {
+        let tu = tor * self.uplinks + p;
+        self.tap(tu, tx, i);
+        let slot = self.clock.slot(tx);
+        let slice = (slot % self.s as u64) as usize;
+        let n = self.tors * self.uplinks;
+        let dst_tor = self.pool.meta(i).tag >> 8;
+        let peer = match self.kind {
+            LinkKind::Electrical => (dst_tor << 8) | p as u32,
+            LinkKind::Optical => self.peer[slice * n + tu],
+        };
+        if peer == u32::MAX {
+            self.c.queued -= 1;
+            return self.drop_frame(i, DropReason::NoCircuit);
+        }
+        let start = self.clock.start_of_slot(slot);
+        let in_dark = tx < start + self.dark_of(slice, tu);
+        let next = (slice + 1) % self.s;
+        let into_dark =
+            self.rotation && done > start + self.clock.slice && self.dark_of(next, tu) > 0;
+        if in_dark || into_dark {
+            self.c.queued -= 1;
+            return self.drop_frame(i, DropReason::Guardband);
+        }
+        // Tag on the delay line: peer ToR (bits 16..32), peer port (8..16)
+        // and the hop count (0..8).
+        let m = self.pool.meta_mut(i);
+        m.t = done + self.timing.propagation.0;
+        m.tag = (m.tag & 0xff) | (peer << 8);
+        self.line[tu].push(&mut self.pool, i);
+    }
+
+    fn deliver_lines(&mut self, now: u64) -> bool {
+        let mut busy = false;
+        for tu in 0..self.line.len() {
+            while let Some(i) = self.line[tu].peek() {
+                if self.pool.meta(i).t > now {
+                    break;
+                }
+                self.line[tu].pop(&mut self.pool);
+                let tag = self.pool.meta(i).tag;
+                let peer_tor = (tag >> 16) as TorId;
+                let peer_port = ((tag >> 8) & 0xff) as usize;
+                self.pool.meta_mut(i).tag = tag & 0xff;
+                self.c.queued -= 1;
+                self.c.ocs_delivered += 1;
+                let at = self.pool.meta(i).t;
+                self.tap(peer_tor as usize * self.uplinks + peer_port, at, i);
+                // forward() re-counts it as queued if it is enqueued again.
+                self.forward(peer_tor, true, i, now);
+                busy = true;
+            }
+        }
+        busy
+    }
+}
+
+fn refusal_reason(r: Refusal) -> DropReason {
+    match r {
+        Refusal::Full => DropReason::QueueFull,
+        Refusal::Miss => DropReason::SliceMiss,
+        Refusal::NoPort => DropReason::NoRoute,
+    }
+}
