@@ -7,5 +7,6 @@ pub mod links;
 pub mod netns;
 pub mod offload;
 pub mod orchestrator;
+pub mod probe;
 pub mod state;
 pub mod topo;

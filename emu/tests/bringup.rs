@@ -17,7 +17,7 @@ fn bring_up_and_teardown_leave_no_trace() {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let ns_before = netns::list();
+    let ns_before = lh_namespaces();
     let links_before = root_links();
 
     let opts = NetOptions {
@@ -32,7 +32,7 @@ fn bring_up_and_teardown_leave_no_trace() {
     assert_eq!(st.pid, std::process::id());
     assert_eq!(st.namespaces.len(), 5);
 
-    let ns_now = netns::list();
+    let ns_now = lh_namespaces();
     for n in ["h1", "h2", "h3", "h4", "fab"] {
         assert!(
             ns_now.contains(&format!("{p}-{n}")),
@@ -94,7 +94,7 @@ fn bring_up_and_teardown_leave_no_trace() {
     assert_eq!(rep.namespaces.len(), 5, "{rep:?}");
     assert!(rep.errors.is_empty(), "{rep:?}");
     assert!(!state::run_dir(&p).exists());
-    assert_eq!(netns::list(), ns_before);
+    assert_eq!(lh_namespaces(), ns_before);
     assert_eq!(root_links(), links_before);
 }
 
@@ -104,7 +104,7 @@ fn kernel_random_macs_are_read_back_and_two_runs_coexist() {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let ns_before = netns::list();
+    let ns_before = lh_namespaces();
     let a = Net::bring_up(Plan::new(2, 1), &NetOptions::default()).expect("run a");
     let b = Net::bring_up(Plan::new(2, 1), &NetOptions::default()).expect("run b");
     assert_ne!(a.prefix, b.prefix);
@@ -127,5 +127,5 @@ fn kernel_random_macs_are_read_back_and_two_runs_coexist() {
     assert!(again.is_err());
     drop(a);
     drop(b);
-    assert_eq!(netns::list(), ns_before);
+    assert_eq!(lh_namespaces(), ns_before);
 }

@@ -34,3 +34,12 @@ pub fn pids() -> std::collections::BTreeSet<u32> {
         .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse().ok()))
         .collect()
 }
+
+/// Namespaces that look like lighthouse's (`lhXXXX-*`). Other projects'
+/// tests on this machine may add and remove their own concurrently.
+pub fn lh_namespaces() -> Vec<String> {
+    lh_emu::netns::list()
+        .into_iter()
+        .filter(|n| lh_emu::state::prefix_of_ns(n).is_some())
+        .collect()
+}
