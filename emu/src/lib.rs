@@ -3,10 +3,15 @@
 //! CLI, a built-in prober and flow tool, and `lighthouse clean`.
 
 pub mod clean;
+pub mod cli;
+pub mod compile_cmd;
+pub mod fabric;
+pub mod format;
 pub mod links;
 pub mod netns;
 pub mod offload;
 pub mod orchestrator;
 pub mod probe;
+pub mod signals;
 pub mod state;
 pub mod topo;
