@@ -85,11 +85,11 @@ impl FromStr for BitsPerSec {
 impl fmt::Display for Nanos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0;
-        if n != 0 && n % 1_000_000_000 == 0 {
+        if n != 0 && n.is_multiple_of(1_000_000_000) {
             write!(f, "{}s", n / 1_000_000_000)
-        } else if n != 0 && n % 1_000_000 == 0 {
+        } else if n != 0 && n.is_multiple_of(1_000_000) {
             write!(f, "{}ms", n / 1_000_000)
-        } else if n != 0 && n % 1_000 == 0 {
+        } else if n != 0 && n.is_multiple_of(1_000) {
             write!(f, "{}us", n / 1_000)
         } else {
             write!(f, "{n}ns")
@@ -106,7 +106,7 @@ impl fmt::Display for BitsPerSec {
             (1e6 as u64, "Mbps"),
             (1e3 as u64, "Kbps"),
         ] {
-            if b >= scale && b % scale == 0 {
+            if b >= scale && b.is_multiple_of(scale) {
                 return write!(f, "{}{unit}", b / scale);
             }
         }

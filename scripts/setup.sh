@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what the demo and the tests need on a fresh Debian 12 machine.
+# Idempotent and quick when everything is present.
+set -euo pipefail
+
+need_pkgs=()
+for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool; do
+  cmd=${pair%%:*}; pkg=${pair##*:}
+  command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")
+done
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: need root to install: ${need_pkgs[*]} (run with sudo)" >&2
+    exit 1
+  fi
+  echo "setup: installing ${need_pkgs[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install a Rust toolchain (1.85 or newer), e.g. Debian's rustup or cargo package" >&2
+  exit 1
+fi
