@@ -117,6 +117,9 @@ pub struct Counters {
     pub sent_bytes: u64,
     /// Bytes handed to host ports.
     pub delivered_bytes: u64,
+    /// Longest time between two data-plane loop iterations (how long the
+    /// thread was descheduled at worst): a measure of timing fidelity.
+    pub max_poll_gap_ns: u64,
 }
 
 impl Counters {
@@ -157,8 +160,11 @@ impl fmt::Display for Counters {
         }
         write!(
             f,
-            " rerouted {} arp_replies {} carried_over {}",
-            self.rerouted, self.arp_replies, self.carried_over
+            " rerouted {} arp_replies {} carried_over {} max_poll_gap {}us",
+            self.rerouted,
+            self.arp_replies,
+            self.carried_over,
+            self.max_poll_gap_ns / 1000
         )
     }
 }

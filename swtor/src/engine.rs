@@ -26,7 +26,7 @@ use std::net::Ipv4Addr;
 pub const MAX_HOPS: u8 = 16;
 /// How far a paced link's virtual clock may trail real time, so a late loop
 /// iteration can catch up with a short burst instead of losing capacity.
-pub const PACE_SLACK_NS: u64 = 20_000;
+pub const PACE_SLACK_NS: u64 = 200_000;
 /// Flow byte counters for UCMP classes (direct-mapped by flow hash).
 const FLOW_SLOTS: usize = 1 << 16;
 
@@ -119,6 +119,7 @@ pub struct Engine<P: Port> {
     tx: Vec<(u32, i32)>,
     tx_host: Vec<u16>,
     captures: Vec<Option<Capture>>,
+    last_poll: u64,
     pub c: Counters,
 }
 
@@ -239,6 +240,7 @@ impl<P: Port> Engine<P> {
             tx: Vec::with_capacity(crate::afpacket::BATCH),
             tx_host: Vec::with_capacity(crate::afpacket::BATCH),
             captures: (0..n).map(|_| None).collect(),
+            last_poll: 0,
             c: Counters::default(),
         })
     }
@@ -256,6 +258,11 @@ impl<P: Port> Engine<P> {
     /// One loop iteration at time `now`: OCS deliveries, host receive,
     /// uplink transmit, host transmit. Returns true if anything moved.
     pub fn poll(&mut self, now: u64) -> io::Result<bool> {
+        if self.last_poll != 0 {
+            let gap = now.saturating_sub(self.last_poll);
+            self.c.max_poll_gap_ns = self.c.max_poll_gap_ns.max(gap);
+        }
+        self.last_poll = now;
         let mut busy = self.deliver_lines(now);
         busy |= self.receive_hosts(now)?;
         busy |= self.transmit_uplinks(now);
@@ -663,12 +670,16 @@ impl<P: Port> Engine<P> {
         let mut busy = false;
         for tor in 0..self.tors {
             if self.rotation && self.last_slot[tor] != slot {
-                // Frames left in the previous slot's queues wait a cycle.
-                if self.last_slot[tor] != u64::MAX && self.last_slot[tor] < slot {
-                    let prev = (self.last_slot[tor] % self.s as u64) as usize;
-                    for p in 0..self.uplinks {
-                        let tu = tor * self.uplinks + p;
-                        self.c.carried_over += self.cal[tu * self.s + prev].frames as u64;
+                // Frames left in the queues of slots that ended (one, or
+                // several if this thread was descheduled) wait a cycle.
+                let last = self.last_slot[tor];
+                if last != u64::MAX && last < slot {
+                    for k in last..slot.min(last + self.s as u64) {
+                        let prev = (k % self.s as u64) as usize;
+                        for p in 0..self.uplinks {
+                            let tu = tor * self.uplinks + p;
+                            self.c.carried_over += self.cal[tu * self.s + prev].frames as u64;
+                        }
                     }
                 }
                 self.last_slot[tor] = slot;

@@ -15,6 +15,8 @@ pub mod lookup;
 pub mod netns;
 pub mod pcap;
 pub mod pool;
+pub mod sched;
+pub mod timestamp;
 pub mod wire;
 
 pub use clock::{SliceClock, monotonic_ns};
@@ -191,6 +193,9 @@ fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
     Ok(())
 }
 
+/// Nice value of the data-plane thread (see `sched`).
+pub const DATAPLANE_NICE: i32 = -10;
+
 /// Runs an engine on its own OS thread (also used with custom ports).
 pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -> FabricHandle {
     let (tx, rx) = mpsc::channel::<Cmd>();
@@ -199,6 +204,9 @@ pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -
     let thread = std::thread::Builder::new()
         .name("swtor-dataplane".into())
         .spawn(move || {
+            if !sched::set_thread_nice(DATAPLANE_NICE) {
+                tracing::debug!("could not raise the data-plane thread's priority");
+            }
             let mut iter: u32 = 0;
             let mut idle: u32 = 0;
             loop {
