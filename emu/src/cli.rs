@@ -66,6 +66,8 @@ pub struct Cli<'a> {
     pcaps: Vec<PcapJob>,
     /// Summed over every ping command so far: (sent, received).
     pub ping_totals: (u64, u64),
+    /// Told the pid of every process the CLI starts in a namespace.
+    pub on_spawn: Option<Box<dyn FnMut(u32) + 'a>>,
 }
 
 enum PcapJob {
@@ -179,6 +181,7 @@ impl<'a> Cli<'a> {
             pid: std::process::id(),
             pcaps: Vec::new(),
             ping_totals: (0, 0),
+            on_spawn: None,
         }
     }
 
@@ -672,6 +675,9 @@ impl<'a> Cli<'a> {
         let mut c = Command::new("sh");
         c.arg("-c").arg(&cmdline);
         let r = netns::spawn_in(&ns, &mut c);
+        if let (Ok(ch), Some(f)) = (&r, self.on_spawn.as_mut()) {
+            f(ch.id());
+        }
         self.wait_child(r);
     }
 

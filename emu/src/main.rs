@@ -256,6 +256,13 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
         cli.compiled = compiled.as_ref();
         cli.fabric = fab.as_ref();
+        let p2 = prefix.clone();
+        cli.on_spawn = Some(Box::new(move |pid| {
+            if let Some(mut st) = state::load(&p2) {
+                st.children.push(pid);
+                let _ = state::save(&st);
+            }
+        }));
         match (a.test, &a.script) {
             (Some(t), _) => {
                 ok = run_test(&mut cli, t);
