@@ -964,7 +964,11 @@ impl<'a> Cli<'a> {
                         break;
                     }
                 }
-                Err(rustyline::error::ReadlineError::Interrupted) => self.say("\nInterrupt"),
+                Err(rustyline::error::ReadlineError::Interrupted) => {
+                    if !signals::terminating() {
+                        self.say("\nInterrupt");
+                    }
+                }
                 Err(rustyline::error::ReadlineError::Eof) => {
                     self.onecmd("EOF");
                     break;

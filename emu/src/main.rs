@@ -307,6 +307,10 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         "completed in {:.3} seconds",
         t_start.elapsed().as_secs_f64()
     );
+    if signals::terminating() {
+        // Torn down because of a signal: not a clean success.
+        return Ok(ExitCode::from(130));
+    }
     Ok(if ok && rep.errors.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -178,7 +178,11 @@ fn clean_after_kill_9_and_stale_runs_cleaned_at_start() {
     let inside = clean::pids_in(&ids);
     let st = state::load(&pa).unwrap();
     assert_eq!(st.pid, a.id());
-    assert_eq!(st.children.len(), 1, "the shell that ran the command is recorded");
+    assert_eq!(
+        st.children.len(),
+        1,
+        "the shell that ran the command is recorded"
+    );
     // SAFETY: signalling our own child by pid.
     unsafe { libc::kill(a.id() as i32, libc::SIGKILL) };
     a.wait().unwrap();
