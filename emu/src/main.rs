@@ -215,7 +215,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         net.plan.hosts.len()
     );
     eprintln!(
-        "*** Adding hosts:\n{}",
+        "*** Adding hosts:\n{} ",
         net.plan
             .hosts
             .iter()
@@ -223,7 +223,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    eprintln!("*** Adding ToRs:\n{}", net.plan.tor_names().join(" "));
+    eprintln!("*** Adding ToRs:\n{} ", net.plan.tor_names().join(" "));
 
     spawn_watcher(prefix.clone());
 

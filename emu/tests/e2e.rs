@@ -231,3 +231,29 @@ fn no_circuit_drops_are_counted() {
     drop(net);
     assert!(!netns::list().iter().any(|n| n.starts_with(&p)));
 }
+
+#[test]
+fn binary_test_pingall_reports_zero_loss() {
+    let json = rotornet8("direct", "100us", "10us");
+    if compiled("binary_test_pingall_reports_zero_loss", &json).is_none() {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("rotornet-8-direct.json");
+    std::fs::write(&cfg, json).unwrap();
+    let before = lh_namespaces();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .args(["run", cfg.to_str().unwrap(), "--test", "pingall"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("*** Results: 0% dropped (240/240 received)"),
+        "{err}"
+    );
+    assert!(err.contains("(conservation OK)"), "{err}");
+    assert_eq!(lh_namespaces(), before);
+}
