@@ -602,7 +602,9 @@ impl<'a> Cli<'a> {
             let o = netns::spawn_in(&self.host_ns(client), &mut c)
                 .and_then(|ch| ch.wait_with_output())
                 .map_err(|e| e.to_string())?;
-            if o.status.success() {
+            // iperf3 -J may exit 0 with {"error": "...Connection refused"}.
+            let refused = String::from_utf8_lossy(&o.stdout).contains("\"error\"");
+            if o.status.success() && !refused {
                 out = Some(o.stdout);
                 break;
             }
@@ -616,7 +618,12 @@ impl<'a> Cli<'a> {
         let get = |k: &str| v["end"][k]["bits_per_second"].as_f64();
         match (get("sum_received"), get("sum_sent")) {
             (Some(r), Some(s)) => Ok([r, s]),
-            _ => Err("could not parse iperf3 output".into()),
+            _ => Err(format!(
+                "could not parse iperf3 output: {}",
+                v.get("error")
+                    .map(|e| e.to_string())
+                    .unwrap_or_else(|| String::from_utf8_lossy(&out).chars().take(300).collect())
+            )),
         }
     }
 
