@@ -515,7 +515,7 @@ impl<P: Port> Engine<P> {
             };
             let len = self.pool.meta(i).len as u64;
             return match self.admit(tor, step, arrival, slot, tnow, len) {
-                Ok(q) => self.enqueue(tor, dst, step.port, q, i),
+                Ok(q) => self.enqueue(tor, dst, step.port, q, i, tnow),
                 Err(r) => self.drop_frame(i, refusal_reason(r)),
             };
         }
@@ -550,7 +550,7 @@ impl<P: Port> Engine<P> {
                     if k > 0 {
                         self.c.rerouted += 1;
                     }
-                    return self.enqueue(tor, dst, step.port, q, i);
+                    return self.enqueue(tor, dst, step.port, q, i, tnow);
                 }
                 Err(r) => {
                     first_refusal.get_or_insert(r);
@@ -645,8 +645,10 @@ impl<P: Port> Engine<P> {
         }
     }
 
-    fn enqueue(&mut self, tor: TorId, dst: TorId, port: PortId, q: usize, i: u32) {
+    fn enqueue(&mut self, tor: TorId, dst: TorId, port: PortId, q: usize, i: u32, tnow: u64) {
         let tu = tor as usize * self.uplinks + port as usize;
+        // A frame cannot leave before it arrived (pacing may trail real time).
+        self.pool.meta_mut(i).t = tnow;
         // The electrical fabric needs the destination when the frame leaves.
         let hops = self.pool.meta(i).tag & 0xff;
         self.pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
@@ -695,7 +697,8 @@ impl<P: Port> Engine<P> {
                 while let Some(i) = self.cal[q].peek() {
                     let tx = self.next_free[tu]
                         .max(tnow.saturating_sub(PACE_SLACK_NS))
-                        .max(ws);
+                        .max(ws)
+                        .max(self.pool.meta(i).t);
                     if tx > tnow {
                         break;
                     }
@@ -781,5 +784,235 @@ fn refusal_reason(r: Refusal) -> DropReason {
         Refusal::Full => DropReason::QueueFull,
         Refusal::Miss => DropReason::SliceMiss,
         Refusal::NoPort => DropReason::NoRoute,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Deterministic engine tests: time is passed to `poll` explicitly, so
+    //! rotation, pacing and the OCS checks are exercised to the nanosecond.
+    use super::*;
+    use crate::HostAttach;
+    use lh_ctrl::config::Lookup;
+    use lh_ctrl::schedule::Schedule;
+    use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step as TStep, Tables, TimeFlowTable};
+    use lh_ctrl::units::{BitsPerSec, Nanos};
+    use std::collections::VecDeque;
+
+    #[derive(Default)]
+    struct TestPort {
+        inject: VecDeque<Vec<u8>>,
+        sent: Vec<(u64, i32, Vec<u8>)>,
+        now: u64,
+    }
+    impl Port for TestPort {
+        fn recv_batch(
+            &mut self,
+            pool: &mut FramePool,
+            out: &mut Vec<RxFrame>,
+            now: u64,
+        ) -> io::Result<usize> {
+            self.now = now;
+            let mut n = 0;
+            while let Some(f) = self.inject.pop_front() {
+                let i = pool.alloc_from(&f).unwrap();
+                out.push(RxFrame {
+                    idx: i,
+                    ifindex: 1,
+                    truncated: false,
+                    csum_not_ready: false,
+                });
+                n += 1;
+            }
+            Ok(n)
+        }
+        fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
+            for &(i, ifx) in frames {
+                self.sent.push((self.now, ifx, pool.data(i).to_vec()));
+            }
+            Ok(frames.len())
+        }
+    }
+
+    fn frame(len: usize) -> Vec<u8> {
+        let mut f = vec![0u8; len];
+        f[12..14].copy_from_slice(&wire::ETH_IPV4.to_be_bytes());
+        f[14] = 0x45;
+        f[23] = 17;
+        f[26..30].copy_from_slice(&[10, 0, 0, 1]);
+        f[30..34].copy_from_slice(&[10, 0, 0, 2]);
+        f
+    }
+
+    const EPOCH: u64 = 1_000_000_000;
+    const SLICE: u64 = 10_000;
+    const DARK: u64 = 1_000;
+
+    /// 2 ToRs, 1 uplink, 4 slices of 10 us; circuit in slices 1 and 3 only
+    /// (so both change: 1 us dark); 8 Gb/s = 1 byte/ns; ToR0 sends to ToR1
+    /// departing in slice 3, alternate slice 1.
+    fn engine(offset: i64, depart: u16) -> Engine<TestPort> {
+        let mut s = Schedule::new(2, 1, 4);
+        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 1)
+            .unwrap();
+        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 3)
+            .unwrap();
+        let hop = |d| {
+            Action::Hop(TStep {
+                port: 0,
+                depart: Some(d),
+            })
+        };
+        let tables = Tables {
+            slices: 4,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![Entry {
+                    m: Match {
+                        dst: 1,
+                        arrival: None,
+                        ingress: Ingress::Any,
+                        class: None,
+                        bucket: None,
+                    },
+                    action: hop(depart),
+                    alternates: vec![hop(1)],
+                }],
+            }],
+        };
+        let hosts = (1..=2u8)
+            .map(|n| HostAttach {
+                ip: Ipv4Addr::new(10, 0, 0, n),
+                mac: [2, 0, 0, 0, 0, n],
+                tor: n as u16 - 1,
+                ifname: String::new(),
+            })
+            .collect();
+        let spec = FabricSpec {
+            schedule: s,
+            tables,
+            timing: Timing {
+                slice: Nanos(SLICE),
+                guardband: Nanos(DARK),
+                reconfiguration: Nanos(500),
+                propagation: Nanos(300),
+                link_rate: BitsPerSec(8_000_000_000),
+                host_rate: BitsPerSec(800_000_000_000),
+                queue_capacity: 100_000,
+                tor_clock_offset: offset,
+            },
+            hosts,
+        };
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 4,
+        };
+        Engine::new(
+            &spec,
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn rank_picks_the_departure_slice_queue_and_admission_caps_it() {
+        let mut e = engine(0, 3);
+        // Arrive in slice 0: rank 3 -> queue 3, which carries 10 us - 1 us
+        // dark = 9000 bytes. The tenth 1000-byte frame goes to the
+        // alternate (slice 1, also 9000 bytes); nothing is refused yet.
+        for _ in 0..19 {
+            e.port.inject.push_back(frame(1000));
+        }
+        e.poll(EPOCH + 2_000).unwrap();
+        let q = e.queues(0);
+        assert_eq!(q[0], vec![0, 9000, 0, 9000]);
+        assert_eq!(e.c.rerouted, 9);
+        assert_eq!(e.c.dropped(DropReason::SliceMiss), 1);
+        assert_eq!(e.c.queued, 18);
+        assert!(e.c.conservation_holds());
+    }
+
+    #[test]
+    fn queue_rotation_opens_after_the_dark_time_and_paces_at_link_rate() {
+        let mut e = engine(0, 3);
+        for _ in 0..9 {
+            e.port.inject.push_back(frame(1000));
+        }
+        e.poll(EPOCH + 2_000).unwrap();
+        // Slice 3 starts at +30 us; its window at +31 us.
+        let ws = EPOCH + 3 * SLICE + DARK;
+        e.poll(ws - 1).unwrap();
+        assert_eq!(e.c.uplink_tx, 0, "dark time: nothing leaves");
+        e.poll(ws).unwrap();
+        assert_eq!(e.c.uplink_tx, 1, "one frame at the window start");
+        e.poll(ws + 3_500).unwrap();
+        assert_eq!(e.c.uplink_tx, 4, "1000 B per us at 8 Gb/s");
+        e.poll(ws + 8_000).unwrap();
+        assert_eq!(
+            e.c.uplink_tx, 9,
+            "the last frame ends exactly at the slice end"
+        );
+        // Delivered after serialisation + 300 ns propagation.
+        e.poll(ws + 1_000 + 299).unwrap();
+        e.poll(ws + 9_000 + 300).unwrap();
+        e.poll(ws + 9_000 + 301).unwrap();
+        assert_eq!(e.c.delivered, 9);
+        assert_eq!(e.c.dropped_total(), 0);
+        assert!(e.port.sent.iter().all(|s| s.1 == 2));
+        assert!(e.c.conservation_holds());
+    }
+
+    #[test]
+    fn frames_that_do_not_fit_wait_for_the_next_cycle() {
+        let mut e = engine(0, 3);
+        for _ in 0..3 {
+            e.port.inject.push_back(frame(1000));
+        }
+        // Arrive in slice 3 itself, 8 us in: 2000 bytes of room remain.
+        let t = EPOCH + 3 * SLICE + 8_000;
+        e.poll(t).unwrap();
+        // The first leaves at once (not before it arrived), the second is
+        // paced, the third is rerouted to slice 1.
+        assert_eq!(e.c.uplink_tx, 1);
+        assert_eq!(e.queues(0)[0], vec![0, 1000, 0, 1000]);
+        e.poll(t + 1_000).unwrap();
+        assert_eq!(e.c.uplink_tx, 2);
+        e.poll(t + 2_000).unwrap();
+        assert_eq!(e.c.carried_over, 0);
+        // A frame left over when the slice ends is carried over a cycle.
+        let mut e = engine(0, 3);
+        e.port.inject.push_back(frame(1000));
+        e.poll(EPOCH + 2_000).unwrap();
+        e.poll(EPOCH + 3 * SLICE + 5).unwrap(); // slice 3, still dark
+        e.poll(EPOCH + 4 * SLICE + 5).unwrap(); // slice 0 of the next cycle
+        assert_eq!(e.c.uplink_tx, 0);
+        assert_eq!(e.c.carried_over, 1);
+    }
+
+    #[test]
+    fn ocs_drops_frames_in_the_dark_and_without_a_circuit() {
+        // ToR clock 600 ns ahead: it opens its window inside the OCS's dark time.
+        let mut e = engine(600, 3);
+        e.port.inject.push_back(frame(100));
+        e.port.inject.push_back(frame(100));
+        e.poll(EPOCH + 2_000).unwrap();
+        let ws_tor = EPOCH + 3 * SLICE + DARK - 600;
+        e.poll(ws_tor).unwrap();
+        assert_eq!(e.c.dropped(DropReason::Guardband), 1, "{}", e.c);
+        // Tables depart in slice 2, where there is no circuit.
+        let mut e = engine(0, 2);
+        e.port.inject.push_back(frame(100));
+        e.poll(EPOCH + 2_000).unwrap();
+        e.poll(EPOCH + 2 * SLICE + DARK + 5).unwrap();
+        assert_eq!(e.c.dropped(DropReason::NoCircuit), 1);
+        assert!(e.c.conservation_holds());
     }
 }

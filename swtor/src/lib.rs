@@ -193,6 +193,10 @@ fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
     Ok(())
 }
 
+/// Whether the idle data-plane thread calls sched_yield (measured: it adds
+/// multi-ms gaps under load, see docs/dataplane.md).
+const YIELD_WHEN_IDLE: bool = false;
+
 /// Nice value of the data-plane thread (see `sched`).
 pub const DATAPLANE_NICE: i32 = -10;
 
@@ -236,7 +240,7 @@ pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -
                     idle = idle.saturating_add(1);
                     // Give the hosts' core a chance only when nothing waits
                     // for a deadline here; otherwise keep spinning.
-                    if idle > 1024 && eng.c.queued == 0 {
+                    if YIELD_WHEN_IDLE && idle > 1024 && eng.c.queued == 0 {
                         std::thread::yield_now();
                     } else {
                         std::hint::spin_loop();

@@ -342,6 +342,7 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
         .filter(|(_, p)| p.len() == 500)
         .collect();
     let c = fab.stop();
+    eprintln!("{c}");
     if !in_slot {
         eprintln!(
             "SKIP slice_miss_reroutes_to_the_alternate_then_drops: the sender was descheduled past slice 1 (machine overloaded)"
