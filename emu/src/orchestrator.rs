@@ -82,7 +82,7 @@ impl Net {
         // Leftovers of crashed runs first, so their names cannot collide.
         let rep = clean::clean(clean::Scope::Stale);
         for l in rep.lines().iter().filter(|_| !rep.is_empty()) {
-            tracing::info!("stale run: {l}");
+            tracing::warn!("cleaned a crashed run: {l}");
         }
         let prefix = state::allocate(opts.prefix.as_deref())?;
         let mut net = Net {
