@@ -68,6 +68,60 @@ pub fn is_reply(pkt: &[u8], from: Ipv4Addr, id: u16, seq: u16) -> bool {
         && icmp[6..8] == seq.to_be_bytes()
 }
 
+/// A raw ICMP socket opened inside a namespace. Opening it (entering the
+/// namespace) can take milliseconds, so timing-sensitive callers open first
+/// and then [`Pinger::echo`].
+pub struct Pinger {
+    sock: Socket,
+}
+
+impl Pinger {
+    pub fn open(ns: Option<&Path>) -> Result<Pinger, ProbeError> {
+        let sock = netns::run_in(ns, || {
+            Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::ICMPV4))
+        })?
+        .map_err(io("raw ICMP socket"))?;
+        Ok(Pinger { sock })
+    }
+
+    /// One echo to `dst`; `Some(rtt)` if answered within `timeout`.
+    pub fn echo(&self, dst: Ipv4Addr, timeout: Duration) -> Result<Option<Duration>, ProbeError> {
+        let id: u16 = rand::random();
+        let seq: u16 = 1;
+        let req = echo_request(id, seq);
+        let to = SockAddr::from(SocketAddrV4::new(dst, 0));
+        let t0 = Instant::now();
+        self.sock.send_to(&req, &to).map_err(io("send echo"))?;
+        let mut buf = [0u8; 2048];
+        loop {
+            let left = timeout.saturating_sub(t0.elapsed());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            self.sock
+                .set_read_timeout(Some(left))
+                .map_err(io("timeout"))?;
+            match (&self.sock).read(&mut buf) {
+                Ok(n) => {
+                    if is_reply(&buf[..n], dst, id, seq) {
+                        return Ok(Some(t0.elapsed()));
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Ok(None);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(ProbeError::Io("receive echo", e)),
+            }
+        }
+    }
+}
+
 /// One ICMP echo from namespace `ns` to `dst`; `Some(rtt)` if answered
 /// within `timeout`.
 pub fn ping(
@@ -75,41 +129,7 @@ pub fn ping(
     dst: Ipv4Addr,
     timeout: Duration,
 ) -> Result<Option<Duration>, ProbeError> {
-    let sock = netns::run_in(ns, || {
-        Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::ICMPV4))
-    })?
-    .map_err(io("raw ICMP socket"))?;
-    let id: u16 = rand::random();
-    let seq: u16 = 1;
-    let req = echo_request(id, seq);
-    let to = SockAddr::from(SocketAddrV4::new(dst, 0));
-    let t0 = Instant::now();
-    sock.send_to(&req, &to).map_err(io("send echo"))?;
-    let mut buf = [0u8; 2048];
-    loop {
-        let left = timeout.saturating_sub(t0.elapsed());
-        if left.is_zero() {
-            return Ok(None);
-        }
-        sock.set_read_timeout(Some(left)).map_err(io("timeout"))?;
-        match (&sock).read(&mut buf) {
-            Ok(n) => {
-                if is_reply(&buf[..n], dst, id, seq) {
-                    return Ok(Some(t0.elapsed()));
-                }
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Ok(None);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(ProbeError::Io("receive echo", e)),
-        }
-    }
+    Pinger::open(ns)?.echo(dst, timeout)
 }
 
 /// How much a flow sends.
