@@ -206,3 +206,29 @@ pub fn clean(scope: Scope<'_>) -> CleanReport {
     }
     rep
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_lines_say_what_was_removed() {
+        let r = CleanReport {
+            runs_killed: vec![("lh3f2a".into(), 42)],
+            procs_killed: vec![(7, "sleep".into()), (8, "iperf3".into())],
+            namespaces: vec!["lh3f2a-fab".into(), "lh3f2a-h1".into()],
+            dirs: vec!["/run/lighthouse/lh3f2a".into()],
+            errors: vec![],
+        };
+        assert_eq!(
+            r.lines(),
+            vec![
+                "*** Killed run lh3f2a (lighthouse pid 42)",
+                "*** Killed processes in run namespaces: 7(sleep) 8(iperf3)",
+                "*** Removed namespaces: lh3f2a-fab lh3f2a-h1",
+                "*** Removed /run/lighthouse/lh3f2a",
+            ]
+        );
+        assert_eq!(CleanReport::default().lines(), vec!["*** Nothing to clean"]);
+    }
+}
