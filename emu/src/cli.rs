@@ -765,7 +765,7 @@ impl<'a> Cli<'a> {
             }
         };
         let mut out = format!(
-            "*** Slice {ts} of {} ({:?}, guardband {:?})\n",
+            "*** Slice {ts} of {} ({}, guardband {})\n",
             s.slices(),
             c.config.slice.duration,
             c.config.slice.guardband
@@ -1195,6 +1195,95 @@ mod tests {
         assert!(h.contains("You may also send a command to a node using:"));
         c.onecmd("help pingall");
         assert!(b.take().starts_with("Ping between all hosts."));
+    }
+
+    /// A hand-made compiled network: 4 ToRs, 1 uplink, 3 slices.
+    fn small_compiled() -> Compiled {
+        use lh_ctrl::config::{Config, Lookup, Multipath};
+        use lh_ctrl::schedule::{Endpoint, Schedule};
+        use lh_ctrl::tables::{Entry, Match, Step, Tables, TimeFlowTable};
+        let config = Config::from_json(
+            r#"{"mode": "TO",
+              "tors": {"count": 4, "uplinks": 1, "link_rate": "1Gbps", "hosts_per_tor": 1, "host_link_rate": "1Gbps"},
+              "ocs": {"count": 1, "ports": 4, "reconfiguration_delay": "10us", "cabling": "auto"},
+              "slice": {"duration": "100us", "guardband": "10us"},
+              "topology": {"kind": "round_robin"}, "routing": {"algorithm": "direct"}}"#,
+            "t.json",
+        )
+        .unwrap();
+        let mut schedule = Schedule::new(4, 1, 3);
+        let e = |t| Endpoint::new(t, 0);
+        schedule.connect(e(0), e(1), 0).unwrap();
+        schedule.connect(e(2), e(3), 0).unwrap();
+        schedule.connect(e(0), e(2), 1).unwrap();
+        schedule.connect(e(1), e(3), 1).unwrap();
+        let entry = Entry {
+            m: Match {
+                dst: 2,
+                arrival: Some(0),
+                ingress: Ingress::Host,
+                class: None,
+                bucket: None,
+            },
+            action: Action::Hop(Step {
+                port: 0,
+                depart: Some(1),
+            }),
+            alternates: vec![Action::Hop(Step {
+                port: 0,
+                depart: Some(4),
+            })],
+        };
+        let tables = Tables {
+            slices: 3,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![entry],
+            }],
+        };
+        Compiled {
+            config,
+            schedule,
+            routes: Default::default(),
+            tables,
+        }
+    }
+
+    #[test]
+    fn optical_verbs_show_schedule_and_tables() {
+        let c = small_compiled();
+        let plan = Plan::from_config(&c.config);
+        let (mut cli, b) = cli(&plan);
+        cli.compiled = Some(&c);
+        cli.onecmd("schedule 1");
+        assert_eq!(
+            b.take(),
+            "*** Slice 1 of 3 (100us, guardband 10us)\n\
+             s1 up0 -> s3 up0 (reconfigured)\ns2 up0 -> s4 up0 (reconfigured)\n\
+             s3 up0 -> s1 up0 (reconfigured)\ns4 up0 -> s2 up0 (reconfigured)\n"
+        );
+        cli.onecmd("schedule 2");
+        assert!(b.take().ends_with("(no circuits)\n"));
+        cli.onecmd("schedule 3");
+        assert_eq!(b.take(), "*** Bad slice 3: expected 0..2\n");
+        cli.onecmd("table s1");
+        assert_eq!(
+            b.take(),
+            "*** s1 time-flow table: 1 entries (Hop lookup)\n\
+             dst=s3 arrival=0 from=host class=* bucket=* -> up0@1 (alt up0@4)\n"
+        );
+        cli.onecmd("table 0");
+        assert!(b.take().starts_with("*** s1 time-flow table"));
+        cli.onecmd("table s9");
+        assert!(b.take().starts_with("*** No such ToR: s9"));
+        cli.onecmd("table s2");
+        assert_eq!(b.take(), "*** s2 has no table\n");
+        cli.onecmd("slice");
+        assert_eq!(b.take(), "*** No data plane in this run\n");
     }
 
     #[test]

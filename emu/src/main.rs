@@ -230,7 +230,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let fab = match &compiled {
         Some(c) => {
             eprintln!(
-                "*** Starting optical fabric: {} slices of {:?} (guardband {:?})",
+                "*** Starting optical fabric: {} slices of {} (guardband {})",
                 c.schedule.slices(),
                 cfg.slice.duration,
                 cfg.slice.guardband
