@@ -1062,7 +1062,8 @@ pub fn format_counters(c: &swtor::Counters) -> String {
         c.queued,
         c.dropped_total()
     );
-    for (r, n) in c.drops() {
+    for r in swtor::DropReason::ALL {
+        let n = c.dropped(r);
         s.push_str(&format!("  {:<16} {n}\n", r.name()));
     }
     s.push_str(&format!(
