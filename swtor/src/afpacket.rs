@@ -180,6 +180,25 @@ impl RawSocket {
         })
     }
 
+    /// Frames the kernel dropped because this socket's receive buffer was
+    /// full, since the previous call (PACKET_STATISTICS resets on read).
+    pub fn take_drops(&self) -> io::Result<u64> {
+        // SAFETY: tpacket_stats is plain old data.
+        let mut st: libc::tpacket_stats = unsafe { zeroed() };
+        let mut len = size_of::<libc::tpacket_stats>() as libc::socklen_t;
+        // SAFETY: `st` is writable for `len` bytes, and `len` is passed by pointer.
+        cvt(unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut st as *mut libc::tpacket_stats).cast(),
+                &mut len,
+            )
+        })?;
+        Ok(st.tp_drops as u64)
+    }
+
     pub fn fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }

@@ -43,6 +43,11 @@ pub trait Port: Send {
     /// Sends (pool index, ifindex) frames; returns how many leading frames
     /// were taken. The caller keeps ownership of the slots.
     fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize>;
+    /// Frames the port lost before the engine saw them (e.g. a full kernel
+    /// socket buffer) since the previous call.
+    fn take_drops(&mut self) -> u64 {
+        0
+    }
 }
 
 impl Port for crate::afpacket::RawSocket {
@@ -56,6 +61,9 @@ impl Port for crate::afpacket::RawSocket {
     }
     fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
         crate::afpacket::RawSocket::send_batch(self, pool, frames)
+    }
+    fn take_drops(&mut self) -> u64 {
+        crate::afpacket::RawSocket::take_drops(self).unwrap_or(0)
     }
 }
 
@@ -270,8 +278,9 @@ impl<P: Port> Engine<P> {
         Ok(busy)
     }
 
-    /// Counters with `queued` filled in.
-    pub fn counters(&self) -> Counters {
+    /// A snapshot of the counters (also collects the port's kernel drops).
+    pub fn counters(&mut self) -> Counters {
+        self.c.port_drops += self.port.take_drops();
         self.c.clone()
     }
 

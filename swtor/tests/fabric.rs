@@ -49,7 +49,8 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
     let Some(_serial) = can_run("static_circuit_delivers_udp_icmp_and_answers_arp") else {
         return;
     };
-    let net = Net::new(&[0, 1]);
+    // h1 and h3 on ToR 0, h2 on ToR 1.
+    let net = Net::new(&[0, 1, 0]);
     let tables = tables(
         1,
         Lookup::Hop,
@@ -65,6 +66,11 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
         hosts: net.attach(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cap_file = dir.path().join("s1-eth1.pcap");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cap =
+        swtor::capture_iface(Some(&net.fabric_path()), "s1-eth1", &cap_file, stop.clone()).unwrap();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
     let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(400)));
     let payloads: Vec<Vec<u8>> = (0..20u8).map(|i| vec![i; 100 + i as usize]).collect();
@@ -75,6 +81,26 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
     assert_eq!(
         got_payloads, payloads,
         "in order and intact (checksums completed)"
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let captured = cap.join().unwrap().unwrap();
+    let b = std::fs::read(&cap_file).unwrap();
+    assert_eq!(&b[0..4], &[0x4d, 0x3c, 0xb2, 0xa1], "ns pcap");
+    assert!(
+        captured >= 21,
+        "20 datagrams + ARP on h1's ToR port, got {captured}"
+    );
+
+    // Same ToR: h1 -> h3 is delivered locally, without the fabric.
+    let uplink_before = fab.counters().uplink_tx;
+    let rx3 = udp_in(net.host_path(2), net.hosts[2].ip, 5000);
+    let recv3 = std::thread::spawn(move || collect(&rx3, Duration::from_millis(300)));
+    send_probes(&net, 0, net.hosts[2].ip, vec![vec![3; 30]; 5], vec![200; 5]);
+    assert_eq!(recv3.join().unwrap().len(), 5);
+    assert_eq!(
+        fab.counters().uplink_tx,
+        uplink_before,
+        "local traffic stays off the uplinks"
     );
 
     let mut pings = 0;
@@ -121,7 +147,7 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
     eprintln!("{c}");
     assert!(c.arp_replies >= 2, "both hosts were answered: {c}");
     assert!(c.arp_ignored >= 1, "unknown IP not answered: {c}");
-    assert_eq!(c.sent, 20 + pings);
+    assert_eq!(c.sent, 20 + 5 + pings, "{c}");
     assert_eq!(c.delivered, c.sent);
     assert_eq!(c.dropped_total(), 0);
     assert!(c.conservation_holds(), "{c}");
