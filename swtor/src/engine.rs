@@ -397,8 +397,10 @@ impl<P: Port> Engine<P> {
     }
 
     fn proxy_arp(&mut self, h: u16, i: u32) {
+        // Never answer for the asking host itself: that would fake an
+        // address conflict (duplicate address detection sends spa 0.0.0.0).
         let target = match wire::arp_request(self.pool.data(i)) {
-            Some((_, spa, tpa)) if spa != tpa => self.by_ip.get(&tpa).copied(),
+            Some((_, spa, tpa)) if spa != tpa => self.by_ip.get(&tpa).copied().filter(|&t| t != h),
             _ => None,
         };
         let Some(t) = target else {
@@ -1023,5 +1025,165 @@ mod tests {
         e.poll(EPOCH + 2 * SLICE + DARK + 5).unwrap();
         assert_eq!(e.c.dropped(DropReason::NoCircuit), 1);
         assert!(e.c.conservation_holds());
+    }
+
+    fn spec_with(schedule: Schedule, tables: Tables, hosts_on: [u16; 2]) -> FabricSpec {
+        let hosts = (1..=2u8)
+            .map(|n| HostAttach {
+                ip: Ipv4Addr::new(10, 0, 0, n),
+                mac: [2, 0, 0, 0, 0, n],
+                tor: hosts_on[n as usize - 1],
+                ifname: String::new(),
+            })
+            .collect();
+        FabricSpec {
+            schedule,
+            tables,
+            timing: Timing {
+                slice: Nanos(SLICE),
+                guardband: Nanos(DARK),
+                reconfiguration: Nanos(0),
+                propagation: Nanos(0),
+                link_rate: BitsPerSec(8_000_000_000),
+                host_rate: BitsPerSec(800_000_000_000),
+                queue_capacity: 1 << 20,
+                tor_clock_offset: 0,
+            },
+            hosts,
+        }
+    }
+
+    fn any(dst: u16, class: Option<u8>) -> Match {
+        Match {
+            dst,
+            arrival: None,
+            ingress: Ingress::Any,
+            class,
+            bucket: None,
+        }
+    }
+
+    #[test]
+    fn electrical_fabric_delivers_to_the_destination_tor() {
+        let s = Schedule::electrical(3, 2);
+        let tables = Tables {
+            slices: 1,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![Entry {
+                    m: any(2, None),
+                    action: Action::Hop(TStep {
+                        port: 1,
+                        depart: None,
+                    }),
+                    alternates: vec![],
+                }],
+            }],
+        };
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 1,
+        };
+        let mut e = Engine::new(
+            &spec_with(s, tables, [0, 2]),
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        e.port.inject.push_back(frame(500));
+        e.poll(EPOCH + 5).unwrap();
+        e.poll(EPOCH + 1_000).unwrap();
+        e.poll(EPOCH + 1_001).unwrap();
+        assert_eq!(e.c.delivered, 1, "{}", e.c);
+        assert_eq!(e.port.sent[0].1, 2);
+        assert!(e.c.conservation_holds());
+    }
+
+    #[test]
+    fn flow_size_classes_move_a_growing_flow_to_its_class_entry() {
+        // UCMP-style: class 0 (flows < 1500 B so far) departs in slice 1,
+        // class 1 in slice 3.
+        let mut s = Schedule::new(2, 1, 4);
+        for ts in 0..4 {
+            s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
+                .unwrap();
+        }
+        let hop = |d| {
+            Action::Hop(TStep {
+                port: 0,
+                depart: Some(d),
+            })
+        };
+        let tables = Tables {
+            slices: 4,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: Some(lh_ctrl::routing::ClassThresholds {
+                thresholds: vec![0, 1500],
+            }),
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![
+                    Entry {
+                        m: any(1, Some(0)),
+                        action: hop(1),
+                        alternates: vec![],
+                    },
+                    Entry {
+                        m: any(1, Some(1)),
+                        action: hop(3),
+                        alternates: vec![],
+                    },
+                ],
+            }],
+        };
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 4,
+        };
+        let mut e = Engine::new(
+            &spec_with(s, tables, [0, 1]),
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        for _ in 0..3 {
+            e.port.inject.push_back(frame(1000));
+        }
+        e.poll(EPOCH + 5).unwrap();
+        // 1000 B seen: class 0; 2000 and 3000 B: class 1.
+        assert_eq!(e.queues(0)[0], vec![0, 1000, 0, 2000]);
+    }
+
+    #[test]
+    fn timing_from_config_uses_the_larger_dark_time_and_a_slice_of_buffer() {
+        let cfg = lh_ctrl::config::Config::from_json(
+            r#"{"mode": "TO",
+                "tors": {"count": 4, "uplinks": 1, "link_rate": "10Gbps",
+                         "hosts_per_tor": 1, "host_link_rate": "10Gbps"},
+                "ocs": {"count": 1, "ports": 4, "reconfiguration_delay": "300ns", "cabling": "auto"},
+                "slice": {"duration": "50us", "guardband": "200ns", "propagation": "1us"},
+                "topology": {"kind": "round_robin"},
+                "routing": {"algorithm": "direct"}}"#,
+            "test.json",
+        )
+        .unwrap();
+        let t = Timing::from_config(&cfg);
+        assert_eq!(t.slice, Nanos(50_000));
+        assert_eq!(t.dark(), Nanos(300));
+        assert_eq!(t.propagation, Nanos(1_000));
+        assert_eq!(t.queue_capacity, 62_500);
+        assert_eq!(t.tor_clock_offset, 0);
     }
 }
