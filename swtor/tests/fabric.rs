@@ -189,11 +189,15 @@ fn probes_leave_only_inside_the_usable_window() {
     send_probes(&net, 0, net.hosts[1].ip, payloads, gaps);
     let got = recv.join().unwrap();
     let c = fab.stop();
-    assert_eq!(got.len(), 80, "nothing is lost: {c}");
-    assert_eq!(c.delivered, 80, "{c}");
+    // A probe reaching the ToR in the last frame-time of slice 0 cannot fit
+    // its slice any more and has no alternate: a legitimate slice miss.
+    let miss = c.dropped(DropReason::SliceMiss);
+    assert!(miss <= 2, "{c}");
+    assert_eq!(got.len() as u64 + miss, 80, "nothing else is lost: {c}");
+    assert_eq!(c.delivered, got.len() as u64, "{c}");
     // The OCS checked every transmission independently: none was outside a
     // usable window.
-    assert_eq!(c.dropped_total(), 0, "{c}");
+    assert_eq!(c.dropped_total(), miss, "{c}");
     assert!(c.conservation_holds(), "{c}");
     // Kernel receive stamps: nothing can arrive before the window opens
     // (phase < dark) unless delayed by more than a whole slice; the bulk
@@ -204,6 +208,7 @@ fn probes_leave_only_inside_the_usable_window() {
     let tol = 100_000;
     let (mut inside, mut early_in_window) = (0, 0);
     let mut outside = Vec::new();
+    let n = got.len();
     for (t, p) in &got {
         let phase = (t - clock.epoch) % cycle;
         if phase >= dark && phase <= slice + tol {
@@ -258,7 +263,10 @@ fn tables_without_a_circuit_give_no_circuit_drops() {
     assert!(recv.join().unwrap().is_empty());
     std::thread::sleep(Duration::from_millis(5));
     let c = fab.counters();
-    assert_eq!(c.dropped(DropReason::NoCircuit), 10, "{c}");
+    // (A probe arriving in the last frame-time of slice 1 is a slice miss.)
+    let miss = c.dropped(DropReason::SliceMiss);
+    assert!(miss <= 1, "{c}");
+    assert_eq!(c.dropped(DropReason::NoCircuit) + miss, 10, "{c}");
     assert_eq!(c.sent, 10);
     assert!(c.conservation_holds(), "{c}");
     let c = fab.stop();
