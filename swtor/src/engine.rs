@@ -678,7 +678,6 @@ impl<P: Port> Engine<P> {
         let slice = (slot % self.s as u64) as usize;
         let start = self.clock.start_of_slot(slot);
         let end = start + self.clock.slice;
-        let next = (slice + 1) % self.s;
         let rate = self.timing.link_rate;
         let mut busy = false;
         for tor in 0..self.tors {
@@ -704,7 +703,9 @@ impl<P: Port> Engine<P> {
                 }
                 let q = tu * self.s + slice;
                 let ws = start + self.dark_of(slice, tu);
-                let must_fit = self.rotation && self.dark_of(next, tu) > 0;
+                // docs/time-model.md: a frame crosses only if its whole
+                // serialisation fits the window, else it waits.
+                let must_fit = self.rotation;
                 while let Some(i) = self.cal[q].peek() {
                     let tx = self.next_free[tu]
                         .max(tnow.saturating_sub(PACE_SLACK_NS))
