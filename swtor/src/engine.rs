@@ -128,6 +128,7 @@ pub struct Engine<P: Port> {
     tx_host: Vec<u16>,
     captures: Vec<Option<Capture>>,
     last_poll: u64,
+    host_rr: usize,
     pub c: Counters,
 }
 
@@ -249,6 +250,7 @@ impl<P: Port> Engine<P> {
             tx_host: Vec::with_capacity(crate::afpacket::BATCH),
             captures: (0..n).map(|_| None).collect(),
             last_poll: 0,
+            host_rr: 0,
             c: Counters::default(),
         })
     }
@@ -431,7 +433,11 @@ impl<P: Port> Engine<P> {
         self.tx.clear();
         self.tx_host.clear();
         let rate = self.timing.host_rate;
-        for (h, host) in self.hosts.iter_mut().enumerate() {
+        // Start at a rotating host so one busy port cannot fill every batch.
+        let n = self.hosts.len();
+        self.host_rr = if n == 0 { 0 } else { (self.host_rr + 1) % n };
+        for h in (self.host_rr..n).chain(0..self.host_rr) {
+            let host = &mut self.hosts[h];
             let mut cur = host.egress.peek();
             let mut t = host.next_free.max(now.saturating_sub(PACE_SLACK_NS));
             while let Some(i) = cur {
@@ -1186,5 +1192,64 @@ mod tests {
         assert_eq!(t.propagation, Nanos(1_000));
         assert_eq!(t.queue_capacity, 62_500);
         assert_eq!(t.tor_clock_offset, 0);
+    }
+
+    #[test]
+    fn packet_multipath_spreads_consecutive_packets_over_buckets() {
+        let mut s = Schedule::new(2, 1, 4);
+        for ts in 0..4 {
+            s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
+                .unwrap();
+        }
+        let hop = |d| {
+            Action::Hop(TStep {
+                port: 0,
+                depart: Some(d),
+            })
+        };
+        let m = |b| Match {
+            bucket: Some(b),
+            ..any(1, None)
+        };
+        let tables = Tables {
+            slices: 4,
+            lookup: Lookup::Hop,
+            multipath: Multipath::Packet,
+            buckets: 2,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![
+                    Entry {
+                        m: m(0),
+                        action: hop(1),
+                        alternates: vec![],
+                    },
+                    Entry {
+                        m: m(1),
+                        action: hop(3),
+                        alternates: vec![],
+                    },
+                ],
+            }],
+        };
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 4,
+        };
+        let mut e = Engine::new(
+            &spec_with(s, tables, [0, 1]),
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        for _ in 0..4 {
+            e.port.inject.push_back(frame(100));
+        }
+        e.poll(EPOCH + 5).unwrap();
+        assert_eq!(e.queues(0)[0], vec![0, 200, 0, 200]);
     }
 }
