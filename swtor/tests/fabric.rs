@@ -125,7 +125,7 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
         assert!(ok, "ping h1 -> h2");
         pings = 6;
     } else {
-        eprintln!("SKIP ICMP part: `ping` not installed");
+        skip("ICMP part of static_circuit_delivers_udp_icmp_and_answers_arp: `ping` not installed");
     }
     // ARP for an address no host has is not answered.
     send_probes(
@@ -378,8 +378,8 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
     let c = fab.stop();
     eprintln!("{c}");
     if !in_slot {
-        eprintln!(
-            "SKIP slice_miss_reroutes_to_the_alternate_then_drops: the sender was descheduled past slice 1 (machine overloaded)"
+        skip(
+            "slice_miss_reroutes_to_the_alternate_then_drops: the sender was descheduled past slice 1 (machine overloaded)",
         );
         return;
     }
@@ -476,7 +476,7 @@ fn tcp_crosses_the_fabric() {
         return;
     };
     if !have("ethtool") {
-        eprintln!("SKIP tcp_crosses_the_fabric: ethtool not installed (needed for `tx off`)");
+        skip("tcp_crosses_the_fabric: ethtool not installed (needed for `tx off`)");
         return;
     }
     let net = Net::new(&[0, 1]);
