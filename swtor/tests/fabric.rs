@@ -351,54 +351,67 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
+    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(800)));
     send_probes(&net, 0, net.hosts[1].ip, vec![vec![0; 10]], vec![0]);
-    // Wait until the warm-up frame has left: it would take calendar-queue room.
-    let t0 = monotonic_ns();
-    while fab.counters().queued > 0 && monotonic_ns() - t0 < 2_000_000_000 {
-        std::thread::sleep(Duration::from_millis(5));
+    let drained = || {
+        let t0 = monotonic_ns();
+        while fab.counters().queued > 0 && monotonic_ns() - t0 < 2_000_000_000 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    // The burst must be admitted inside slice 1. The ToR reads its socket
+    // before it answers a command, so a queue snapshot that comes back still
+    // in the burst's slot proves it; on a loaded machine an attempt can miss
+    // and is repeated (each burst marked by its first payload byte).
+    let mut ok = None;
+    for attempt in 1..=5u8 {
+        drained(); // earlier frames would take calendar-queue room
+        let before = fab.counters();
+        wait_phase(&clock, 1, 50_000, 3_000_000);
+        let slot0 = clock.slot(monotonic_ns());
+        let payloads: Vec<Vec<u8>> = (1..=6u8).map(|i| vec![attempt * 10 + i; 500]).collect();
+        send_probes(&net, 0, net.hosts[1].ip, payloads, vec![0; 6]);
+        let queues = fab.queues(0);
+        if clock.slot(monotonic_ns()) == slot0 {
+            ok = Some((attempt, before, slot0, queues));
+            break;
+        }
     }
-    let before = fab.counters();
-    assert_eq!(before.queued, 0, "{before}");
-    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(500)));
-    // The burst must reach the ToR inside slice 1 (arrival slice 1); on a
-    // loaded machine the sender can be descheduled past it, so a burst that
-    // finished outside the slot it started in is not counted: the test
-    // then fails on the counters below rather than passing by luck.
-    wait_phase(&clock, 1, 50_000, 3_000_000);
-    let slot0 = clock.slot(monotonic_ns());
-    let payloads: Vec<Vec<u8>> = (1..=6u8).map(|i| vec![i; 500]).collect();
-    send_probes(&net, 0, net.hosts[1].ip, payloads, vec![0; 6]);
-    let in_slot = clock.slot(monotonic_ns()) == slot0;
-    let got: Vec<_> = recv
-        .join()
-        .unwrap()
-        .into_iter()
-        .filter(|(_, p)| p.len() == 500)
-        .collect();
+    drained();
     let c = fab.stop();
-    eprintln!("{c}");
-    if !in_slot {
+    let got = recv.join().unwrap();
+    let Some((attempt, before, slot0, queues)) = ok else {
         skip(
-            "slice_miss_reroutes_to_the_alternate_then_drops: the sender was descheduled past slice 1 (machine overloaded)",
+            "slice_miss_reroutes_to_the_alternate_then_drops: no burst was admitted within slice 1 in 5 tries (machine overloaded)",
         );
         return;
-    }
-    assert_eq!(before.dropped_total(), 0, "warm-up: {before}");
+    };
+    assert_eq!(before.queued, 0, "{before}");
+    assert_eq!(queues, vec![vec![1084, 0, 1084, 0]], "admission: {c}");
+    let got: Vec<_> = got
+        .into_iter()
+        .filter(|(_, p)| p.len() == 500 && p[0] / 10 == attempt)
+        .collect();
     assert_eq!(got.len(), 4, "two per usable slice: {c}");
-    // Frames 3 and 4 took the alternate (slice 2), which comes first.
-    let order: Vec<u8> = got.iter().map(|(_, p)| p[0]).collect();
+    // Frames 3 and 4 took the alternate (slice 2), which comes first,
+    // unless the data-plane thread missed a window (then it counts the
+    // frames as carried over, and they leave one cycle later).
+    let order: Vec<u8> = got.iter().map(|(_, p)| p[0] % 10).collect();
     let when: Vec<(u8, u64, u64)> = got
         .iter()
-        .map(|(t, p)| (p[0], clock.slot(*t) - slot0, *t - clock.slot_start(*t)))
+        .map(|(t, p)| (p[0] % 10, clock.slot(*t) - slot0, *t - clock.slot_start(*t)))
         .collect();
-    // Unless the data-plane thread missed a window (then it counts the
-    // frames as carried over, and they leave one cycle later).
     assert!(
         order == vec![3, 4, 1, 2] || c.carried_over > before.carried_over,
         "(probe, slots after the burst, ns into slot): {when:?} {c}"
     );
     assert_eq!(c.rerouted - before.rerouted, 2, "{c}");
-    assert_eq!(c.dropped(DropReason::SliceMiss), 2, "{c}");
+    assert_eq!(
+        c.dropped(DropReason::SliceMiss) - before.dropped(DropReason::SliceMiss),
+        2,
+        "{c}"
+    );
+    assert_eq!(c.delivered - before.delivered, 4, "{c}");
     assert!(c.conservation_holds(), "{c}");
 }
 
