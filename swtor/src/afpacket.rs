@@ -204,7 +204,7 @@ impl RawSocket {
     }
 
     /// Receives up to `BATCH` frames into fresh pool slots, appending them to
-    /// `out` (stamped with `now` in `Meta::t`). Returns how many arrived; 0
+    /// `out` (stamped in `Meta::t` with the clock read after the syscall). Returns how many arrived; 0
     /// when nothing is waiting or the pool is empty. Outgoing copies
     /// (PACKET_OUTGOING) are discarded.
     pub fn recv_batch(
@@ -263,6 +263,9 @@ impl RawSocket {
         } else {
             r as usize
         };
+        // Stamp with the time the frames were actually taken: the caller's
+        // `now` may be stale if the thread was preempted before the call.
+        let stamp = now.max(crate::clock::monotonic_ns());
         let mut kept = 0;
         for k in 0..n {
             let i = self.held[k];
@@ -275,7 +278,7 @@ impl RawSocket {
             let len = (self.msgs[k].msg_len as usize).min(MAX_FRAME);
             let m = pool.meta_mut(i);
             m.len = len as u16;
-            m.t = now;
+            m.t = stamp;
             out.push(RxFrame {
                 idx: i,
                 ifindex: self.addrs[k].sll_ifindex,

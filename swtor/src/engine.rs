@@ -33,7 +33,8 @@ const FLOW_SLOTS: usize = 1 << 16;
 /// A batch-oriented frame port: the host-facing AF_PACKET socket, or a
 /// veth-attached external ToR joining the OCS later.
 pub trait Port: Send {
-    /// Receives frames into fresh pool slots, appending them to `out`.
+    /// Receives frames into fresh pool slots, appending them to `out`, and
+    /// stamps each `Meta::t` with its receive time (at least `now`).
     fn recv_batch(
         &mut self,
         pool: &mut FramePool,
@@ -362,7 +363,9 @@ impl<P: Port> Engine<P> {
         }
         let any = !rx.is_empty();
         for f in rx.iter().copied() {
-            self.host_frame(f, now);
+            // Process at the port's receive stamp (never before `now`).
+            let t = self.pool.meta(f.idx).t.max(now);
+            self.host_frame(f, t);
         }
         self.rx = rx;
         Ok(any)
@@ -758,8 +761,9 @@ impl<P: Port> Engine<P> {
         let start = self.clock.start_of_slot(slot);
         let in_dark = tx < start + self.dark_of(slice, tu);
         let next = (slice + 1) % self.s;
+        // Running past the slice end is fine only onto the same circuit.
         let into_dark =
-            self.rotation && done > start + self.clock.slice && self.dark_of(next, tu) > 0;
+            self.rotation && done > start + self.clock.slice && self.changed[next * n + tu];
         if in_dark || into_dark {
             self.c.queued -= 1;
             return self.drop_frame(i, DropReason::Guardband);
@@ -834,6 +838,7 @@ mod tests {
             let mut n = 0;
             while let Some(f) = self.inject.pop_front() {
                 let i = pool.alloc_from(&f).unwrap();
+                pool.meta_mut(i).t = now;
                 out.push(RxFrame {
                     idx: i,
                     ifindex: 1,
