@@ -150,6 +150,9 @@ fn blast(s: &Setup, len: usize, secs: f64) -> (u64, u64) {
     let h2 = s.names[2].clone();
     let before = rx_packets(&h2);
     let sent = swtor::netns::run_in(Some(&h1), move || {
+        // Same weight as the data-plane thread, so parallel jobs on the
+        // machine do not decide the result (applies to both fabrics).
+        swtor::sched::set_thread_nice(swtor::DATAPLANE_NICE);
         let ix = swtor::afpacket::if_nametoindex("eth0")?;
         let mut sock = RawSocket::open(SocketOptions {
             ifindex: Some(ix),
@@ -312,7 +315,7 @@ fn main() {
         vec![64, 1514]
     };
     println!(
-        "frame_bytes  swtor_kpps  bridge_kpps  ratio  offered_swtor_kpps  offered_bridge_kpps  engine_only_kpps  max_poll_gap_us"
+        "frame_bytes  swtor_kpps  bridge_kpps  ratio  offered_swtor_kpps  offered_bridge_kpps  engine_only_kpps  swtor_busy_capacity_kpps  max_poll_gap_us  port_drops  load1"
     );
     for &len in &sizes {
         // swtor
@@ -334,12 +337,18 @@ fn main() {
         let eng = engine_only(len, secs.min(2.0));
         let (ks, kb) = (got_s as f64 / secs / 1e3, got_b as f64 / secs / 1e3);
         println!(
-            "{len:>11}  {ks:>10.0}  {kb:>11.0}  {:>5.2}  {:>18.0}  {:>19.0}  {:>16.0}  {:>15}",
+            "{len:>11}  {ks:>10.0}  {kb:>11.0}  {:>5.2}  {:>18.0}  {:>19.0}  {:>16.0}  {:>24.0}  {:>15}  {:>10}  {}",
             ks / kb,
             sent_s as f64 / secs / 1e3,
             sent_b as f64 / secs / 1e3,
             eng / 1e3,
-            c.max_poll_gap_ns / 1000
+            c.delivered as f64 / (c.busy_ns.max(1) as f64 / 1e9) / 1e3,
+            c.max_poll_gap_ns / 1000,
+            c.port_drops,
+            std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|l| l.split_whitespace().next().map(str::to_string))
+                .unwrap_or_default()
         );
     }
 }

@@ -180,12 +180,31 @@ impl RawSocket {
         })
     }
 
+    /// Frames the kernel dropped because this socket's receive buffer was
+    /// full, since the previous call (PACKET_STATISTICS resets on read).
+    pub fn take_drops(&self) -> io::Result<u64> {
+        // SAFETY: tpacket_stats is plain old data.
+        let mut st: libc::tpacket_stats = unsafe { zeroed() };
+        let mut len = size_of::<libc::tpacket_stats>() as libc::socklen_t;
+        // SAFETY: `st` is writable for `len` bytes, and `len` is passed by pointer.
+        cvt(unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut st as *mut libc::tpacket_stats).cast(),
+                &mut len,
+            )
+        })?;
+        Ok(st.tp_drops as u64)
+    }
+
     pub fn fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
 
     /// Receives up to `BATCH` frames into fresh pool slots, appending them to
-    /// `out` (stamped with `now` in `Meta::t`). Returns how many arrived; 0
+    /// `out` (stamped in `Meta::t` with the clock read after the syscall). Returns how many arrived; 0
     /// when nothing is waiting or the pool is empty. Outgoing copies
     /// (PACKET_OUTGOING) are discarded.
     pub fn recv_batch(
@@ -244,6 +263,9 @@ impl RawSocket {
         } else {
             r as usize
         };
+        // Stamp with the time the frames were actually taken: the caller's
+        // `now` may be stale if the thread was preempted before the call.
+        let stamp = now.max(crate::clock::monotonic_ns());
         let mut kept = 0;
         for k in 0..n {
             let i = self.held[k];
@@ -256,7 +278,7 @@ impl RawSocket {
             let len = (self.msgs[k].msg_len as usize).min(MAX_FRAME);
             let m = pool.meta_mut(i);
             m.len = len as u16;
-            m.t = now;
+            m.t = stamp;
             out.push(RxFrame {
                 idx: i,
                 ifindex: self.addrs[k].sll_ifindex,

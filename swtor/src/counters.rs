@@ -117,6 +117,13 @@ pub struct Counters {
     pub sent_bytes: u64,
     /// Bytes handed to host ports.
     pub delivered_bytes: u64,
+    /// Frames the kernel dropped before the data plane read them (host-port
+    /// socket buffer full); they never entered `sent`.
+    pub port_drops: u64,
+    /// Time the data-plane thread spent in loop iterations that moved
+    /// frames: `delivered / busy_ns` estimates the forwarding capacity of
+    /// one core independently of how fast senders can offer load.
+    pub busy_ns: u64,
     /// Longest time between two data-plane loop iterations (how long the
     /// thread was descheduled at worst): a measure of timing fidelity.
     pub max_poll_gap_ns: u64,
@@ -160,10 +167,11 @@ impl fmt::Display for Counters {
         }
         write!(
             f,
-            " rerouted {} arp_replies {} carried_over {} max_poll_gap {}us",
+            " rerouted {} arp_replies {} carried_over {} port_drops {} max_poll_gap {}us",
             self.rerouted,
             self.arp_replies,
             self.carried_over,
+            self.port_drops,
             self.max_poll_gap_ns / 1000
         )
     }

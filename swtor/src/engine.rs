@@ -33,7 +33,8 @@ const FLOW_SLOTS: usize = 1 << 16;
 /// A batch-oriented frame port: the host-facing AF_PACKET socket, or a
 /// veth-attached external ToR joining the OCS later.
 pub trait Port: Send {
-    /// Receives frames into fresh pool slots, appending them to `out`.
+    /// Receives frames into fresh pool slots, appending them to `out`, and
+    /// stamps each `Meta::t` with its receive time (at least `now`).
     fn recv_batch(
         &mut self,
         pool: &mut FramePool,
@@ -43,6 +44,11 @@ pub trait Port: Send {
     /// Sends (pool index, ifindex) frames; returns how many leading frames
     /// were taken. The caller keeps ownership of the slots.
     fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize>;
+    /// Frames the port lost before the engine saw them (e.g. a full kernel
+    /// socket buffer) since the previous call.
+    fn take_drops(&mut self) -> u64 {
+        0
+    }
 }
 
 impl Port for crate::afpacket::RawSocket {
@@ -56,6 +62,9 @@ impl Port for crate::afpacket::RawSocket {
     }
     fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
         crate::afpacket::RawSocket::send_batch(self, pool, frames)
+    }
+    fn take_drops(&mut self) -> u64 {
+        crate::afpacket::RawSocket::take_drops(self).unwrap_or(0)
     }
 }
 
@@ -120,6 +129,7 @@ pub struct Engine<P: Port> {
     tx_host: Vec<u16>,
     captures: Vec<Option<Capture>>,
     last_poll: u64,
+    host_rr: usize,
     pub c: Counters,
 }
 
@@ -241,6 +251,7 @@ impl<P: Port> Engine<P> {
             tx_host: Vec::with_capacity(crate::afpacket::BATCH),
             captures: (0..n).map(|_| None).collect(),
             last_poll: 0,
+            host_rr: 0,
             c: Counters::default(),
         })
     }
@@ -270,8 +281,9 @@ impl<P: Port> Engine<P> {
         Ok(busy)
     }
 
-    /// Counters with `queued` filled in.
-    pub fn counters(&self) -> Counters {
+    /// A snapshot of the counters (also collects the port's kernel drops).
+    pub fn counters(&mut self) -> Counters {
+        self.c.port_drops += self.port.take_drops();
         self.c.clone()
     }
 
@@ -351,7 +363,9 @@ impl<P: Port> Engine<P> {
         }
         let any = !rx.is_empty();
         for f in rx.iter().copied() {
-            self.host_frame(f, now);
+            // Process at the port's receive stamp (never before `now`).
+            let t = self.pool.meta(f.idx).t.max(now);
+            self.host_frame(f, t);
         }
         self.rx = rx;
         Ok(any)
@@ -388,8 +402,10 @@ impl<P: Port> Engine<P> {
     }
 
     fn proxy_arp(&mut self, h: u16, i: u32) {
+        // Never answer for the asking host itself: that would fake an
+        // address conflict (duplicate address detection sends spa 0.0.0.0).
         let target = match wire::arp_request(self.pool.data(i)) {
-            Some((_, spa, tpa)) if spa != tpa => self.by_ip.get(&tpa).copied(),
+            Some((_, spa, tpa)) if spa != tpa => self.by_ip.get(&tpa).copied().filter(|&t| t != h),
             _ => None,
         };
         let Some(t) = target else {
@@ -420,7 +436,11 @@ impl<P: Port> Engine<P> {
         self.tx.clear();
         self.tx_host.clear();
         let rate = self.timing.host_rate;
-        for (h, host) in self.hosts.iter_mut().enumerate() {
+        // Start at a rotating host so one busy port cannot fill every batch.
+        let n = self.hosts.len();
+        self.host_rr = if n == 0 { 0 } else { (self.host_rr + 1) % n };
+        for h in (self.host_rr..n).chain(0..self.host_rr) {
+            let host = &mut self.hosts[h];
             let mut cur = host.egress.peek();
             let mut t = host.next_free.max(now.saturating_sub(PACE_SLACK_NS));
             while let Some(i) = cur {
@@ -667,7 +687,6 @@ impl<P: Port> Engine<P> {
         let slice = (slot % self.s as u64) as usize;
         let start = self.clock.start_of_slot(slot);
         let end = start + self.clock.slice;
-        let next = (slice + 1) % self.s;
         let rate = self.timing.link_rate;
         let mut busy = false;
         for tor in 0..self.tors {
@@ -693,7 +712,9 @@ impl<P: Port> Engine<P> {
                 }
                 let q = tu * self.s + slice;
                 let ws = start + self.dark_of(slice, tu);
-                let must_fit = self.rotation && self.dark_of(next, tu) > 0;
+                // docs/time-model.md: a frame crosses only if its whole
+                // serialisation fits the window, else it waits.
+                let must_fit = self.rotation;
                 while let Some(i) = self.cal[q].peek() {
                     let tx = self.next_free[tu]
                         .max(tnow.saturating_sub(PACE_SLACK_NS))
@@ -740,8 +761,9 @@ impl<P: Port> Engine<P> {
         let start = self.clock.start_of_slot(slot);
         let in_dark = tx < start + self.dark_of(slice, tu);
         let next = (slice + 1) % self.s;
+        // Running past the slice end is fine only onto the same circuit.
         let into_dark =
-            self.rotation && done > start + self.clock.slice && self.dark_of(next, tu) > 0;
+            self.rotation && done > start + self.clock.slice && self.changed[next * n + tu];
         if in_dark || into_dark {
             self.c.queued -= 1;
             return self.drop_frame(i, DropReason::Guardband);
@@ -816,6 +838,7 @@ mod tests {
             let mut n = 0;
             while let Some(f) = self.inject.pop_front() {
                 let i = pool.alloc_from(&f).unwrap();
+                pool.meta_mut(i).t = now;
                 out.push(RxFrame {
                     idx: i,
                     ifindex: 1,
@@ -1014,5 +1037,224 @@ mod tests {
         e.poll(EPOCH + 2 * SLICE + DARK + 5).unwrap();
         assert_eq!(e.c.dropped(DropReason::NoCircuit), 1);
         assert!(e.c.conservation_holds());
+    }
+
+    fn spec_with(schedule: Schedule, tables: Tables, hosts_on: [u16; 2]) -> FabricSpec {
+        let hosts = (1..=2u8)
+            .map(|n| HostAttach {
+                ip: Ipv4Addr::new(10, 0, 0, n),
+                mac: [2, 0, 0, 0, 0, n],
+                tor: hosts_on[n as usize - 1],
+                ifname: String::new(),
+            })
+            .collect();
+        FabricSpec {
+            schedule,
+            tables,
+            timing: Timing {
+                slice: Nanos(SLICE),
+                guardband: Nanos(DARK),
+                reconfiguration: Nanos(0),
+                propagation: Nanos(0),
+                link_rate: BitsPerSec(8_000_000_000),
+                host_rate: BitsPerSec(800_000_000_000),
+                queue_capacity: 1 << 20,
+                tor_clock_offset: 0,
+            },
+            hosts,
+        }
+    }
+
+    fn any(dst: u16, class: Option<u8>) -> Match {
+        Match {
+            dst,
+            arrival: None,
+            ingress: Ingress::Any,
+            class,
+            bucket: None,
+        }
+    }
+
+    #[test]
+    fn electrical_fabric_delivers_to_the_destination_tor() {
+        let s = Schedule::electrical(3, 2);
+        let tables = Tables {
+            slices: 1,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![Entry {
+                    m: any(2, None),
+                    action: Action::Hop(TStep {
+                        port: 1,
+                        depart: None,
+                    }),
+                    alternates: vec![],
+                }],
+            }],
+        };
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 1,
+        };
+        let mut e = Engine::new(
+            &spec_with(s, tables, [0, 2]),
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        e.port.inject.push_back(frame(500));
+        e.poll(EPOCH + 5).unwrap();
+        e.poll(EPOCH + 1_000).unwrap();
+        e.poll(EPOCH + 1_001).unwrap();
+        assert_eq!(e.c.delivered, 1, "{}", e.c);
+        assert_eq!(e.port.sent[0].1, 2);
+        assert!(e.c.conservation_holds());
+    }
+
+    #[test]
+    fn flow_size_classes_move_a_growing_flow_to_its_class_entry() {
+        // UCMP-style: class 0 (flows < 1500 B so far) departs in slice 1,
+        // class 1 in slice 3.
+        let mut s = Schedule::new(2, 1, 4);
+        for ts in 0..4 {
+            s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
+                .unwrap();
+        }
+        let hop = |d| {
+            Action::Hop(TStep {
+                port: 0,
+                depart: Some(d),
+            })
+        };
+        let tables = Tables {
+            slices: 4,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: Some(lh_ctrl::routing::ClassThresholds {
+                thresholds: vec![0, 1500],
+            }),
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![
+                    Entry {
+                        m: any(1, Some(0)),
+                        action: hop(1),
+                        alternates: vec![],
+                    },
+                    Entry {
+                        m: any(1, Some(1)),
+                        action: hop(3),
+                        alternates: vec![],
+                    },
+                ],
+            }],
+        };
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 4,
+        };
+        let mut e = Engine::new(
+            &spec_with(s, tables, [0, 1]),
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        for _ in 0..3 {
+            e.port.inject.push_back(frame(1000));
+        }
+        e.poll(EPOCH + 5).unwrap();
+        // 1000 B seen: class 0; 2000 and 3000 B: class 1.
+        assert_eq!(e.queues(0)[0], vec![0, 1000, 0, 2000]);
+    }
+
+    #[test]
+    fn timing_from_config_uses_the_larger_dark_time_and_a_slice_of_buffer() {
+        let cfg = lh_ctrl::config::Config::from_json(
+            r#"{"mode": "TO",
+                "tors": {"count": 4, "uplinks": 1, "link_rate": "10Gbps",
+                         "hosts_per_tor": 1, "host_link_rate": "10Gbps"},
+                "ocs": {"count": 1, "ports": 4, "reconfiguration_delay": "300ns", "cabling": "auto"},
+                "slice": {"duration": "50us", "guardband": "200ns", "propagation": "1us"},
+                "topology": {"kind": "round_robin"},
+                "routing": {"algorithm": "direct"}}"#,
+            "test.json",
+        )
+        .unwrap();
+        let t = Timing::from_config(&cfg);
+        assert_eq!(t.slice, Nanos(50_000));
+        assert_eq!(t.dark(), Nanos(300));
+        assert_eq!(t.propagation, Nanos(1_000));
+        assert_eq!(t.queue_capacity, 62_500);
+        assert_eq!(t.tor_clock_offset, 0);
+    }
+
+    #[test]
+    fn packet_multipath_spreads_consecutive_packets_over_buckets() {
+        let mut s = Schedule::new(2, 1, 4);
+        for ts in 0..4 {
+            s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
+                .unwrap();
+        }
+        let hop = |d| {
+            Action::Hop(TStep {
+                port: 0,
+                depart: Some(d),
+            })
+        };
+        let m = |b| Match {
+            bucket: Some(b),
+            ..any(1, None)
+        };
+        let tables = Tables {
+            slices: 4,
+            lookup: Lookup::Hop,
+            multipath: Multipath::Packet,
+            buckets: 2,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![
+                    Entry {
+                        m: m(0),
+                        action: hop(1),
+                        alternates: vec![],
+                    },
+                    Entry {
+                        m: m(1),
+                        action: hop(3),
+                        alternates: vec![],
+                    },
+                ],
+            }],
+        };
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 4,
+        };
+        let mut e = Engine::new(
+            &spec_with(s, tables, [0, 1]),
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        for _ in 0..4 {
+            e.port.inject.push_back(frame(100));
+        }
+        e.poll(EPOCH + 5).unwrap();
+        assert_eq!(e.queues(0)[0], vec![0, 200, 0, 200]);
     }
 }

@@ -197,7 +197,8 @@ fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
 /// multi-ms gaps under load, see docs/dataplane.md).
 const YIELD_WHEN_IDLE: bool = false;
 
-/// Nice value of the data-plane thread (see `sched`).
+/// Nice value of the data-plane thread (see `sched`); the environment
+/// variable SWTOR_NICE overrides it (for measurements).
 pub const DATAPLANE_NICE: i32 = -10;
 
 /// Runs an engine on its own OS thread (also used with custom ports).
@@ -208,7 +209,11 @@ pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -
     let thread = std::thread::Builder::new()
         .name("swtor-dataplane".into())
         .spawn(move || {
-            if !sched::set_thread_nice(DATAPLANE_NICE) {
+            let nice = std::env::var("SWTOR_NICE")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(DATAPLANE_NICE);
+            if !sched::set_thread_nice(nice) {
                 tracing::debug!("could not raise the data-plane thread's priority");
             }
             let mut iter: u32 = 0;
@@ -222,6 +227,14 @@ pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -
                         false
                     }
                 };
+                if busy {
+                    // CPU time spent moving frames (an iteration longer than
+                    // 1 ms was preempted and is not counted).
+                    let spent = monotonic_ns().saturating_sub(now);
+                    if spent < 1_000_000 {
+                        eng.c.busy_ns += spent;
+                    }
+                }
                 iter = iter.wrapping_add(1);
                 if iter.is_multiple_of(64) {
                     if stop2.load(Ordering::Relaxed) {

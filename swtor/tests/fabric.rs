@@ -49,7 +49,8 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
     let Some(_serial) = can_run("static_circuit_delivers_udp_icmp_and_answers_arp") else {
         return;
     };
-    let net = Net::new(&[0, 1]);
+    // h1 and h3 on ToR 0, h2 on ToR 1.
+    let net = Net::new(&[0, 1, 0]);
     let tables = tables(
         1,
         Lookup::Hop,
@@ -65,16 +66,49 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
         hosts: net.attach(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cap_file = dir.path().join("s1-eth1.pcap");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cap =
+        swtor::capture_iface(Some(&net.fabric_path()), "s1-eth1", &cap_file, stop.clone()).unwrap();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
     let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(400)));
+    // Resolve ARP first: the kernel may reorder what it queued meanwhile.
+    send_probes(&net, 0, net.hosts[1].ip, vec![vec![0xAA]], vec![0]);
+    std::thread::sleep(Duration::from_millis(50));
     let payloads: Vec<Vec<u8>> = (0..20u8).map(|i| vec![i; 100 + i as usize]).collect();
     send_probes(&net, 0, net.hosts[1].ip, payloads.clone(), vec![500; 20]);
-    let got = recv.join().unwrap();
+    let got: Vec<_> = recv
+        .join()
+        .unwrap()
+        .into_iter()
+        .filter(|(_, p)| p.len() > 1)
+        .collect();
     assert_eq!(got.len(), 20, "every datagram arrives");
     let got_payloads: Vec<Vec<u8>> = got.into_iter().map(|(_, p)| p).collect();
     assert_eq!(
         got_payloads, payloads,
         "in order and intact (checksums completed)"
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let captured = cap.join().unwrap().unwrap();
+    let b = std::fs::read(&cap_file).unwrap();
+    assert_eq!(&b[0..4], &[0x4d, 0x3c, 0xb2, 0xa1], "ns pcap");
+    assert!(
+        captured >= 21,
+        "20 datagrams + ARP on h1's ToR port, got {captured}"
+    );
+
+    // Same ToR: h1 -> h3 is delivered locally, without the fabric.
+    let uplink_before = fab.counters().uplink_tx;
+    let rx3 = udp_in(net.host_path(2), net.hosts[2].ip, 5000);
+    let recv3 = std::thread::spawn(move || collect(&rx3, Duration::from_millis(300)));
+    send_probes(&net, 0, net.hosts[2].ip, vec![vec![3; 30]; 5], vec![200; 5]);
+    assert_eq!(recv3.join().unwrap().len(), 5);
+    assert_eq!(
+        fab.counters().uplink_tx,
+        uplink_before,
+        "local traffic stays off the uplinks"
     );
 
     let mut pings = 0;
@@ -99,7 +133,7 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
         assert!(ok, "ping h1 -> h2");
         pings = 6;
     } else {
-        eprintln!("SKIP ICMP part: `ping` not installed");
+        skip("ICMP part of static_circuit_delivers_udp_icmp_and_answers_arp: `ping` not installed");
     }
     // ARP for an address no host has is not answered.
     send_probes(
@@ -121,7 +155,7 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
     eprintln!("{c}");
     assert!(c.arp_replies >= 2, "both hosts were answered: {c}");
     assert!(c.arp_ignored >= 1, "unknown IP not answered: {c}");
-    assert_eq!(c.sent, 20 + pings);
+    assert_eq!(c.sent, 21 + 5 + pings, "{c}");
     assert_eq!(c.delivered, c.sent);
     assert_eq!(c.dropped_total(), 0);
     assert!(c.conservation_holds(), "{c}");
@@ -163,11 +197,15 @@ fn probes_leave_only_inside_the_usable_window() {
     send_probes(&net, 0, net.hosts[1].ip, payloads, gaps);
     let got = recv.join().unwrap();
     let c = fab.stop();
-    assert_eq!(got.len(), 80, "nothing is lost: {c}");
-    assert_eq!(c.delivered, 80, "{c}");
+    // A probe reaching the ToR in the last frame-time of slice 0 cannot fit
+    // its slice any more and has no alternate: a legitimate slice miss.
+    let miss = c.dropped(DropReason::SliceMiss);
+    assert!(miss <= 2, "{c}");
+    assert_eq!(got.len() as u64 + miss, 80, "nothing else is lost: {c}");
+    assert_eq!(c.delivered, got.len() as u64, "{c}");
     // The OCS checked every transmission independently: none was outside a
     // usable window.
-    assert_eq!(c.dropped_total(), 0, "{c}");
+    assert_eq!(c.dropped_total(), miss, "{c}");
     assert!(c.conservation_holds(), "{c}");
     // Kernel receive stamps: nothing can arrive before the window opens
     // (phase < dark) unless delayed by more than a whole slice; the bulk
@@ -178,6 +216,7 @@ fn probes_leave_only_inside_the_usable_window() {
     let tol = 100_000;
     let (mut inside, mut early_in_window) = (0, 0);
     let mut outside = Vec::new();
+    let n = got.len();
     for (t, p) in &got {
         let phase = (t - clock.epoch) % cycle;
         if phase >= dark && phase <= slice + tol {
@@ -189,10 +228,10 @@ fn probes_leave_only_inside_the_usable_window() {
             outside.push((p[0], phase));
         }
     }
-    eprintln!("{inside}/80 inside the window; outside (probe, phase ns): {outside:?}");
+    eprintln!("{inside}/{n} inside the window; outside (probe, phase ns): {outside:?}");
     assert!(
-        inside >= 76,
-        "{inside}/80 inside [{dark}, {}]: {outside:?}",
+        inside * 100 >= n * 95,
+        "{inside}/{n} inside [{dark}, {}]: {outside:?}",
         slice + tol
     );
     assert!(
@@ -232,7 +271,11 @@ fn tables_without_a_circuit_give_no_circuit_drops() {
     assert!(recv.join().unwrap().is_empty());
     std::thread::sleep(Duration::from_millis(5));
     let c = fab.counters();
-    assert_eq!(c.dropped(DropReason::NoCircuit), 10, "{c}");
+    // (A probe processed in the last frame-time of slice 1 is a slice miss:
+    // rare, but the thread can resume there after being descheduled.)
+    let miss = c.dropped(DropReason::SliceMiss);
+    assert!(miss <= 2, "{c}");
+    assert_eq!(c.dropped(DropReason::NoCircuit) + miss, 10, "{c}");
     assert_eq!(c.sent, 10);
     assert!(c.conservation_holds(), "{c}");
     let c = fab.stop();
@@ -317,54 +360,67 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
+    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(800)));
     send_probes(&net, 0, net.hosts[1].ip, vec![vec![0; 10]], vec![0]);
-    // Wait until the warm-up frame has left: it would take calendar-queue room.
-    let t0 = monotonic_ns();
-    while fab.counters().queued > 0 && monotonic_ns() - t0 < 2_000_000_000 {
-        std::thread::sleep(Duration::from_millis(5));
+    let drained = || {
+        let t0 = monotonic_ns();
+        while fab.counters().queued > 0 && monotonic_ns() - t0 < 2_000_000_000 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    // The burst must be admitted inside slice 1. The ToR reads its socket
+    // before it answers a command, so a queue snapshot that comes back still
+    // in the burst's slot proves it; on a loaded machine an attempt can miss
+    // and is repeated (each burst marked by its first payload byte).
+    let mut ok = None;
+    for attempt in 1..=5u8 {
+        drained(); // earlier frames would take calendar-queue room
+        let before = fab.counters();
+        wait_phase(&clock, 1, 50_000, 3_000_000);
+        let slot0 = clock.slot(monotonic_ns());
+        let payloads: Vec<Vec<u8>> = (1..=6u8).map(|i| vec![attempt * 10 + i; 500]).collect();
+        send_probes(&net, 0, net.hosts[1].ip, payloads, vec![0; 6]);
+        let queues = fab.queues(0);
+        if clock.slot(monotonic_ns()) == slot0 {
+            ok = Some((attempt, before, slot0, queues));
+            break;
+        }
     }
-    let before = fab.counters();
-    assert_eq!(before.queued, 0, "{before}");
-    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(500)));
-    // The burst must reach the ToR inside slice 1 (arrival slice 1); on a
-    // loaded machine the sender can be descheduled past it, so a burst that
-    // finished outside the slot it started in is not counted: the test
-    // then fails on the counters below rather than passing by luck.
-    wait_phase(&clock, 1, 50_000, 3_000_000);
-    let slot0 = clock.slot(monotonic_ns());
-    let payloads: Vec<Vec<u8>> = (1..=6u8).map(|i| vec![i; 500]).collect();
-    send_probes(&net, 0, net.hosts[1].ip, payloads, vec![0; 6]);
-    let in_slot = clock.slot(monotonic_ns()) == slot0;
-    let got: Vec<_> = recv
-        .join()
-        .unwrap()
-        .into_iter()
-        .filter(|(_, p)| p.len() == 500)
-        .collect();
+    drained();
     let c = fab.stop();
-    eprintln!("{c}");
-    if !in_slot {
-        eprintln!(
-            "SKIP slice_miss_reroutes_to_the_alternate_then_drops: the sender was descheduled past slice 1 (machine overloaded)"
+    let got = recv.join().unwrap();
+    let Some((attempt, before, slot0, queues)) = ok else {
+        skip(
+            "slice_miss_reroutes_to_the_alternate_then_drops: no burst was admitted within slice 1 in 5 tries (machine overloaded)",
         );
         return;
-    }
-    assert_eq!(before.dropped_total(), 0, "warm-up: {before}");
+    };
+    assert_eq!(before.queued, 0, "{before}");
+    assert_eq!(queues, vec![vec![1084, 0, 1084, 0]], "admission: {c}");
+    let got: Vec<_> = got
+        .into_iter()
+        .filter(|(_, p)| p.len() == 500 && p[0] / 10 == attempt)
+        .collect();
     assert_eq!(got.len(), 4, "two per usable slice: {c}");
-    // Frames 3 and 4 took the alternate (slice 2), which comes first.
-    let order: Vec<u8> = got.iter().map(|(_, p)| p[0]).collect();
+    // Frames 3 and 4 took the alternate (slice 2), which comes first,
+    // unless the data-plane thread missed a window (then it counts the
+    // frames as carried over, and they leave one cycle later).
+    let order: Vec<u8> = got.iter().map(|(_, p)| p[0] % 10).collect();
     let when: Vec<(u8, u64, u64)> = got
         .iter()
-        .map(|(t, p)| (p[0], clock.slot(*t) - slot0, *t - clock.slot_start(*t)))
+        .map(|(t, p)| (p[0] % 10, clock.slot(*t) - slot0, *t - clock.slot_start(*t)))
         .collect();
-    // Unless the data-plane thread missed a window (then it counts the
-    // frames as carried over, and they leave one cycle later).
     assert!(
         order == vec![3, 4, 1, 2] || c.carried_over > before.carried_over,
         "(probe, slots after the burst, ns into slot): {when:?} {c}"
     );
     assert_eq!(c.rerouted - before.rerouted, 2, "{c}");
-    assert_eq!(c.dropped(DropReason::SliceMiss), 2, "{c}");
+    assert_eq!(
+        c.dropped(DropReason::SliceMiss) - before.dropped(DropReason::SliceMiss),
+        2,
+        "{c}"
+    );
+    assert_eq!(c.delivered - before.delivered, 4, "{c}");
     assert!(c.conservation_holds(), "{c}");
 }
 
@@ -442,7 +498,7 @@ fn tcp_crosses_the_fabric() {
         return;
     };
     if !have("ethtool") {
-        eprintln!("SKIP tcp_crosses_the_fabric: ethtool not installed (needed for `tx off`)");
+        skip("tcp_crosses_the_fabric: ethtool not installed (needed for `tx off`)");
         return;
     }
     let net = Net::new(&[0, 1]);

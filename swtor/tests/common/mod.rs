@@ -24,16 +24,25 @@ pub fn is_root() -> bool {
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// Prints straight to stderr: the test harness captures `eprintln!`, and a
+/// skip must be visible even when the test passes.
+pub fn skip(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIP {msg}");
+}
+
 /// Returns a guard that serialises the tests of this binary (each runs a
 /// busy-polling data-plane thread, and timing checks need a free core), or
 /// None (after printing why) when the test cannot run here.
 pub fn can_run(test: &str) -> Option<MutexGuard<'static, ()>> {
     if !is_root() {
-        eprintln!("SKIP {test}: needs root (network namespaces, AF_PACKET)");
+        skip(&format!(
+            "{test}: needs root (network namespaces, AF_PACKET)"
+        ));
         return None;
     }
     if Command::new("ip").arg("-V").output().is_err() {
-        eprintln!("SKIP {test}: iproute2 `ip` not found");
+        skip(&format!("{test}: iproute2 `ip` not found"));
         return None;
     }
     Some(SERIAL.lock().unwrap_or_else(|e| e.into_inner()))
