@@ -220,3 +220,36 @@ pub async fn link_state(h: &Handle, name: &str) -> Result<(bool, u32), LinkError
         .unwrap_or(0);
     Ok((up, mtu))
 }
+
+/// Permanent IPv4 neighbour entries (ip, MAC) of a link.
+pub async fn permanent_neighbours(
+    h: &Handle,
+    name: &str,
+) -> Result<Vec<(Ipv4Addr, [u8; 6])>, LinkError> {
+    use rtnetlink::packet_route::neighbour::{NeighbourAddress, NeighbourAttribute};
+    let idx = index_of(h, name).await?;
+    let mut s = h.neighbours().get().execute();
+    let mut v = Vec::new();
+    while let Some(m) = s.try_next().await.ctx(|| format!("neighbours of {name}"))? {
+        if m.header.ifindex != idx || m.header.state != NeighbourState::Permanent {
+            continue;
+        }
+        let (mut ip, mut mac) = (None, None);
+        for a in &m.attributes {
+            match a {
+                NeighbourAttribute::Destination(NeighbourAddress::Inet(x)) => ip = Some(*x),
+                NeighbourAttribute::LinkLayerAddress(b) if b.len() == 6 => {
+                    let mut x = [0u8; 6];
+                    x.copy_from_slice(b);
+                    mac = Some(x);
+                }
+                _ => {}
+            }
+        }
+        if let (Some(ip), Some(mac)) = (ip, mac) {
+            v.push((ip, mac));
+        }
+    }
+    v.sort();
+    Ok(v)
+}

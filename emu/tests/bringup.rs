@@ -56,6 +56,16 @@ fn bring_up_and_teardown_leave_no_trace() {
     assert_eq!(addrs, vec![(Ipv4Addr::new(10, 0, 0, 3), 8)]);
     assert_eq!(state3, (true, 1500));
     assert_eq!(net.macs[2], [0, 0, 0, 0, 0, 3]);
+    // --arp: permanent entries for every other host, with --mac's MACs.
+    let neigh = links::with_netlink(Some(&ns3), |h| async move {
+        links::permanent_neighbours(&h, "h3-eth0").await
+    })
+    .unwrap();
+    let want: Vec<(Ipv4Addr, [u8; 6])> = [1u8, 2, 4]
+        .iter()
+        .map(|&k| (Ipv4Addr::new(10, 0, 0, k), [0, 0, 0, 0, 0, k]))
+        .collect();
+    assert_eq!(neigh, want);
     let offs = netns::run_in(Some(&ns3), || {
         [
             Offload::TxChecksum,
