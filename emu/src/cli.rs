@@ -101,6 +101,10 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     ("dump", "Dump node info."),
     ("exit", "Exit"),
+    (
+        "flow",
+        "One TCP flow with the built-in flow tool: throughput and completion time.\n       Usage: flow src dst SIZE|SECONDSs   (SIZE in bytes, K/M/G suffixes; 2s = for 2 seconds)",
+    ),
     ("help", "Describe available CLI commands."),
     ("intfs", "List interfaces."),
     (
@@ -253,6 +257,7 @@ impl<'a> Cli<'a> {
             }
             "iperf" => self.iperf_cmd(rest),
             "iperfudp" => self.iperfudp_cmd(rest),
+            "flow" => self.flow_cmd(rest),
             "sh" => {
                 let mut c = Command::new("sh");
                 c.arg("-c").arg(rest);
@@ -662,6 +667,37 @@ impl<'a> Cli<'a> {
         }
     }
 
+    fn flow_cmd(&mut self, rest: &str) {
+        let args: Vec<&str> = rest.split_whitespace().collect();
+        if args.len() != 3 {
+            self.say("usage: flow src dst SIZE|SECONDSs (e.g. flow h1 h2 10M, flow h1 h2 2s)");
+            return;
+        }
+        let Some((c, s)) = self.two_hosts(&args[..2]) else {
+            return;
+        };
+        let Some(amount) = parse_amount(args[2]) else {
+            self.say(&format!(
+                "*** Error: bad amount {} (examples: 1500, 10M, 2s)",
+                args[2]
+            ));
+            return;
+        };
+        let (client, server) = (&self.plan.hosts[c], &self.plan.hosts[s]);
+        match probe::tcp_flow(
+            Some(&self.host_ns(client)),
+            Some(&self.host_ns(server)),
+            server.ip,
+            amount,
+        ) {
+            Ok(f) => {
+                let line = format_flow(&client.name, &server.name, &f);
+                self.say(&line);
+            }
+            Err(e) => self.say(&format!("*** Error: flow: {e}")),
+        }
+    }
+
     /// `<node> <cmd>`: later words that are node names become their IPs.
     fn node_cmd(&mut self, node: &str, rest: &str) {
         if rest.is_empty() {
@@ -1002,6 +1038,26 @@ fn stty(arg: &str) {
     let _ = Command::new("stty").arg(arg).status();
 }
 
+/// `10M` (bytes, decimal suffixes) or `2s` / `0.5s` (seconds).
+pub fn parse_amount(s: &str) -> Option<probe::Amount> {
+    if let Some(secs) = s.strip_suffix('s') {
+        let v: f64 = secs.parse().ok()?;
+        return (v > 0.0).then_some(probe::Amount::Seconds(v));
+    }
+    parse_bw(s).map(|b| probe::Amount::Bytes(b as u64))
+}
+
+/// `*** Flow h1 -> h2: 10000000 bytes in 81.234 ms, 985 Mbits/sec (receiver), 990 Mbits/sec (sender)`
+pub fn format_flow(src: &str, dst: &str, f: &probe::FlowResult) -> String {
+    format!(
+        "*** Flow {src} -> {dst}: {} bytes in {:.3} ms, {} (receiver), {} (sender)",
+        f.bytes,
+        f.fct.as_secs_f64() * 1e3,
+        format::rate(f.server_bps),
+        format::rate(f.client_bps)
+    )
+}
+
 /// `10M` / `1G` / `500K` / `1000000` -> bits/s.
 pub fn parse_bw(s: &str) -> Option<f64> {
     let (num, mult) = match s.chars().last()? {
@@ -1285,6 +1341,25 @@ mod tests {
         assert_eq!(b.take(), "*** s2 has no table\n");
         cli.onecmd("slice");
         assert_eq!(b.take(), "*** No data plane in this run\n");
+    }
+
+    #[test]
+    fn flow_amounts_and_text() {
+        assert_eq!(parse_amount("10M"), Some(probe::Amount::Bytes(10_000_000)));
+        assert_eq!(parse_amount("1500"), Some(probe::Amount::Bytes(1500)));
+        assert_eq!(parse_amount("2s"), Some(probe::Amount::Seconds(2.0)));
+        assert_eq!(parse_amount("0s"), None);
+        assert_eq!(parse_amount("x"), None);
+        let f = probe::FlowResult {
+            bytes: 10_000_000,
+            server_bps: 985e6,
+            client_bps: 990e6,
+            fct: Duration::from_micros(81_234),
+        };
+        assert_eq!(
+            format_flow("h1", "h2", &f),
+            "*** Flow h1 -> h2: 10000000 bytes in 81.234 ms, 985 Mbits/sec (receiver), 990 Mbits/sec (sender)"
+        );
     }
 
     #[test]

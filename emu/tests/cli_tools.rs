@@ -101,6 +101,9 @@ fn ping_and_iperf_with_builtin_and_external_tools() {
             );
             assert!(out.ends_with("bits/sec']\n"), "{out}");
         }
+        cli.onecmd("flow h1 h2 2M");
+        let f = b.take();
+        assert!(f.starts_with("*** Flow h1 -> h2: 2000000 bytes in "), "{f}");
         cli.onecmd("h1 true");
         cli.onecmd("iperfudp 5M h1 h2");
         let u = b.take();
