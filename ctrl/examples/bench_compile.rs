@@ -13,7 +13,9 @@ use std::time::Instant;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().unwrap_or_else(|| "topologies/opera-108.json".into());
+    let path = args
+        .next()
+        .unwrap_or_else(|| "topologies/opera-108.json".into());
     let mut schedule_out = None;
     let mut algs = Vec::new();
     while let Some(a) = args.next() {
@@ -33,7 +35,11 @@ fn main() {
         let mut cfg = base.clone();
         cfg.routing.algorithm = alg;
         // UCMP's paths depend on the remaining hop budget: source routing.
-        cfg.routing.lookup = if alg == Algorithm::Ucmp { Lookup::Source } else { cfg.routing.lookup };
+        cfg.routing.lookup = if alg == Algorithm::Ucmp {
+            Lookup::Source
+        } else {
+            cfg.routing.lookup
+        };
         let mut best: Option<(f64, Vec<(String, f64)>, usize, usize)> = None;
         for _ in 0..3 {
             let t = Instant::now();
@@ -42,13 +48,25 @@ fn main() {
             if let Some(f) = &schedule_out {
                 std::fs::write(f, serde_json::to_string(&c.schedule).unwrap()).unwrap();
             }
-            let stages = c.timings.iter().map(|(n, d)| (n.to_string(), d.as_secs_f64() * 1e3)).collect();
+            let stages = c
+                .timings
+                .iter()
+                .map(|(n, d)| (n.to_string(), d.as_secs_f64() * 1e3))
+                .collect();
             if best.as_ref().is_none_or(|b| total < b.0) {
-                best = Some((total, stages, c.routes.paths.len(), c.tables.total_entries()));
+                best = Some((
+                    total,
+                    stages,
+                    c.routes.paths.len(),
+                    c.tables.total_entries(),
+                ));
             }
         }
         let (total, stages, paths, entries) = best.unwrap();
-        let st: Vec<String> = stages.iter().map(|(n, ms)| format!("\"{n}_ms\": {ms:.1}")).collect();
+        let st: Vec<String> = stages
+            .iter()
+            .map(|(n, ms)| format!("\"{n}_ms\": {ms:.1}"))
+            .collect();
         println!(
             "{{\"algorithm\": \"{name}\", \"total_ms\": {total:.1}, {}, \"paths\": {paths}, \"entries\": {entries}}}",
             st.join(", ")

@@ -800,30 +800,7 @@ impl<'a> Cli<'a> {
                 }
             }
         };
-        let mut out = format!(
-            "*** Slice {ts} of {} ({}, guardband {})\n",
-            s.slices(),
-            c.config.slice.duration,
-            c.config.slice.guardband
-        );
-        let circuits = s.circuits(ts);
-        if circuits.is_empty() {
-            out.push_str("(no circuits)\n");
-        }
-        for (a, b) in circuits {
-            let ch = if s.changed(ts, a) {
-                " (reconfigured)"
-            } else {
-                ""
-            };
-            out.push_str(&format!(
-                "{} up{} -> {} up{}{ch}\n",
-                crate::topo::tor_name(a.tor as usize),
-                a.port,
-                crate::topo::tor_name(b.tor as usize),
-                b.port
-            ));
-        }
+        let out = slice_text(c, ts);
         self.say_part(&out);
     }
 
@@ -841,23 +818,13 @@ impl<'a> Cli<'a> {
         let Some(t) = self.parse_tor(rest) else {
             return;
         };
-        let Some(tbl) = c.tables.tors.iter().find(|x| x.tor == t) else {
+        let Some(out) = table_text(c, t) else {
             self.say(&format!(
                 "*** {} has no table",
                 crate::topo::tor_name(t as usize)
             ));
             return;
         };
-        let mut out = format!(
-            "*** {} time-flow table: {} entries ({:?} lookup)\n",
-            crate::topo::tor_name(t as usize),
-            tbl.entries.len(),
-            c.tables.lookup
-        );
-        for e in &tbl.entries {
-            out.push_str(&format_entry(e));
-            out.push('\n');
-        }
         self.say_part(&out);
     }
 
@@ -1082,6 +1049,52 @@ fn fmt_action(a: &Action) -> String {
             format!("source[{}]", l.join(" "))
         }
     }
+}
+
+/// `schedule [ts]` text: the circuits of one slice (also `lighthouse show --slice`).
+pub fn slice_text(c: &lh_ctrl::compile::Compiled, ts: SliceId) -> String {
+    let s = &c.schedule;
+    let mut out = format!(
+        "*** Slice {ts} of {} ({}, guardband {})\n",
+        s.slices(),
+        c.config.slice.duration,
+        c.config.slice.guardband
+    );
+    let circuits = s.circuits(ts);
+    if circuits.is_empty() {
+        out.push_str("(no circuits)\n");
+    }
+    for (a, b) in circuits {
+        let ch = if s.changed(ts, a) {
+            " (reconfigured)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "{} up{} -> {} up{}{ch}\n",
+            crate::topo::tor_name(a.tor as usize),
+            a.port,
+            crate::topo::tor_name(b.tor as usize),
+            b.port
+        ));
+    }
+    out
+}
+
+/// `table <tor>` text (also `lighthouse show --tor`); `None` for no such ToR.
+pub fn table_text(c: &lh_ctrl::compile::Compiled, t: TorId) -> Option<String> {
+    let tbl = c.tables.tors.iter().find(|x| x.tor == t)?;
+    let mut out = format!(
+        "*** {} time-flow table: {} entries ({:?} lookup)\n",
+        crate::topo::tor_name(t as usize),
+        tbl.entries.len(),
+        c.tables.lookup
+    );
+    for e in &tbl.entries {
+        out.push_str(&format_entry(e));
+        out.push('\n');
+    }
+    Some(out)
 }
 
 /// One table entry, human readable:

@@ -1,11 +1,84 @@
-//! `lighthouse compile` / `lighthouse show`: left to the integrator.
+//! `lighthouse compile` and `lighthouse show`: the controller pipeline from
+//! the command line.
 
+use anyhow::{Context, Result, bail};
+use lh_ctrl::compile::{Compiled, compile_with_progress};
+use lh_ctrl::config::Config;
+use lh_ctrl::{SliceId, TorId};
+use std::io::{IsTerminal, Write};
 use std::path::Path;
+use std::time::Instant;
 
-/// Compile a config and print/write what `lighthouse compile` promises.
-pub fn compile_cmd(config: &Path, out: Option<&Path>, show: bool) -> anyhow::Result<()> {
-    let cfg = lh_ctrl::config::Config::load(config)?;
-    let c = lh_ctrl::compile::compile(&cfg)?;
-    let _ = (out, show, c);
-    anyhow::bail!("`compile`/`show` output is not implemented yet")
+/// Load and compile, with a progress line while it works (on a terminal).
+pub fn load_and_compile(config: &Path) -> Result<Compiled> {
+    let cfg = Config::load(config)?;
+    let tty = std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let compiled = compile_with_progress(&cfg, |stage| {
+        if tty {
+            eprint!(
+                "\r\x1b[2K[{:>5.1}s] compiling: {stage}...",
+                start.elapsed().as_secs_f64()
+            );
+            let _ = std::io::stderr().flush();
+        }
+    });
+    if tty {
+        eprint!("\r\x1b[2K");
+    }
+    compiled.with_context(|| format!("compiling {}", config.display()))
+}
+
+fn write_json(dir: &Path, name: &str, v: &impl serde::Serialize) -> Result<()> {
+    let p = dir.join(name);
+    let f = std::fs::File::create(&p).with_context(|| format!("creating {}", p.display()))?;
+    serde_json::to_writer(std::io::BufWriter::new(f), v)
+        .with_context(|| format!("writing {}", p.display()))
+}
+
+/// `lighthouse compile CONFIG [--out DIR]`: the summary, and with `--out`
+/// the schedule, OCS circuits, tables and summary as files.
+pub fn compile_cmd(config: &Path, out: Option<&Path>) -> Result<()> {
+    let c = load_and_compile(config)?;
+    let summary = c.summary();
+    println!("{summary}");
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let ocs = c.schedule.verify(&c.config)?;
+        write_json(dir, "schedule.json", &c.schedule)?;
+        write_json(dir, "ocs.json", &ocs)?;
+        write_json(dir, "tables.json", &c.tables)?;
+        write_json(dir, "summary.json", &summary)?;
+        std::fs::write(dir.join("summary.txt"), format!("{summary}\n"))?;
+        println!(
+            "wrote schedule.json, ocs.json, tables.json, summary.json, summary.txt to {}",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// `lighthouse show CONFIG --tor N | --slice S`.
+pub fn show_cmd(config: &Path, tor: Option<TorId>, slice: Option<SliceId>) -> Result<()> {
+    let c = load_and_compile(config)?;
+    match (tor, slice) {
+        (Some(t), _) => match crate::cli::table_text(&c, t) {
+            Some(text) => print!("{text}"),
+            None => bail!(
+                "ToR {t} does not exist (ToRs are 0..{})",
+                c.tables.tors.len()
+            ),
+        },
+        (None, Some(ts)) => {
+            if ts as usize >= c.schedule.slices() {
+                bail!(
+                    "slice {ts} does not exist (the cycle has {} slices)",
+                    c.schedule.slices()
+                );
+            }
+            print!("{}", crate::cli::slice_text(&c, ts));
+        }
+        (None, None) => bail!("say what to show: --tor N or --slice S"),
+    }
+    Ok(())
 }

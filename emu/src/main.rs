@@ -67,8 +67,16 @@ enum Cmd {
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
-    /// Show what CONFIG compiles to.
-    Show { config: PathBuf },
+    /// Show one ToR's time-flow table or one slice's circuits.
+    Show {
+        config: PathBuf,
+        /// A ToR index (0-based; ToR N is switch sN+1 in the CLI).
+        #[arg(long, conflicts_with = "slice")]
+        tor: Option<u16>,
+        /// A slice index.
+        #[arg(long)]
+        slice: Option<u16>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -100,10 +108,10 @@ fn main() -> ExitCode {
         }),
         Cmd::Clean { prefix } => clean_cmd(prefix),
         Cmd::Compile { config, out } => {
-            compile_cmd::compile_cmd(&config, out.as_deref(), false).map(|()| ExitCode::SUCCESS)
+            compile_cmd::compile_cmd(&config, out.as_deref()).map(|()| ExitCode::SUCCESS)
         }
-        Cmd::Show { config } => {
-            compile_cmd::compile_cmd(&config, None, true).map(|()| ExitCode::SUCCESS)
+        Cmd::Show { config, tor, slice } => {
+            compile_cmd::show_cmd(&config, tor, slice).map(|()| ExitCode::SUCCESS)
         }
     };
     match r {
