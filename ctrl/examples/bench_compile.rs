@@ -11,6 +11,9 @@ use lh_ctrl::compile::compile;
 use lh_ctrl::config::{Algorithm, Config, Lookup};
 use std::time::Instant;
 
+/// (total ms, per-stage ms, paths, entries) of one compile.
+type Run = (f64, Vec<(String, f64)>, usize, usize);
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args
@@ -40,7 +43,7 @@ fn main() {
         } else {
             cfg.routing.lookup
         };
-        let mut best: Option<(f64, Vec<(String, f64)>, usize, usize)> = None;
+        let mut best: Option<Run> = None;
         for _ in 0..3 {
             let t = Instant::now();
             let c = compile(&cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
