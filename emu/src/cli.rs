@@ -1320,6 +1320,7 @@ mod tests {
             schedule,
             routes: Default::default(),
             tables,
+            timings: Vec::new(),
         }
     }
 

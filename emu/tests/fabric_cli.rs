@@ -92,6 +92,7 @@ fn small_compiled() -> Compiled {
         schedule,
         routes: Default::default(),
         tables,
+        timings: Vec::new(),
     }
 }
 

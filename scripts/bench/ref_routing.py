@@ -58,7 +58,7 @@ def hoho(n, S, slices):
             g.add_edge((x, t), (x, t + 1), weight=big)
             for y in gs.neighbors(x):
                 g.add_edge((x, t), (y, t + 1), weight=big + 1)
-    rev = g.reverse(copy=False)
+    rev = g.reverse(copy=True)
     out = {}
     for dst in range(n):
         sink = ("sink", dst)
