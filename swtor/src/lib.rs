@@ -167,7 +167,7 @@ pub fn start_with(
         spec.schedule.slices() as u64,
     );
     let eng = engine::Engine::new(&spec, &ifindex, sock, clock, opts)?;
-    Ok(spawn(eng, clock))
+    spawn(eng, clock)
 }
 
 fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
@@ -202,7 +202,10 @@ const YIELD_WHEN_IDLE: bool = false;
 pub const DATAPLANE_NICE: i32 = -10;
 
 /// Runs an engine on its own OS thread (also used with custom ports).
-pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -> FabricHandle {
+pub fn spawn<P: Port + 'static>(
+    mut eng: engine::Engine<P>,
+    clock: SliceClock,
+) -> Result<FabricHandle, FabricError> {
     let (tx, rx) = mpsc::channel::<Cmd>();
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
@@ -263,13 +266,13 @@ pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -
             eng.flush_captures();
             eng.counters()
         })
-        .expect("spawning the data-plane thread");
-    FabricHandle {
+        .map_err(io_err("spawning the data-plane thread"))?;
+    Ok(FabricHandle {
         cmd: tx,
         stop,
         thread: Some(thread),
         clock,
-    }
+    })
 }
 
 fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
