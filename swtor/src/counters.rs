@@ -119,6 +119,8 @@ pub struct Counters {
     pub sent_bytes: u64,
     /// Bytes handed to host ports.
     pub delivered_bytes: u64,
+    /// Runtime reconfigurations applied (traffic-aware topology updates).
+    pub reconfigurations: u64,
     /// Frames the kernel dropped before the data plane read them (host-port
     /// socket buffer full); they never entered `sent`.
     pub port_drops: u64,

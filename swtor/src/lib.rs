@@ -125,6 +125,10 @@ enum Cmd {
         Option<std::fs::File>,
         mpsc::SyncSender<io::Result<()>>,
     ),
+    Reconfigure(
+        Box<(Schedule, Tables)>,
+        mpsc::SyncSender<Result<(), FabricError>>,
+    ),
 }
 
 /// A running data plane.
@@ -289,6 +293,9 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
         Cmd::Capture(t, at, None, r) => {
             let _ = r.send(eng.stop_capture(t, at));
         }
+        Cmd::Reconfigure(st, r) => {
+            let _ = r.send(eng.reconfigure(&st.0, &st.1, monotonic_ns()));
+        }
     }
 }
 
@@ -343,6 +350,14 @@ impl FabricHandle {
     pub fn stop_capture(&self, tor: TorId, port: CapturePoint) -> Result<(), FabricError> {
         self.ask(|r| Cmd::Capture(tor, port, None, r))?
             .map_err(io_err(format!("closing capture on ToR {tor} {port:?}")))
+    }
+
+    /// Replaces the schedule and tables now (a traffic-aware topology
+    /// update): circuits that change are dark for
+    /// `max(guardband, reconfiguration)` from this moment, queued frames
+    /// stay queued. ToRs, uplinks and slices must stay the same.
+    pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
+        self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
     }
 
     /// Stops and joins the data-plane thread (closing its socket) and

@@ -549,3 +549,50 @@ fn tcp_crosses_the_fabric() {
     assert_eq!(c.dropped(DropReason::TooBig), 0, "{c}");
     assert!(c.conservation_holds(), "{c}");
 }
+
+#[test]
+fn reconfigure_moves_a_circuit_at_runtime() {
+    let Some(_serial) = can_run("reconfigure_moves_a_circuit_at_runtime") else {
+        return;
+    };
+    // TA-style, one slice: ToR0's uplink reaches ToR1 first, then ToR2.
+    let net = Net::new(&[0, 2]);
+    let mut a = Schedule::new(3, 1, 1);
+    a.connect(ep(0, 0), ep(1, 0), 0).unwrap();
+    let mut b = Schedule::new(3, 1, 1);
+    b.connect(ep(0, 0), ep(2, 0), 0).unwrap();
+    let t = || {
+        tables(
+            1,
+            Lookup::Hop,
+            vec![
+                (0, vec![entry(2, None, hop(0, None), vec![])]),
+                (2, vec![entry(0, None, hop(0, None), vec![])]),
+            ],
+        )
+    };
+    let spec = FabricSpec {
+        schedule: a,
+        tables: t(),
+        timing: timing(100, 10, 1_000_000_000),
+        hosts: net.attach(),
+    };
+    let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
+    let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
+    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(300)));
+    send_probes(&net, 0, net.hosts[1].ip, vec![vec![1; 50]; 3], vec![300; 3]);
+    std::thread::sleep(Duration::from_millis(20));
+    let before = fab.counters();
+    assert_eq!(
+        before.dropped(DropReason::NoRoute),
+        3,
+        "ToR1 has no route: {before}"
+    );
+    fab.reconfigure(b, t()).unwrap();
+    send_probes(&net, 0, net.hosts[1].ip, vec![vec![2; 50]; 3], vec![300; 3]);
+    let got = recv.join().unwrap();
+    assert_eq!(got.len(), 3, "after the update the circuit reaches ToR2");
+    let c = fab.stop();
+    assert_eq!(c.reconfigurations, 1);
+    assert!(c.conservation_holds(), "{c}");
+}
