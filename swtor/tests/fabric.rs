@@ -368,10 +368,10 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
             std::thread::sleep(Duration::from_millis(5));
         }
     };
-    // The burst must be admitted inside slice 1. The ToR reads its socket
-    // before it answers a command, so a queue snapshot that comes back still
-    // in the burst's slot proves it; on a loaded machine an attempt can miss
-    // and is repeated (each burst marked by its first payload byte).
+    // The burst must be admitted inside slice 1: counters showing all six
+    // taken and a queue snapshot, both back while still in the burst's slot,
+    // prove it. On a loaded machine an attempt can miss and is repeated
+    // (each burst marked by its first payload byte).
     let mut ok = None;
     for attempt in 1..=5u8 {
         drained(); // earlier frames would take calendar-queue room
@@ -380,6 +380,11 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
         let slot0 = clock.slot(monotonic_ns());
         let payloads: Vec<Vec<u8>> = (1..=6u8).map(|i| vec![attempt * 10 + i; 500]).collect();
         send_probes(&net, 0, net.hosts[1].ip, payloads, vec![0; 6]);
+        // Wait until the ToR has taken all six (the veth hands them over
+        // asynchronously), then look at the calendar queues.
+        while fab.counters().sent - before.sent < 6 && clock.slot(monotonic_ns()) == slot0 {
+            std::hint::spin_loop();
+        }
         let queues = fab.queues(0);
         if clock.slot(monotonic_ns()) == slot0 {
             ok = Some((attempt, before, slot0, queues));
