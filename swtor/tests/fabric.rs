@@ -307,23 +307,48 @@ fn tor_clock_ahead_of_the_ocs_gives_guardband_drops() {
     // Resolve ARP first so the burst below leaves the host at once.
     send_probes(&net, 0, net.hosts[1].ip, vec![vec![0; 10]], vec![0]);
     std::thread::sleep(Duration::from_millis(10));
-    let before = fab.counters();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
-    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(200)));
+    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(500)));
     // A burst in the middle of slice 1 (no circuit): all wait for slice 0.
-    wait_phase(&clock, 1, 300_000, 400_000);
-    send_probes(
-        &net,
-        0,
-        net.hosts[1].ip,
-        vec![vec![9; 100]; 10],
-        vec![0; 10],
-    );
-    assert!(
-        recv.join().unwrap().is_empty(),
-        "the burst hit the dark time"
-    );
+    // It counts only if the ToR took all of it within slice 1; under load an
+    // attempt can miss and is repeated (bursts marked by payload byte).
+    let mut ok = None;
+    for attempt in 1..=5u8 {
+        let before = fab.counters();
+        wait_phase(&clock, 1, 300_000, 400_000);
+        let slot0 = clock.slot(monotonic_ns());
+        send_probes(
+            &net,
+            0,
+            net.hosts[1].ip,
+            vec![vec![attempt; 100]; 10],
+            vec![0; 10],
+        );
+        while fab.counters().sent - before.sent < 10 && clock.slot(monotonic_ns()) == slot0 {
+            std::hint::spin_loop();
+        }
+        let taken = fab.counters().sent - before.sent == 10;
+        if taken && clock.slot(monotonic_ns()) == slot0 {
+            ok = Some((attempt, before));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(10));
     let c = fab.stop();
+    let got = recv.join().unwrap();
+    let Some((attempt, before)) = ok else {
+        skip(
+            "tor_clock_ahead_of_the_ocs_gives_guardband_drops: no burst was taken within slice 1 in 5 tries (machine overloaded)",
+        );
+        return;
+    };
+    assert!(
+        got.iter().all(|(_, p)| p[0] != attempt || p.len() != 100),
+        "the burst hit the dark time: {c}"
+    );
+    // Later attempts (none after success) cannot add drops: compare with
+    // the counters taken just before the successful burst.
     assert_eq!(
         c.dropped(DropReason::Guardband) - before.dropped(DropReason::Guardband),
         10,
