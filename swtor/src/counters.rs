@@ -95,7 +95,9 @@ pub struct Counters {
     /// Frames currently held: calendar queues, host egress queues and the
     /// OCS delay lines.
     pub queued: u64,
-    /// Drops by reason, indexed like `DropReason::ALL`.
+    /// Drops by reason, indexed like `DropReason::ALL` (serialised as a map
+    /// from the snake_case name to the count).
+    #[serde(serialize_with = "drops_as_map")]
     pub dropped: [u64; DropReason::COUNT],
     /// Proxy-ARP replies sent.
     pub arp_replies: u64,
@@ -117,6 +119,8 @@ pub struct Counters {
     pub sent_bytes: u64,
     /// Bytes handed to host ports.
     pub delivered_bytes: u64,
+    /// Runtime reconfigurations applied (traffic-aware topology updates).
+    pub reconfigurations: u64,
     /// Frames the kernel dropped before the data plane read them (host-port
     /// socket buffer full); they never entered `sent`.
     pub port_drops: u64,
@@ -127,6 +131,18 @@ pub struct Counters {
     /// Longest time between two data-plane loop iterations (how long the
     /// thread was descheduled at worst): a measure of timing fidelity.
     pub max_poll_gap_ns: u64,
+}
+
+fn drops_as_map<S: serde::Serializer>(
+    d: &[u64; DropReason::COUNT],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(DropReason::COUNT))?;
+    for r in DropReason::ALL {
+        m.serialize_entry(r.name(), &d[r as usize])?;
+    }
+    m.end()
 }
 
 impl Counters {

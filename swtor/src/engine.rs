@@ -16,7 +16,8 @@ use crate::pool::{FramePool, FrameQueue, MAX_FRAME, NIL};
 use crate::wire;
 use crate::{FabricSpec, Timing};
 use lh_ctrl::config::Multipath;
-use lh_ctrl::schedule::{Endpoint, LinkKind};
+use lh_ctrl::schedule::{Endpoint, LinkKind, Schedule};
+use lh_ctrl::tables::Tables;
 use lh_ctrl::{PortId, SliceId, TorId};
 use std::collections::HashMap;
 use std::io::{self, BufWriter};
@@ -130,6 +131,11 @@ pub struct Engine<P: Port> {
     captures: Vec<Option<Capture>>,
     last_poll: u64,
     host_rr: usize,
+    /// Per uplink: until when its circuit is dark after a runtime
+    /// reconfiguration (TA topology update). The number is compared with
+    /// each side's own clock, like a switch time announced by a controller:
+    /// a ToR whose clock runs ahead sends into the OCS's dark time.
+    dark_until: Vec<u64>,
     pub c: Counters,
 }
 
@@ -179,20 +185,7 @@ impl<P: Port> Engine<P> {
         let s = schedule.slices();
         let ix = LookupIndex::build(tables, tors)?;
         let n = tors * uplinks;
-        let mut peer = vec![u32::MAX; s * n];
-        let mut changed = vec![false; s * n];
-        for ts in 0..s {
-            for t in 0..tors {
-                for p in 0..uplinks {
-                    let ep = Endpoint::new(t as TorId, p as PortId);
-                    let k = ts * n + t * uplinks + p;
-                    if let Some(e) = schedule.peer(ts as SliceId, ep) {
-                        peer[k] = ((e.tor as u32) << 8) | e.port as u32;
-                    }
-                    changed[k] = schedule.changed(ts as SliceId, ep);
-                }
-            }
-        }
+        let (peer, changed) = circuit_tables(schedule);
         let mut by_ip = HashMap::new();
         let mut by_ifindex = HashMap::new();
         let mut hs = Vec::new();
@@ -252,6 +245,7 @@ impl<P: Port> Engine<P> {
             captures: (0..n).map(|_| None).collect(),
             last_poll: 0,
             host_rr: 0,
+            dark_until: vec![0; n],
             c: Counters::default(),
         })
     }
@@ -301,6 +295,55 @@ impl<P: Port> Engine<P> {
                     .collect()
             })
             .collect()
+    }
+
+    /// Replaces the schedule and tables at time `now` (a traffic-aware
+    /// topology update). Queued frames stay where they are; every uplink
+    /// whose circuit changed is dark for `max(guardband, reconfiguration)`
+    /// from `now`, for the ToR and the OCS alike. The shape (ToRs, uplinks,
+    /// slices) must not change.
+    pub fn reconfigure(
+        &mut self,
+        schedule: &Schedule,
+        tables: &Tables,
+        now: u64,
+    ) -> Result<(), crate::FabricError> {
+        if (schedule.tors(), schedule.uplinks(), schedule.slices())
+            != (self.tors, self.uplinks, self.s)
+        {
+            return Err(crate::FabricError::Spec(format!(
+                "reconfiguration must keep {} ToRs x {} uplinks x {} slices",
+                self.tors, self.uplinks, self.s
+            )));
+        }
+        if tables.slices > 1 && tables.slices != self.s {
+            return Err(crate::FabricError::Spec(
+                "tables and schedule disagree on slices".into(),
+            ));
+        }
+        let ix = LookupIndex::build(tables, self.tors)?;
+        let (peer, changed) = circuit_tables(schedule);
+        let n = self.tors * self.uplinks;
+        for tu in 0..n {
+            if (0..self.s).any(|ts| peer[ts * n + tu] != self.peer[ts * n + tu]) {
+                self.dark_until[tu] = now + self.dark;
+            }
+        }
+        self.ix = ix;
+        self.peer = peer;
+        self.changed = changed;
+        self.kind = schedule.kind();
+        self.multipath = tables.multipath;
+        self.thresholds = tables
+            .classes
+            .as_ref()
+            .map(|c| c.thresholds.clone())
+            .unwrap_or_default();
+        if self.thresholds.len() > 1 && self.flow_bytes.is_empty() {
+            self.flow_bytes = vec![0; FLOW_SLOTS];
+        }
+        self.c.reconfigurations += 1;
+        Ok(())
     }
 
     pub fn start_capture(
@@ -639,7 +682,7 @@ impl<P: Port> Engine<P> {
         if self.rotation {
             let start = self.clock.start_of_slot(slot + rank);
             let end = start + self.clock.slice;
-            let ws = start + self.dark_of(d as usize, tu);
+            let ws = (start + self.dark_of(d as usize, tu)).max(self.dark_until[tu]);
             let from = if rank == 0 {
                 ws.max(tnow).max(self.next_free[tu])
             } else {
@@ -711,7 +754,7 @@ impl<P: Port> Engine<P> {
                     continue;
                 }
                 let q = tu * self.s + slice;
-                let ws = start + self.dark_of(slice, tu);
+                let ws = (start + self.dark_of(slice, tu)).max(self.dark_until[tu]);
                 // docs/time-model.md: a frame crosses only if its whole
                 // serialisation fits the window, else it waits.
                 let must_fit = self.rotation;
@@ -759,7 +802,7 @@ impl<P: Port> Engine<P> {
             return self.drop_frame(i, DropReason::NoCircuit);
         }
         let start = self.clock.start_of_slot(slot);
-        let in_dark = tx < start + self.dark_of(slice, tu);
+        let in_dark = tx < start + self.dark_of(slice, tu) || tx < self.dark_until[tu];
         let next = (slice + 1) % self.s;
         // Running past the slice end is fine only onto the same circuit.
         let into_dark =
@@ -799,6 +842,28 @@ impl<P: Port> Engine<P> {
         }
         busy
     }
+}
+
+/// `[slice][tor * uplinks + port]` peer (tor << 8 | port, u32::MAX: none)
+/// and whether the circuit changed from the previous slice.
+fn circuit_tables(schedule: &Schedule) -> (Vec<u32>, Vec<bool>) {
+    let (tors, uplinks, s) = (schedule.tors(), schedule.uplinks(), schedule.slices());
+    let n = tors * uplinks;
+    let mut peer = vec![u32::MAX; s * n];
+    let mut changed = vec![false; s * n];
+    for ts in 0..s {
+        for t in 0..tors {
+            for p in 0..uplinks {
+                let ep = Endpoint::new(t as TorId, p as PortId);
+                let k = ts * n + t * uplinks + p;
+                if let Some(e) = schedule.peer(ts as SliceId, ep) {
+                    peer[k] = ((e.tor as u32) << 8) | e.port as u32;
+                }
+                changed[k] = schedule.changed(ts as SliceId, ep);
+            }
+        }
+    }
+    (peer, changed)
 }
 
 fn refusal_reason(r: Refusal) -> DropReason {
@@ -1256,5 +1321,90 @@ mod tests {
         }
         e.poll(EPOCH + 5).unwrap();
         assert_eq!(e.queues(0)[0], vec![0, 200, 0, 200]);
+    }
+
+    #[test]
+    fn reconfiguration_swaps_circuits_with_a_dark_time() {
+        // TA-style: one slice; ToR0's uplink first reaches ToR1, then ToR2.
+        let mut a = Schedule::new(3, 1, 1);
+        a.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
+            .unwrap();
+        let mut b = Schedule::new(3, 1, 1);
+        b.connect(Endpoint::new(0, 0), Endpoint::new(2, 0), 0)
+            .unwrap();
+        let table = |dst| Tables {
+            slices: 1,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![Entry {
+                    m: any(dst, None),
+                    action: Action::Hop(TStep {
+                        port: 0,
+                        depart: None,
+                    }),
+                    alternates: vec![],
+                }],
+            }],
+        };
+        // h1 on ToR0, h2 on ToR2: unreachable under `a` (tables say go,
+        // but the circuit leads to ToR1, which has no route).
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 1,
+        };
+        let mut e = Engine::new(
+            &spec_with(a, table(2), [0, 2]),
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        e.port.inject.push_back(frame(100));
+        e.poll(EPOCH + 5).unwrap();
+        e.poll(EPOCH + 200).unwrap();
+        assert_eq!(e.c.dropped(DropReason::NoRoute), 1, "{}", e.c);
+        let t = EPOCH + 1_000;
+        e.reconfigure(&b, &table(2), t).unwrap();
+        e.port.inject.push_back(frame(100));
+        e.poll(t + 10).unwrap();
+        assert_eq!(e.c.uplink_tx, 1, "held during the 1 us dark time");
+        e.poll(t + DARK).unwrap();
+        e.poll(t + DARK + 200).unwrap();
+        e.poll(t + DARK + 201).unwrap();
+        assert_eq!(e.c.delivered, 1, "{}", e.c);
+        assert_eq!(e.c.reconfigurations, 1);
+        assert!(e.c.conservation_holds());
+        // A ToR clock ahead of the OCS sends into the dark time.
+        let mut e = Engine::new(
+            &FabricSpec {
+                timing: Timing {
+                    tor_clock_offset: 600,
+                    ..spec_with(b.clone(), table(2), [0, 2]).timing
+                },
+                ..spec_with(b.clone(), table(2), [0, 2])
+            },
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        let mut c = Schedule::new(3, 1, 1);
+        c.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
+            .unwrap();
+        e.reconfigure(&c, &table(2), t).unwrap();
+        e.port.inject.push_back(frame(100));
+        e.poll(t + DARK - 600).unwrap();
+        assert_eq!(e.c.dropped(DropReason::Guardband), 1, "{}", e.c);
+        assert!(
+            e.reconfigure(&Schedule::new(4, 1, 1), &table(1), t)
+                .is_err()
+        );
     }
 }

@@ -125,6 +125,10 @@ enum Cmd {
         Option<std::fs::File>,
         mpsc::SyncSender<io::Result<()>>,
     ),
+    Reconfigure(
+        Box<(Schedule, Tables)>,
+        mpsc::SyncSender<Result<(), FabricError>>,
+    ),
 }
 
 /// A running data plane.
@@ -167,7 +171,7 @@ pub fn start_with(
         spec.schedule.slices() as u64,
     );
     let eng = engine::Engine::new(&spec, &ifindex, sock, clock, opts)?;
-    Ok(spawn(eng, clock))
+    spawn(eng, clock)
 }
 
 fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
@@ -202,7 +206,10 @@ const YIELD_WHEN_IDLE: bool = false;
 pub const DATAPLANE_NICE: i32 = -10;
 
 /// Runs an engine on its own OS thread (also used with custom ports).
-pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -> FabricHandle {
+pub fn spawn<P: Port + 'static>(
+    mut eng: engine::Engine<P>,
+    clock: SliceClock,
+) -> Result<FabricHandle, FabricError> {
     let (tx, rx) = mpsc::channel::<Cmd>();
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
@@ -263,13 +270,13 @@ pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -
             eng.flush_captures();
             eng.counters()
         })
-        .expect("spawning the data-plane thread");
-    FabricHandle {
+        .map_err(io_err("spawning the data-plane thread"))?;
+    Ok(FabricHandle {
         cmd: tx,
         stop,
         thread: Some(thread),
         clock,
-    }
+    })
 }
 
 fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
@@ -285,6 +292,9 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
         }
         Cmd::Capture(t, at, None, r) => {
             let _ = r.send(eng.stop_capture(t, at));
+        }
+        Cmd::Reconfigure(st, r) => {
+            let _ = r.send(eng.reconfigure(&st.0, &st.1, monotonic_ns()));
         }
     }
 }
@@ -340,6 +350,14 @@ impl FabricHandle {
     pub fn stop_capture(&self, tor: TorId, port: CapturePoint) -> Result<(), FabricError> {
         self.ask(|r| Cmd::Capture(tor, port, None, r))?
             .map_err(io_err(format!("closing capture on ToR {tor} {port:?}")))
+    }
+
+    /// Replaces the schedule and tables now (a traffic-aware topology
+    /// update): circuits that change are dark for
+    /// `max(guardband, reconfiguration)` from this moment, queued frames
+    /// stay queued. ToRs, uplinks and slices must stay the same.
+    pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
+        self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
     }
 
     /// Stops and joins the data-plane thread (closing its socket) and

@@ -307,23 +307,48 @@ fn tor_clock_ahead_of_the_ocs_gives_guardband_drops() {
     // Resolve ARP first so the burst below leaves the host at once.
     send_probes(&net, 0, net.hosts[1].ip, vec![vec![0; 10]], vec![0]);
     std::thread::sleep(Duration::from_millis(10));
-    let before = fab.counters();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
-    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(200)));
+    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(500)));
     // A burst in the middle of slice 1 (no circuit): all wait for slice 0.
-    wait_phase(&clock, 1, 300_000, 400_000);
-    send_probes(
-        &net,
-        0,
-        net.hosts[1].ip,
-        vec![vec![9; 100]; 10],
-        vec![0; 10],
-    );
-    assert!(
-        recv.join().unwrap().is_empty(),
-        "the burst hit the dark time"
-    );
+    // It counts only if the ToR took all of it within slice 1; under load an
+    // attempt can miss and is repeated (bursts marked by payload byte).
+    let mut ok = None;
+    for attempt in 1..=5u8 {
+        let before = fab.counters();
+        wait_phase(&clock, 1, 300_000, 400_000);
+        let slot0 = clock.slot(monotonic_ns());
+        send_probes(
+            &net,
+            0,
+            net.hosts[1].ip,
+            vec![vec![attempt; 100]; 10],
+            vec![0; 10],
+        );
+        while fab.counters().sent - before.sent < 10 && clock.slot(monotonic_ns()) == slot0 {
+            std::hint::spin_loop();
+        }
+        let taken = fab.counters().sent - before.sent == 10;
+        if taken && clock.slot(monotonic_ns()) == slot0 {
+            ok = Some((attempt, before));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(10));
     let c = fab.stop();
+    let got = recv.join().unwrap();
+    let Some((attempt, before)) = ok else {
+        skip(
+            "tor_clock_ahead_of_the_ocs_gives_guardband_drops: no burst was taken within slice 1 in 5 tries (machine overloaded)",
+        );
+        return;
+    };
+    assert!(
+        got.iter().all(|(_, p)| p[0] != attempt || p.len() != 100),
+        "the burst hit the dark time: {c}"
+    );
+    // Later attempts (none after success) cannot add drops: compare with
+    // the counters taken just before the successful burst.
     assert_eq!(
         c.dropped(DropReason::Guardband) - before.dropped(DropReason::Guardband),
         10,
@@ -368,10 +393,10 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
             std::thread::sleep(Duration::from_millis(5));
         }
     };
-    // The burst must be admitted inside slice 1. The ToR reads its socket
-    // before it answers a command, so a queue snapshot that comes back still
-    // in the burst's slot proves it; on a loaded machine an attempt can miss
-    // and is repeated (each burst marked by its first payload byte).
+    // The burst must be admitted inside slice 1: counters showing all six
+    // taken and a queue snapshot, both back while still in the burst's slot,
+    // prove it. On a loaded machine an attempt can miss and is repeated
+    // (each burst marked by its first payload byte).
     let mut ok = None;
     for attempt in 1..=5u8 {
         drained(); // earlier frames would take calendar-queue room
@@ -380,6 +405,11 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
         let slot0 = clock.slot(monotonic_ns());
         let payloads: Vec<Vec<u8>> = (1..=6u8).map(|i| vec![attempt * 10 + i; 500]).collect();
         send_probes(&net, 0, net.hosts[1].ip, payloads, vec![0; 6]);
+        // Wait until the ToR has taken all six (the veth hands them over
+        // asynchronously), then look at the calendar queues.
+        while fab.counters().sent - before.sent < 6 && clock.slot(monotonic_ns()) == slot0 {
+            std::hint::spin_loop();
+        }
         let queues = fab.queues(0);
         if clock.slot(monotonic_ns()) == slot0 {
             ok = Some((attempt, before, slot0, queues));
@@ -463,9 +493,14 @@ fn source_route_crosses_a_transit_tor_and_shows_in_the_uplink_pcap() {
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
     let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(600)));
     send_probes(&net, 0, net.hosts[1].ip, vec![vec![5; 80]; 5], vec![200; 5]);
-    assert_eq!(recv.join().unwrap().len(), 5);
+    let got = recv.join().unwrap();
     let c = fab.stop();
-    assert_eq!(c.delivered, 5, "{c}");
+    // A route has no alternates: a frame the thread gets to only at the very
+    // end of its departure slice (after being descheduled) is a slice miss.
+    let miss = c.dropped(DropReason::SliceMiss);
+    assert!(miss <= 1, "{c}");
+    assert_eq!(got.len() as u64, c.delivered, "{c}");
+    assert_eq!(c.delivered + miss, 5, "{c}");
     assert!(c.conservation_holds(), "{c}");
     let b = std::fs::read(&pcap).unwrap();
     assert_eq!(&b[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
@@ -485,10 +520,9 @@ fn source_route_crosses_a_transit_tor_and_shows_in_the_uplink_pcap() {
         }
         o += 16 + caplen;
     }
-    assert_eq!(
-        (with_srh, plain),
-        (5, 5),
-        "arrivals carry the header, departures had it popped"
+    assert!(
+        with_srh >= c.delivered && plain == c.delivered && with_srh > 0,
+        "arrivals carry the header, departures had it popped: {with_srh} {plain} {c}"
     );
 }
 
@@ -547,5 +581,52 @@ fn tcp_crosses_the_fabric() {
     assert!(got == data, "stream intact");
     let c = fab.stop();
     assert_eq!(c.dropped(DropReason::TooBig), 0, "{c}");
+    assert!(c.conservation_holds(), "{c}");
+}
+
+#[test]
+fn reconfigure_moves_a_circuit_at_runtime() {
+    let Some(_serial) = can_run("reconfigure_moves_a_circuit_at_runtime") else {
+        return;
+    };
+    // TA-style, one slice: ToR0's uplink reaches ToR1 first, then ToR2.
+    let net = Net::new(&[0, 2]);
+    let mut a = Schedule::new(3, 1, 1);
+    a.connect(ep(0, 0), ep(1, 0), 0).unwrap();
+    let mut b = Schedule::new(3, 1, 1);
+    b.connect(ep(0, 0), ep(2, 0), 0).unwrap();
+    let t = || {
+        tables(
+            1,
+            Lookup::Hop,
+            vec![
+                (0, vec![entry(2, None, hop(0, None), vec![])]),
+                (2, vec![entry(0, None, hop(0, None), vec![])]),
+            ],
+        )
+    };
+    let spec = FabricSpec {
+        schedule: a,
+        tables: t(),
+        timing: timing(100, 10, 1_000_000_000),
+        hosts: net.attach(),
+    };
+    let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
+    let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
+    let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(300)));
+    send_probes(&net, 0, net.hosts[1].ip, vec![vec![1; 50]; 3], vec![300; 3]);
+    std::thread::sleep(Duration::from_millis(20));
+    let before = fab.counters();
+    assert_eq!(
+        before.dropped(DropReason::NoRoute),
+        3,
+        "ToR1 has no route: {before}"
+    );
+    fab.reconfigure(b, t()).unwrap();
+    send_probes(&net, 0, net.hosts[1].ip, vec![vec![2; 50]; 3], vec![300; 3]);
+    let got = recv.join().unwrap();
+    assert_eq!(got.len(), 3, "after the update the circuit reaches ToR2");
+    let c = fab.stop();
+    assert_eq!(c.reconfigurations, 1);
     assert!(c.conservation_holds(), "{c}");
 }
