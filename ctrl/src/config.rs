@@ -97,8 +97,8 @@ pub struct Tors {
     pub link_rate: BitsPerSec,
     pub hosts_per_tor: u16,
     pub host_link_rate: BitsPerSec,
-    /// Bytes of buffer per calendar queue before a packet counts as a slice
-    /// miss (queue full). Default: one slice's worth of bytes.
+    /// Bytes of buffer per calendar queue; a packet beyond it is dropped
+    /// as queue full. Default: [`Config::queue_capacity_bytes`].
     #[serde(default)]
     pub queue_capacity: Option<u64>,
 }
@@ -404,12 +404,15 @@ impl Config {
         self.tors.link_rate.bytes_in(usable)
     }
 
-    /// Calendar-queue capacity in bytes: `tors.queue_capacity`, or one
-    /// slice's worth of bytes ([`Config::bytes_per_slice`]).
+    /// Calendar-queue buffer in bytes: `tors.queue_capacity`, or eight
+    /// slices' worth of bytes and at least 64 KiB. The buffer is separate
+    /// from what a slice can carry ([`Config::bytes_per_slice`], which
+    /// slice-miss detection uses): frames beyond a slice's capacity that no
+    /// alternate takes wait a cycle in the buffer instead of being lost.
     pub fn queue_capacity_bytes(&self) -> u64 {
         self.tors
             .queue_capacity
-            .unwrap_or_else(|| self.bytes_per_slice())
+            .unwrap_or_else(|| (8 * self.bytes_per_slice()).max(64 * 1024))
     }
 
     /// Routing knobs with their defaults filled in.

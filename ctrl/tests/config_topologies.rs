@@ -99,7 +99,8 @@ fn rotornet_family_has_the_demo_parameters() {
         assert!(c.is_cyclic());
         // 1 Gb/s over 90 us of usable slice.
         assert_eq!(c.bytes_per_slice(), 11_250);
-        assert_eq!(c.queue_capacity_bytes(), 11_250);
+        // Buffer: eight slices of bytes (above the 64 KiB floor).
+        assert_eq!(c.queue_capacity_bytes(), 90_000);
         // Auto cabling: ToR t on OCS 0 port t.
         let cab: Vec<(u16, u16)> = (0..8).map(|t| (0, t)).collect();
         assert_eq!(c.cabling(), cab);

@@ -106,6 +106,9 @@ pub struct Counters {
     /// Frames admitted to an alternate action after the primary calendar
     /// queue refused them (recirculation-free rerouting, §6.3).
     pub rerouted: u64,
+    /// Frames that fit no action's slice but were kept in the primary
+    /// calendar queue's buffer (slice miss without loss: they wait a cycle).
+    pub deferred: u64,
     /// Frames put on an uplink towards the OCS.
     pub uplink_tx: u64,
     /// Frames the OCS delivered to a ToR.

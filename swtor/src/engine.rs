@@ -142,7 +142,9 @@ pub struct Engine<P: Port> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Refusal {
     Full,
-    Miss,
+    /// The frame fits the buffer but not what the circuit can still carry
+    /// in that slice; carries the queue it would have gone to.
+    Miss(usize),
     NoPort,
 }
 
@@ -579,6 +581,10 @@ impl<P: Port> Engine<P> {
             let len = self.pool.meta(i).len as u64;
             return match self.admit(tor, step, arrival, slot, tnow, len) {
                 Ok(q) => self.enqueue(tor, dst, step.port, q, i, tnow),
+                Err(Refusal::Miss(q)) => {
+                    self.c.deferred += 1;
+                    self.enqueue(tor, dst, step.port, q, i, tnow)
+                }
                 Err(r) => self.drop_frame(i, refusal_reason(r)),
             };
         }
@@ -619,6 +625,24 @@ impl<P: Port> Engine<P> {
                     first_refusal.get_or_insert(r);
                 }
             }
+        }
+        // No action fits its slice. Like a calendar queue without push-back
+        // (paper Table 3), the primary queue still takes the frame while its
+        // buffer lasts; what its slice cannot carry waits a cycle.
+        if let Some(Refusal::Miss(q)) = first_refusal {
+            let a = self.ix.actions(entry)[0];
+            let steps = self.ix.steps(&a);
+            let port = steps[0].port;
+            if a.source && steps.len() > 1 {
+                let rest = steps[1..]
+                    .iter()
+                    .map(|s| (s.port, s.depart.unwrap_or(wire::SRH_NOW)));
+                if !wire::srh_push(&mut self.pool, i, rest) {
+                    return self.drop_frame(i, DropReason::TooBig);
+                }
+            }
+            self.c.deferred += 1;
+            return self.enqueue(tor, dst, port, q, i, tnow);
         }
         let r = first_refusal.map_or(DropReason::NoRoute, refusal_reason);
         self.drop_frame(i, r)
@@ -693,7 +717,7 @@ impl<P: Port> Engine<P> {
                 .link_rate
                 .bytes_in(lh_ctrl::units::Nanos(end.saturating_sub(from)));
             if queued + len > avail {
-                return Err(Refusal::Miss);
+                return Err(Refusal::Miss(q));
             }
         }
         Ok(q)
@@ -869,7 +893,7 @@ fn circuit_tables(schedule: &Schedule) -> (Vec<u32>, Vec<bool>) {
 fn refusal_reason(r: Refusal) -> DropReason {
     match r {
         Refusal::Full => DropReason::QueueFull,
-        Refusal::Miss => DropReason::SliceMiss,
+        Refusal::Miss(_) => DropReason::SliceMiss,
         Refusal::NoPort => DropReason::NoRoute,
     }
 }
@@ -1015,16 +1039,26 @@ mod tests {
         let mut e = engine(0, 3);
         // Arrive in slice 0: rank 3 -> queue 3, which carries 10 us - 1 us
         // dark = 9000 bytes. The tenth 1000-byte frame goes to the
-        // alternate (slice 1, also 9000 bytes); nothing is refused yet.
+        // alternate (slice 1, also 9000 bytes). The nineteenth fits neither
+        // slice: it stays in the primary queue's buffer (deferred a cycle).
         for _ in 0..19 {
             e.port.inject.push_back(frame(1000));
         }
         e.poll(EPOCH + 2_000).unwrap();
         let q = e.queues(0);
-        assert_eq!(q[0], vec![0, 9000, 0, 9000]);
+        assert_eq!(q[0], vec![0, 9000, 0, 10000]);
         assert_eq!(e.c.rerouted, 9);
-        assert_eq!(e.c.dropped(DropReason::SliceMiss), 1);
-        assert_eq!(e.c.queued, 18);
+        assert_eq!(e.c.deferred, 1);
+        assert_eq!(e.c.dropped(DropReason::SliceMiss), 0);
+        assert_eq!(e.c.queued, 19);
+        assert!(e.c.conservation_holds());
+        // Past the buffer (100 000 bytes per queue) frames are dropped.
+        for _ in 0..100 {
+            e.port.inject.push_back(frame(1000));
+        }
+        e.poll(EPOCH + 2_100).unwrap();
+        assert_eq!(e.queues(0)[0][3], 100_000);
+        assert_eq!(e.c.dropped(DropReason::QueueFull), 10);
         assert!(e.c.conservation_holds());
     }
 

@@ -65,10 +65,7 @@ impl Timing {
             propagation: cfg.slice.propagation,
             link_rate: cfg.tors.link_rate,
             host_rate: cfg.tors.host_link_rate,
-            queue_capacity: cfg
-                .tors
-                .queue_capacity
-                .unwrap_or_else(|| cfg.tors.link_rate.bytes_in(slice).max(2 * 1514)),
+            queue_capacity: cfg.queue_capacity_bytes(),
             tor_clock_offset: 0,
         }
     }
