@@ -1,0 +1,111 @@
+//! Benchmark of `tables::entries()` on an Opera-like 108-ToR schedule with
+//! direct paths for every (src, dst, arrival slice).
+//!
+//! `cargo run --release -p lighthouse-ctrl --example bench_tables [reps]`
+
+use lh_ctrl::config::{Lookup, Multipath};
+use lh_ctrl::routing::{Hop, Path, RouteSet};
+use lh_ctrl::schedule::{Endpoint, Schedule};
+use lh_ctrl::tables::entries;
+use lh_ctrl::{PortId, SliceId, Slot, TorId};
+use std::time::Instant;
+
+const TORS: usize = 108;
+const UPLINKS: usize = 6;
+const SLICES: usize = 108;
+/// Matchings per rotor (TORS / UPLINKS).
+const PER_ROTOR: usize = TORS / UPLINKS;
+
+/// 108 symmetric matchings `x <-> (i - x) mod 108`; rotor `r` (uplink `r`)
+/// cycles through matchings `r, r + 6, ...` and changes in the slices with
+/// `s % 6 == r`, so every pair meets on one rotor for 6 slices per cycle.
+fn schedule() -> Schedule {
+    let mut s = Schedule::new(TORS, UPLINKS, SLICES);
+    for ts in 0..SLICES {
+        for r in 0..UPLINKS {
+            let pos = (ts as i64 - r as i64).div_euclid(UPLINKS as i64);
+            let i = r + UPLINKS * pos.rem_euclid(PER_ROTOR as i64) as usize;
+            for x in 0..TORS {
+                let y = (i + TORS - x) % TORS;
+                if x < y {
+                    s.connect(
+                        Endpoint::new(x as TorId, r as PortId),
+                        Endpoint::new(y as TorId, r as PortId),
+                        ts as SliceId,
+                    )
+                    .unwrap();
+                }
+            }
+        }
+    }
+    s
+}
+
+/// Every src != dst and arrival slice: wait at the source for the first
+/// slot with a direct circuit.
+fn direct_paths(s: &Schedule) -> Vec<Path> {
+    let mut paths = Vec::with_capacity(TORS * (TORS - 1) * SLICES);
+    for src in 0..TORS as TorId {
+        for dst in 0..TORS as TorId {
+            if src == dst {
+                continue;
+            }
+            for a in 0..SLICES as SliceId {
+                let hop = (a as Slot..(a as usize + SLICES) as Slot)
+                    .find_map(|t| {
+                        (0..UPLINKS as PortId).find_map(|p| {
+                            let peer =
+                                s.peer((t as usize % SLICES) as SliceId, Endpoint::new(src, p))?;
+                            (peer.tor == dst).then_some(Hop {
+                                tor: src,
+                                port: p,
+                                depart: Some(t),
+                            })
+                        })
+                    })
+                    .expect("every pair meets once per cycle");
+                paths.push(Path {
+                    src,
+                    dst,
+                    arrival: Some(a),
+                    hops: vec![hop],
+                    class: None,
+                });
+            }
+        }
+    }
+    paths
+}
+
+fn main() {
+    let reps: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(5);
+    let s = schedule();
+    let routes = RouteSet {
+        paths: direct_paths(&s),
+        classes: None,
+    };
+    println!(
+        "opera-like: {TORS} ToRs, {UPLINKS} uplinks, {SLICES} slices, {} direct paths",
+        routes.paths.len()
+    );
+    for lookup in [Lookup::Hop, Lookup::Source] {
+        let mut times = Vec::with_capacity(reps);
+        let mut total = 0;
+        for _ in 0..reps {
+            let t0 = Instant::now();
+            let t = entries(&s, &routes, lookup, Multipath::None, 1).unwrap();
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            total = t.total_entries();
+            drop(t);
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "entries({lookup:?}): min {:.1} ms, median {:.1} ms over {reps} runs ({total} entries)",
+            times[0],
+            times[reps / 2]
+        );
+    }
+}
