@@ -1,7 +1,7 @@
 //! Benchmark of `tables::entries()` on an Opera-like 108-ToR schedule with
 //! direct paths for every (src, dst, arrival slice).
 //!
-//! `cargo run --release -p lighthouse-ctrl --example bench_tables [reps]`
+//! `cargo run --release -p lighthouse-ctrl --example bench_tables [reps] [hop|source]`
 
 use lh_ctrl::config::{Lookup, Multipath};
 use lh_ctrl::routing::{Hop, Path, RouteSet};
@@ -77,6 +77,17 @@ fn direct_paths(s: &Schedule) -> Vec<Path> {
     paths
 }
 
+/// CPU time of this process (all threads) in ms, from /proc (10 ms ticks);
+/// the wall time alone misleads on a machine shared with other jobs.
+fn cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may contain spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks * 10.0)
+}
+
 fn main() {
     let reps: usize = std::env::args()
         .nth(1)
@@ -91,21 +102,33 @@ fn main() {
         "opera-like: {TORS} ToRs, {UPLINKS} uplinks, {SLICES} slices, {} direct paths",
         routes.paths.len()
     );
+    let only = std::env::args().nth(2);
     for lookup in [Lookup::Hop, Lookup::Source] {
+        if only
+            .as_deref()
+            .is_some_and(|o| !format!("{lookup:?}").eq_ignore_ascii_case(o))
+        {
+            continue;
+        }
         let mut times = Vec::with_capacity(reps);
         let mut total = 0;
+        let mut cpu = 0.0;
         for _ in 0..reps {
+            let c0 = cpu_ms();
             let t0 = Instant::now();
             let t = entries(&s, &routes, lookup, Multipath::None, 1).unwrap();
             times.push(t0.elapsed().as_secs_f64() * 1e3);
+            cpu += cpu_ms().zip(c0).map_or(f64::NAN, |(a, b)| a - b);
             total = t.total_entries();
             drop(t);
         }
         times.sort_by(f64::total_cmp);
         println!(
-            "entries({lookup:?}): min {:.1} ms, median {:.1} ms over {reps} runs ({total} entries)",
+            "entries({lookup:?}): wall min {:.1} ms, median {:.1} ms, cpu {:.0} ms/run \
+             over {reps} runs ({total} entries)",
             times[0],
-            times[reps / 2]
+            times[reps / 2],
+            cpu / reps as f64
         );
     }
 }

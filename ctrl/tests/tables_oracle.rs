@@ -9,7 +9,7 @@ mod oracle;
 use lh_ctrl::config::{Lookup, Multipath};
 use lh_ctrl::routing::{Hop, Path, RouteSet};
 use lh_ctrl::schedule::{Endpoint, Schedule};
-use lh_ctrl::tables::{TableError, entries};
+use lh_ctrl::tables::{TableError, entries, entries_with_threads};
 use lh_ctrl::{PortId, SliceId, Slot, TorId};
 use oracle::oracle_entries;
 use proptest::prelude::*;
@@ -76,6 +76,7 @@ fn direct(s: &Schedule, x: TorId, dst: TorId, from: Slot, coin: u64) -> Option<H
 /// rarely conflict): the source goes direct or detours via a neighbour
 /// after a wait, transit ToRs go direct. `salt` varies the source's choice
 /// between alternatives of one group.
+#[allow(clippy::too_many_arguments)]
 fn policy_path(
     s: &Schedule,
     electrical: bool,
@@ -132,7 +133,7 @@ fn policy_path(
                 depart: None,
             })
         };
-        if coin % 3 == 0 {
+        if coin.is_multiple_of(3) {
             let m = ((coin >> 8) % n) as TorId;
             if m != src && m != dst {
                 let first = pick(src, m, coin >> 16)?;
@@ -147,14 +148,14 @@ fn policy_path(
         let first = || Hop {
             tor: src,
             port: ((coin >> 12) % u) as PortId,
-            depart: if (coin >> 20) % 4 == 0 {
+            depart: if (coin >> 20).is_multiple_of(4) {
                 None
             } else {
                 Some(t0 + w as Slot)
             },
         };
         let m = ((coin >> 8) % n) as TorId;
-        if coin % 3 == 0 && m != src && m != dst {
+        if coin.is_multiple_of(3) && m != src && m != dst {
             let f = first();
             let t = f.depart.unwrap_or(t0);
             let tc = transit_coin(m, Some(t));
@@ -167,7 +168,7 @@ fn policy_path(
         }
         return Some(mk(vec![first()]));
     }
-    if coin % 3 != 0 {
+    if !coin.is_multiple_of(3) {
         let w = ((coin >> 8) % sl as u64) as Slot;
         let t = t0 + w;
         let links = s.links(src, (t % sl) as SliceId);
@@ -175,7 +176,7 @@ fn policy_path(
         if !links.is_empty() {
             let (p, m) = links[(coin >> 20) as usize % links.len()];
             // Leaving in the arrival slot may be written as "now".
-            let depart = if w == 0 && (coin >> 30) % 2 == 0 {
+            let depart = if w == 0 && (coin >> 30).is_multiple_of(2) {
                 None
             } else {
                 Some(t)
@@ -230,7 +231,10 @@ fn random_walk(s: &Schedule, electrical: bool, rng: &mut StdRng) -> Option<Path>
             break;
         }
     }
-    (!hops.is_empty() && cur != src).then(|| Path {
+    if hops.is_empty() || cur == src {
+        return None;
+    }
+    Some(Path {
         src,
         dst: cur,
         arrival: Some(a),
@@ -406,7 +410,10 @@ proptest! {
         let (s, routes) = build(&c);
         let got = entries(&s, &routes, c.lookup, c.multipath, c.buckets);
         let want = oracle_entries(&s, &routes, c.lookup, c.multipath, c.buckets);
-        prop_assert_eq!(got, want);
+        prop_assert_eq!(&got, &want);
+        // Several workers split the ToRs: same tables, same first conflict.
+        let par = entries_with_threads(&s, &routes, c.lookup, c.multipath, c.buckets, Some(3));
+        prop_assert_eq!(par, want);
     }
 }
 
