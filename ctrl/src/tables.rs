@@ -14,6 +14,7 @@ use crate::schedule::{Endpoint, LinkKind, Schedule};
 use crate::{PortId, SliceId, Slot, TorId};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where a packet entered the ToR. Per-hop routes that treat a ToR's own
@@ -387,25 +388,48 @@ pub fn entries_with_threads(
         ));
     }
     let paths = &routes.paths;
-    let mut class_seen = [false; 257];
-    for p in paths {
-        check_path(s, p)?;
-        class_seen[p.class.map_or(0, |c| c as usize + 1)] = true;
-    }
-    let dims = Dims::new(s, lookup, multipath, buckets, &class_seen);
-    let chosen = choose(paths, &dims, multipath, buckets);
-    let recs = Records::build(paths, &chosen, &dims, lookup);
-
-    let n = dims.tors;
-    let failed = AtomicBool::new(false);
+    let n = s.tors();
     let threads = match threads {
         Some(t) => t.max(1),
-        None if recs.recs.len() < 50_000 => 1,
+        None if paths.len() < 20_000 => 1,
         None => std::thread::available_parallelism()
             .map_or(1, |p| p.get())
             .clamp(1, 8)
             .min(n.max(1)),
     };
+    // Check paths and compute their group keys, in parallel chunks; the
+    // first chunk with an invalid path has the first one.
+    let arrivals = s.slices() + 1;
+    let mut keys = vec![0u64; paths.len()];
+    let checked = par_chunks_mut(&mut keys, threads, |from, keys| {
+        let mut class_seen = [false; 257];
+        for (i, k) in keys.iter_mut().enumerate() {
+            let p = &paths[from + i];
+            check_path(s, p)?;
+            let c = p.class.map_or(0, |c| c as usize + 1);
+            class_seen[c] = true;
+            let triple = (p.src as u64 * n as u64 + p.dst as u64) * arrivals as u64
+                + Dims::arrival(p.arrival) as u64;
+            *k = triple * 257 + c as u64;
+        }
+        Ok(class_seen)
+    });
+    let mut class_seen = [false; 257];
+    for c in checked {
+        for (all, this) in class_seen.iter_mut().zip(c?) {
+            *all |= this;
+        }
+    }
+    let dims = Dims::new(s, lookup, multipath, buckets, &class_seen);
+    let chosen = choose(&keys, &dims, multipath, buckets);
+    drop(keys);
+    let recs = Records {
+        parts: par_chunks(chosen.len(), threads, |r| {
+            Part::build(paths, &chosen[r], &dims, lookup)
+        }),
+    };
+
+    let failed = AtomicBool::new(false);
     let ctx = Ctx {
         dims: &dims,
         recs: &recs,
@@ -433,7 +457,7 @@ pub fn entries_with_threads(
     if let Some(c) = outs
         .iter_mut()
         .filter_map(|o| o.conflict.take())
-        .min_by_key(|c| c.ord)
+        .min_by_key(|c| (c.part, c.ord))
     {
         return Err(ctx.conflict_error(&c));
     }
@@ -581,36 +605,29 @@ fn dec(v: u32) -> Step {
 
 /// The paths tables are built from, in the order the definition applies
 /// them: `(path index, bucket)`.
-fn choose(
-    paths: &[Path],
-    dims: &Dims,
-    multipath: Multipath,
-    buckets: u8,
-) -> Vec<(u32, Option<u8>)> {
-    // Group of (src, dst, arrival, class), numbered in first-seen order.
+/// `keys[i]`: path `i`'s group (src, dst, arrival, class) as
+/// `((src * n + dst) * arrivals + arrival index) * 257 + class key` (0 for
+/// no class, else `1 + class`).
+fn choose(keys: &[u64], dims: &Dims, multipath: Multipath, buckets: u8) -> Vec<(u32, Option<u8>)> {
+    // Groups numbered in first-seen order.
     let n = dims.tors;
-    let keys = n * n * dims.arrivals * dims.classes.len();
-    let dense = keys <= (paths.len() * 8).max(1 << 22);
+    let space = n * n * dims.arrivals * dims.classes.len();
+    let dense = space <= (keys.len() * 8).max(1 << 22);
     let mut ids = if dense {
-        vec![u32::MAX; keys]
+        vec![u32::MAX; space]
     } else {
         Vec::new()
     };
-    let mut sparse: HashMap<(TorId, TorId, Option<SliceId>, Option<u8>), u32> = HashMap::new();
+    let mut sparse: HashMap<u64, u32> = HashMap::new();
     let mut groups = 0u32;
-    let gid: Vec<u32> = paths
+    let gid: Vec<u32> = keys
         .iter()
-        .map(|p| {
+        .map(|&k| {
             let slot = if dense {
-                let k = ((p.src as usize * n + p.dst as usize) * dims.arrivals
-                    + Dims::arrival(p.arrival))
-                    * dims.classes.len()
-                    + dims.class(p.class);
-                &mut ids[k]
+                let c = dims.class_idx[(k % 257) as usize] as usize;
+                &mut ids[(k / 257) as usize * dims.classes.len() + c]
             } else {
-                sparse
-                    .entry((p.src, p.dst, p.arrival, p.class))
-                    .or_insert(u32::MAX)
+                sparse.entry(k).or_insert(u32::MAX)
             };
             if *slot == u32::MAX {
                 *slot = groups;
@@ -638,7 +655,7 @@ fn choose(
         start[g + 1] += start[g];
     }
     let mut fill = start.clone();
-    let mut members = vec![0u32; paths.len()];
+    let mut members = vec![0u32; keys.len()];
     for (i, &g) in gid.iter().enumerate() {
         members[fill[g as usize] as usize] = i as u32;
         fill[g as usize] += 1;
@@ -661,15 +678,21 @@ struct Rec {
     ord: u32,
 }
 
-/// Insertions grouped by (ToR, dst) block, each group in definition order.
+/// Insertions grouped by (ToR, dst) block, in definition order: the
+/// parts hold consecutive runs of chosen paths (built in parallel), and a
+/// block's insertions are its ranges in part 0, part 1, ... in turn.
 struct Records {
+    parts: Vec<Part>,
+}
+
+struct Part {
     /// `start[tor * n + dst]..start[tor * n + dst + 1]` index `recs`.
     start: Vec<u32>,
     recs: Vec<Rec>,
 }
 
-impl Records {
-    fn build(paths: &[Path], chosen: &[(u32, Option<u8>)], dims: &Dims, lookup: Lookup) -> Records {
+impl Part {
+    fn build(paths: &[Path], chosen: &[(u32, Option<u8>)], dims: &Dims, lookup: Lookup) -> Part {
         let n = dims.tors;
         let mut start = vec![0u32; n * n + 1];
         for &(pi, _) in chosen {
@@ -717,13 +740,67 @@ impl Records {
                 }
             }
         }
-        Records { start, recs }
+        Part { start, recs }
     }
+
+    fn block(&self, k: usize) -> &[Rec] {
+        &self.recs[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+}
+
+/// Runs `f` on `t` consecutive near-equal chunks of `0..len` in parallel;
+/// results in chunk order.
+fn par_chunks<R: Send>(len: usize, t: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    let t = t.clamp(1, len.max(1));
+    let chunk = |i: usize| len * i / t..len * (i + 1) / t;
+    if t == 1 {
+        return vec![f(0..len)];
+    }
+    std::thread::scope(|sc| {
+        let f = &f;
+        let handles: Vec<_> = (1..t).map(|i| sc.spawn(move || f(chunk(i)))).collect();
+        let mut v = vec![f(chunk(0))];
+        v.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("tables worker")),
+        );
+        v
+    })
+}
+
+/// [`par_chunks`] over a slice that each chunk fills (`f(first index, chunk)`).
+fn par_chunks_mut<T: Send, R: Send>(
+    v: &mut [T],
+    t: usize,
+    f: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    let t = t.clamp(1, v.len().max(1));
+    if t == 1 {
+        return vec![f(0, v)];
+    }
+    let size = v.len().div_ceil(t);
+    std::thread::scope(|sc| {
+        let f = &f;
+        let mut chunks = v.chunks_mut(size).enumerate();
+        let first = chunks.next();
+        let handles: Vec<_> = chunks
+            .map(|(i, c)| sc.spawn(move || f(i * size, c)))
+            .collect();
+        let mut out: Vec<R> = first.into_iter().map(|(_, c)| f(0, c)).collect();
+        out.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("tables worker")),
+        );
+        out
+    })
 }
 
 /// The first clash in one worker's share: `prev` was in `cell` when `val`
 /// (insertion number `ord`) came.
 struct Clash {
+    part: usize,
     ord: u32,
     tor: TorId,
     dst: TorId,
@@ -794,37 +871,45 @@ impl Ctx<'_> {
         let mut cells = vec![0u32; d.block_cells()];
         let mut scratch = AltScratch::new(d);
         for tor in (w..n).step_by(of) {
-            let range = |dst: usize| {
-                let k = tor * n + dst;
-                self.recs.start[k] as usize..self.recs.start[k + 1] as usize
-            };
-            let mut entries = Vec::with_capacity(range(0).start.abs_diff(range(n - 1).end));
+            let parts = &self.recs.parts;
+            let cap = parts
+                .iter()
+                .map(|p| (p.start[(tor + 1) * n] - p.start[tor * n]) as usize)
+                .sum();
+            let mut entries = Vec::with_capacity(cap);
             for dst in 0..n {
-                let recs = &self.recs.recs[range(dst)];
-                if recs.is_empty() {
+                let k = tor * n + dst;
+                if parts.iter().all(|p| p.block(k).is_empty()) {
                     continue;
                 }
                 cells.fill(0);
                 let mut clash = None;
-                for r in recs {
-                    let c = &mut cells[r.cell as usize];
-                    if *c == 0 {
-                        *c = r.val;
-                    } else if !self.same(*c, r.val) {
-                        clash = Some(Clash {
-                            ord: r.ord,
-                            tor: tor as TorId,
-                            dst: dst as TorId,
-                            cell: r.cell,
-                            prev: *c,
-                            val: r.val,
-                        });
-                        break;
+                'fill: for (part, p) in parts.iter().enumerate() {
+                    for r in p.block(k) {
+                        let c = &mut cells[r.cell as usize];
+                        if *c == 0 {
+                            *c = r.val;
+                        } else if !self.same(*c, r.val) {
+                            clash = Some(Clash {
+                                part,
+                                ord: r.ord,
+                                tor: tor as TorId,
+                                dst: dst as TorId,
+                                cell: r.cell,
+                                prev: *c,
+                                val: r.val,
+                            });
+                            break 'fill;
+                        }
                     }
                 }
                 if let Some(c) = clash {
                     self.failed.store(true, Ordering::Relaxed);
-                    if out.conflict.as_ref().is_none_or(|o| c.ord < o.ord) {
+                    if out
+                        .conflict
+                        .as_ref()
+                        .is_none_or(|o| (c.part, c.ord) < (o.part, o.ord))
+                    {
                         out.conflict = Some(c);
                     }
                 }
