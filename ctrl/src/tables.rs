@@ -400,9 +400,17 @@ pub fn entries_with_threads(
     // Check paths and compute their group keys, in parallel chunks; the
     // first chunk with an invalid path has the first one.
     let arrivals = s.slices() + 1;
+    // Without multipath every path is used unless it repeats a group, so
+    // the chunks also count their insertions per block on the way.
+    let single = multipath == Multipath::None;
     let mut keys = vec![0u64; paths.len()];
     let checked = par_chunks_mut(&mut keys, threads, |from, keys| {
         let mut class_seen = [false; 257];
+        let mut counts = if single {
+            vec![0u32; n * n + 1]
+        } else {
+            Vec::new()
+        };
         for (i, k) in keys.iter_mut().enumerate() {
             let p = &paths[from + i];
             check_path(s, p)?;
@@ -411,23 +419,52 @@ pub fn entries_with_threads(
             let triple = (p.src as u64 * n as u64 + p.dst as u64) * arrivals as u64
                 + Dims::arrival(p.arrival) as u64;
             *k = triple * 257 + c as u64;
+            if single {
+                count(&mut counts, n, p, lookup, 1);
+            }
         }
-        Ok(class_seen)
+        Ok((class_seen, from..from + keys.len(), counts))
     });
     let mut class_seen = [false; 257];
+    let mut chunks = Vec::with_capacity(checked.len());
     for c in checked {
-        for (all, this) in class_seen.iter_mut().zip(c?) {
+        let (seen, range, counts) = c?;
+        for (all, this) in class_seen.iter_mut().zip(seen) {
             *all |= this;
         }
+        chunks.push((range, Some(counts)));
     }
     let dims = Dims::new(s, lookup, multipath, buckets, &class_seen);
-    let chosen = choose(&keys, &dims, multipath, buckets);
-    drop(keys);
-    let recs = Records {
-        parts: par_chunks(chosen.len(), threads, |r| {
-            Part::build(paths, &chosen[r], &dims, lookup)
-        }),
+    let chosen = if single {
+        let (chosen, repeats) = choose_first(&keys, &dims);
+        for i in repeats {
+            let (_, counts) = chunks
+                .iter_mut()
+                .find(|(r, _)| r.contains(&(i as usize)))
+                .expect("a chunk holds every path");
+            if let Some(counts) = counts {
+                count(counts, n, &paths[i as usize], lookup, u32::MAX);
+            }
+        }
+        chosen
+    } else {
+        choose(&keys, &dims, buckets)
     };
+    drop(keys);
+    let parts = if single {
+        // Chosen paths are in path order: each chunk takes its own.
+        par_chunks_mut(&mut chunks, threads, |_, cs| {
+            let (r, counts) = &mut cs[0];
+            let lo = chosen.partition_point(|c| (c.0 as usize) < r.start);
+            let hi = chosen.partition_point(|c| (c.0 as usize) < r.end);
+            Part::build(paths, &chosen[lo..hi], &dims, lookup, counts.take())
+        })
+    } else {
+        par_chunks(chosen.len(), threads, |r| {
+            Part::build(paths, &chosen[r], &dims, lookup, None)
+        })
+    };
+    let recs = Records { parts };
 
     let failed = AtomicBool::new(false);
     let ctx = Ctx {
@@ -603,12 +640,63 @@ fn dec(v: u32) -> Step {
     }
 }
 
-/// The paths tables are built from, in the order the definition applies
-/// them: `(path index, bucket)`.
+/// Without multipath: the first path of each group (in path order, bucket
+/// `None`), and the indices of the other paths.
+fn choose_first(keys: &[u64], dims: &Dims) -> (Vec<(u32, Option<u8>)>, Vec<u32>) {
+    let n = dims.tors;
+    let space = n * n * dims.arrivals * dims.classes.len();
+    let dense = space <= (keys.len() * 64).max(1 << 25);
+    let mut bits = if dense {
+        vec![0u64; space.div_ceil(64)]
+    } else {
+        Vec::new()
+    };
+    let mut sparse: HashSet<u64> = HashSet::new();
+    let mut chosen = Vec::with_capacity(keys.len());
+    let mut repeats = Vec::new();
+    for (i, &k) in keys.iter().enumerate() {
+        let new = if dense {
+            let c = dims.class_idx[(k % 257) as usize] as usize;
+            let g = (k / 257) as usize * dims.classes.len() + c;
+            let (w, b) = (g / 64, 1u64 << (g % 64));
+            let new = bits[w] & b == 0;
+            bits[w] |= b;
+            new
+        } else {
+            sparse.insert(k)
+        };
+        if new {
+            chosen.push((i as u32, None));
+        } else {
+            repeats.push(i as u32);
+        }
+    }
+    (chosen, repeats)
+}
+
+/// Adds `by` (wrapping: `u32::MAX` subtracts one) to the per-block
+/// insertion counts (`counts[block + 1]`) of path `p`.
+fn count(counts: &mut [u32], n: usize, p: &Path, lookup: Lookup, by: u32) {
+    match lookup {
+        Lookup::Hop => {
+            for h in &p.hops {
+                let c = &mut counts[h.tor as usize * n + p.dst as usize + 1];
+                *c = c.wrapping_add(by);
+            }
+        }
+        Lookup::Source => {
+            let c = &mut counts[p.src as usize * n + p.dst as usize + 1];
+            *c = c.wrapping_add(by);
+        }
+    }
+}
+
+/// With multipath: the paths tables are built from, in the order the
+/// definition applies them: `(path index, bucket)`.
 /// `keys[i]`: path `i`'s group (src, dst, arrival, class) as
 /// `((src * n + dst) * arrivals + arrival index) * 257 + class key` (0 for
 /// no class, else `1 + class`).
-fn choose(keys: &[u64], dims: &Dims, multipath: Multipath, buckets: u8) -> Vec<(u32, Option<u8>)> {
+fn choose(keys: &[u64], dims: &Dims, buckets: u8) -> Vec<(u32, Option<u8>)> {
     // Groups numbered in first-seen order.
     let n = dims.tors;
     let space = n * n * dims.arrivals * dims.classes.len();
@@ -637,15 +725,6 @@ fn choose(keys: &[u64], dims: &Dims, multipath: Multipath, buckets: u8) -> Vec<(
         })
         .collect();
     drop(ids);
-    if multipath == Multipath::None {
-        let mut seen = vec![false; groups as usize];
-        return gid
-            .iter()
-            .enumerate()
-            .filter(|&(_, &g)| !std::mem::replace(&mut seen[g as usize], true))
-            .map(|(i, _)| (i as u32, None))
-            .collect();
-    }
     // Members of each group in path order (CSR).
     let mut start = vec![0u32; groups as usize + 1];
     for &g in &gid {
@@ -692,20 +771,22 @@ struct Part {
 }
 
 impl Part {
-    fn build(paths: &[Path], chosen: &[(u32, Option<u8>)], dims: &Dims, lookup: Lookup) -> Part {
+    /// `counts`: the insertions per block (`[block + 1]`) if known.
+    fn build(
+        paths: &[Path],
+        chosen: &[(u32, Option<u8>)],
+        dims: &Dims,
+        lookup: Lookup,
+        counts: Option<Vec<u32>>,
+    ) -> Part {
         let n = dims.tors;
-        let mut start = vec![0u32; n * n + 1];
-        for &(pi, _) in chosen {
-            let p = &paths[pi as usize];
-            match lookup {
-                Lookup::Hop => {
-                    for h in &p.hops {
-                        start[h.tor as usize * n + p.dst as usize + 1] += 1;
-                    }
-                }
-                Lookup::Source => start[p.src as usize * n + p.dst as usize + 1] += 1,
+        let mut start = counts.unwrap_or_else(|| {
+            let mut c = vec![0u32; n * n + 1];
+            for &(pi, _) in chosen {
+                count(&mut c, n, &paths[pi as usize], lookup, 1);
             }
-        }
+            c
+        });
         for k in 0..n * n {
             start[k + 1] += start[k];
         }
@@ -934,6 +1015,7 @@ impl Ctx<'_> {
         let mut push =
             |ai: usize, k: usize, ingress: Ingress, val: u32, entries: &mut Vec<Entry>| {
                 scratch.idx[(ai * cb + k) * 3 + ingress_col(ingress)] = entries.len() as u32;
+                scratch.timed[k] |= ai > 0;
                 entries.push(Entry {
                     m: Match {
                         dst,
@@ -1018,8 +1100,11 @@ fn ingress_col(i: Ingress) -> usize {
 struct AltScratch {
     /// Entry index per (arrival index, class-bucket, ingress column).
     idx: Vec<u32>,
-    /// Candidates by absolute departure slot `D` in `0..3S`, each bucket
-    /// sorted by (unrolled arrival, ingress column): `start`/`items` CSR.
+    /// Class-buckets with an entry for some arrival slice.
+    timed: Vec<bool>,
+    /// Entries by departure slot `D = x + wait` in `0..2S` (arrival `x` in
+    /// `0..S`), each bucket sorted by (arrival, ingress column):
+    /// `start`/`items` CSR of `(x, column, entry)`.
     start: Vec<u32>,
     items: Vec<(u32, u8, u32)>,
     /// Per entry of the block: (entry, best alternates).
@@ -1030,7 +1115,8 @@ impl AltScratch {
     fn new(d: &Dims) -> AltScratch {
         AltScratch {
             idx: vec![NONE; d.arrivals * d.cb() * 3],
-            start: vec![0; 3 * d.slices + 1],
+            timed: vec![false; d.cb()],
+            start: vec![0; 2 * d.slices + 1],
             items: Vec::new(),
             found: Vec::new(),
         }
@@ -1045,10 +1131,10 @@ impl AltScratch {
     /// (ties: earlier arrival, then Any, Host, Fabric), one per distinct
     /// first step (one per calendar queue), at most [`MAX_ALTERNATES`].
     ///
-    /// Unrolling two cycles, an entry at arrival `x` (or `x + S`) leaving
-    /// `w` slots later is a candidate departing in absolute slot
-    /// `D = x + w`; entry `a` with primary departure `a + r` scans
-    /// `D in a+r+1 .. a+S` and takes candidates that arrived after `a`.
+    /// In absolute slots from entry `a`'s cycle, an entry for arrival `x`
+    /// leaving `w` slots later departs in `D = x + w` if `x > a`, or in
+    /// `D + S` (next cycle) if `x < a`; entry `a` with primary departure
+    /// `a + r` scans `D in a+r+1 .. a+S`.
     fn alternates(&mut self, d: &Dims, entries: &mut [Entry], first: usize) {
         let s = d.slices;
         if s < 2 || first == entries.len() {
@@ -1058,10 +1144,10 @@ impl AltScratch {
         let col = |ai: usize, k: usize, c: usize| (ai * cb + k) * 3 + c;
         self.found.clear();
         for k in 0..cb {
-            if (1..d.arrivals).all(|ai| (0..3).all(|c| self.idx[col(ai, k, c)] == NONE)) {
+            if !std::mem::take(&mut self.timed[k]) {
                 continue;
             }
-            // Bucket candidates by departure slot.
+            // Bucket entries by departure slot.
             self.start.fill(0);
             for x in 0..s {
                 for c in 0..3 {
@@ -1069,31 +1155,30 @@ impl AltScratch {
                     if j != NONE {
                         let w = wait(x, entries[j as usize].action.first().depart, s);
                         self.start[x + w + 1] += 1;
-                        self.start[x + s + w + 1] += 1;
                     }
                 }
             }
-            for i in 0..3 * s {
+            for i in 0..2 * s {
                 self.start[i + 1] += self.start[i];
             }
             self.items.clear();
-            self.items.resize(self.start[3 * s] as usize, (0, 0, 0));
+            self.items.resize(self.start[2 * s] as usize, (0, 0, 0));
             let mut fill = std::mem::take(&mut self.start);
-            for xu in 0..2 * s {
-                let x = xu % s;
+            for x in 0..s {
                 for c in 0..3 {
                     let j = self.idx[col(x + 1, k, c)];
                     if j != NONE {
                         let w = wait(x, entries[j as usize].action.first().depart, s);
-                        self.items[fill[xu + w] as usize] = (xu as u32, c as u8, j);
-                        fill[xu + w] += 1;
+                        self.items[fill[x + w] as usize] = (x as u32, c as u8, j);
+                        fill[x + w] += 1;
                     }
                 }
             }
             // `fill[D]` now holds where bucket D ends, i.e. where D+1 starts.
+            let items = &self.items;
             let bucket = |dd: usize| {
                 let lo = if dd == 0 { 0 } else { fill[dd - 1] as usize };
-                lo..fill[dd] as usize
+                &items[lo..fill[dd] as usize]
             };
             for a in 0..s {
                 for ce in 0..3 {
@@ -1107,12 +1192,13 @@ impl AltScratch {
                     let mut got_steps = [prim; MAX_ALTERNATES];
                     let mut len = 0;
                     'scan: for dd in a + r + 1..a + s {
-                        let b = &self.items[bucket(dd)];
-                        if b.is_empty() {
-                            continue;
-                        }
-                        let from = b.partition_point(|it| it.0 as usize <= a);
-                        for &(_, c, j) in &b[from..] {
+                        // Later arrivals of this cycle, then (all later in
+                        // unrolled time) earlier arrivals of the next one.
+                        let this = bucket(dd);
+                        let this = &this[this.partition_point(|it| it.0 as usize <= a)..];
+                        let next = if dd >= s { bucket(dd - s) } else { &[] };
+                        let next = &next[..next.partition_point(|it| (it.0 as usize) < a)];
+                        for &(_, c, j) in this.iter().chain(next) {
                             let c = c as usize;
                             if !(ce == 0 || c == 0 || c == ce) {
                                 continue;
