@@ -1,5 +1,6 @@
 //! Benchmark of `tables::entries()` on an Opera-like 108-ToR schedule with
-//! direct paths for every (src, dst, arrival slice).
+//! direct and with two-hop (VLB-like) paths for every (src, dst, arrival
+//! slice). Prints wall and process CPU time (the machine may be shared).
 //!
 //! `cargo run --release -p lighthouse-ctrl --example bench_tables [reps] [hop|source]`
 
@@ -41,9 +42,28 @@ fn schedule() -> Schedule {
     s
 }
 
-/// Every src != dst and arrival slice: wait at the source for the first
-/// slot with a direct circuit.
-fn direct_paths(s: &Schedule) -> Vec<Path> {
+/// Earliest direct hop `x -> dst` leaving in `from..from + S`.
+fn direct(s: &Schedule, x: TorId, dst: TorId, from: Slot) -> Hop {
+    (from..from + SLICES as Slot)
+        .find_map(|t| {
+            (0..UPLINKS as PortId).find_map(|p| {
+                let peer = s.peer((t as usize % SLICES) as SliceId, Endpoint::new(x, p))?;
+                (peer.tor == dst).then_some(Hop {
+                    tor: x,
+                    port: p,
+                    depart: Some(t),
+                })
+            })
+        })
+        .expect("every pair meets once per cycle")
+}
+
+/// Paths for every src != dst and arrival slice. Direct: wait at the
+/// source for the first slot with a direct circuit. Two-hop (VLB-like):
+/// leave at once on uplink 0 (unless it reaches `dst`), the intermediate
+/// waits for its direct circuit; transit choices depend only on (ToR, dst,
+/// slice), so per-hop tables stay consistent.
+fn paths(s: &Schedule, two_hop: bool) -> Vec<Path> {
     let mut paths = Vec::with_capacity(TORS * (TORS - 1) * SLICES);
     for src in 0..TORS as TorId {
         for dst in 0..TORS as TorId {
@@ -51,24 +71,23 @@ fn direct_paths(s: &Schedule) -> Vec<Path> {
                 continue;
             }
             for a in 0..SLICES as SliceId {
-                let hop = (a as Slot..(a as usize + SLICES) as Slot)
-                    .find_map(|t| {
-                        (0..UPLINKS as PortId).find_map(|p| {
-                            let peer =
-                                s.peer((t as usize % SLICES) as SliceId, Endpoint::new(src, p))?;
-                            (peer.tor == dst).then_some(Hop {
-                                tor: src,
-                                port: p,
-                                depart: Some(t),
-                            })
-                        })
-                    })
-                    .expect("every pair meets once per cycle");
+                let t = a as Slot;
+                let hops = match s.peer(a, Endpoint::new(src, 0)) {
+                    Some(m) if two_hop && m.tor != dst => vec![
+                        Hop {
+                            tor: src,
+                            port: 0,
+                            depart: Some(t),
+                        },
+                        direct(s, m.tor, dst, t),
+                    ],
+                    _ => vec![direct(s, src, dst, t)],
+                };
                 paths.push(Path {
                     src,
                     dst,
                     arrival: Some(a),
-                    hops: vec![hop],
+                    hops,
                     class: None,
                 });
             }
@@ -93,21 +112,26 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(5);
-    let s = schedule();
-    let routes = RouteSet {
-        paths: direct_paths(&s),
-        classes: None,
-    };
-    println!(
-        "opera-like: {TORS} ToRs, {UPLINKS} uplinks, {SLICES} slices, {} direct paths",
-        routes.paths.len()
-    );
     let only = std::env::args().nth(2);
+    let s = schedule();
+    for (name, two_hop) in [("direct", false), ("two-hop", true)] {
+        let routes = RouteSet {
+            paths: paths(&s, two_hop),
+            classes: None,
+        };
+        let hops: usize = routes.paths.iter().map(|p| p.hops.len()).sum();
+        println!(
+            "opera-like: {TORS} ToRs, {UPLINKS} uplinks, {SLICES} slices, {} {name} paths \
+             ({hops} hops)",
+            routes.paths.len()
+        );
+        bench(&s, &routes, reps, only.as_deref());
+    }
+}
+
+fn bench(s: &Schedule, routes: &RouteSet, reps: usize, only: Option<&str>) {
     for lookup in [Lookup::Hop, Lookup::Source] {
-        if only
-            .as_deref()
-            .is_some_and(|o| !format!("{lookup:?}").eq_ignore_ascii_case(o))
-        {
+        if only.is_some_and(|o| !format!("{lookup:?}").eq_ignore_ascii_case(o)) {
             continue;
         }
         let mut times = Vec::with_capacity(reps);
@@ -116,7 +140,7 @@ fn main() {
         for _ in 0..reps {
             let c0 = cpu_ms();
             let t0 = Instant::now();
-            let t = entries(&s, &routes, lookup, Multipath::None, 1).unwrap();
+            let t = entries(s, routes, lookup, Multipath::None, 1).unwrap();
             times.push(t0.elapsed().as_secs_f64() * 1e3);
             cpu += cpu_ms().zip(c0).map_or(f64::NAN, |(a, b)| a - b);
             total = t.total_entries();
@@ -124,7 +148,7 @@ fn main() {
         }
         times.sort_by(f64::total_cmp);
         println!(
-            "entries({lookup:?}): wall min {:.1} ms, median {:.1} ms, cpu {:.0} ms/run \
+            "  entries({lookup:?}): wall min {:.1} ms, median {:.1} ms, cpu {:.0} ms/run \
              over {reps} runs ({total} entries)",
             times[0],
             times[reps / 2],

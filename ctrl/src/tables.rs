@@ -319,7 +319,7 @@ fn check_path(s: &Schedule, p: &Path) -> Result<(), TableError> {
                 // A wildcard hop on a multi-slice schedule has no fixed
                 // circuit to check.
                 let ts = match slot {
-                    Some(t) => (t as usize % slices) as SliceId,
+                    Some(t) => slot_slice(t, slices),
                     None if slices == 1 => 0,
                     None => continue,
                 };
@@ -545,6 +545,8 @@ struct Dims {
     bucketed: bool,
     /// Ingress cells per key: Host and Fabric (per hop), Host (source).
     ingress: usize,
+    /// (class, bucket) of each class-bucket index.
+    keys: Vec<(Option<u8>, Option<u8>)>,
 }
 
 impl Dims {
@@ -565,6 +567,11 @@ impl Dims {
             classes.push(None);
         }
         let bucketed = multipath != Multipath::None;
+        let nb = if bucketed { buckets as usize } else { 1 };
+        let keys = classes
+            .iter()
+            .flat_map(|&c| (0..nb).map(move |b| (c, bucketed.then_some(b as u8))))
+            .collect();
         Dims {
             tors: s.tors(),
             slices: s.slices(),
@@ -574,6 +581,7 @@ impl Dims {
             buckets: if bucketed { buckets as usize } else { 1 },
             bucketed,
             ingress: if lookup == Lookup::Hop { 2 } else { 1 },
+            keys,
         }
     }
 
@@ -1021,8 +1029,8 @@ impl Ctx<'_> {
                         dst,
                         arrival: ai.checked_sub(1).map(|a| a as SliceId),
                         ingress,
-                        class: d.classes[k / d.buckets],
-                        bucket: d.bucketed.then_some((k % d.buckets) as u8),
+                        class: d.keys[k].0,
+                        bucket: d.keys[k].1,
                     },
                     action: self.action(val),
                     alternates: Vec::new(),
