@@ -1022,7 +1022,12 @@ impl Ctx<'_> {
         scratch.idx.fill(NONE);
         let mut push =
             |ai: usize, k: usize, ingress: Ingress, val: u32, entries: &mut Vec<Entry>| {
-                scratch.idx[(ai * cb + k) * 3 + ingress_col(ingress)] = entries.len() as u32;
+                let at = (ai * cb + k) * 3 + ingress_col(ingress);
+                scratch.idx[at] = entries.len() as u32;
+                scratch.first[at] = match self.lookup {
+                    Lookup::Hop => val,
+                    Lookup::Source => enc(d.step(&self.paths[val as usize - 1].hops[0])),
+                };
                 scratch.timed[k] |= ai > 0;
                 entries.push(Entry {
                     m: Match {
@@ -1108,6 +1113,8 @@ fn ingress_col(i: Ingress) -> usize {
 struct AltScratch {
     /// Entry index per (arrival index, class-bucket, ingress column).
     idx: Vec<u32>,
+    /// The entry's first step there ([`enc`]).
+    first: Vec<u32>,
     /// Class-buckets with an entry for some arrival slice.
     timed: Vec<bool>,
     /// Entries by departure slot `D = x + wait` in `0..2S` (arrival `x` in
@@ -1123,6 +1130,7 @@ impl AltScratch {
     fn new(d: &Dims) -> AltScratch {
         AltScratch {
             idx: vec![NONE; d.arrivals * d.cb() * 3],
+            first: vec![0; d.arrivals * d.cb() * 3],
             timed: vec![false; d.cb()],
             start: vec![0; 2 * d.slices + 1],
             items: Vec::new(),
@@ -1161,7 +1169,7 @@ impl AltScratch {
                 for c in 0..3 {
                     let j = self.idx[col(x + 1, k, c)];
                     if j != NONE {
-                        let w = wait(x, entries[j as usize].action.first().depart, s);
+                        let w = wait(x, dec(self.first[col(x + 1, k, c)]).depart, s);
                         self.start[x + w + 1] += 1;
                     }
                 }
@@ -1176,7 +1184,7 @@ impl AltScratch {
                 for c in 0..3 {
                     let j = self.idx[col(x + 1, k, c)];
                     if j != NONE {
-                        let w = wait(x, entries[j as usize].action.first().depart, s);
+                        let w = wait(x, dec(self.first[col(x + 1, k, c)]).depart, s);
                         self.items[fill[x + w] as usize] = (x as u32, c as u8, j);
                         fill[x + w] += 1;
                     }
@@ -1194,8 +1202,8 @@ impl AltScratch {
                     if je == NONE {
                         continue;
                     }
-                    let prim = entries[je as usize].action.first();
-                    let r = wait(a, prim.depart, s);
+                    let prim = self.first[col(a + 1, k, ce)];
+                    let r = wait(a, dec(prim).depart, s);
                     let mut got = [NONE; MAX_ALTERNATES];
                     let mut got_steps = [prim; MAX_ALTERNATES];
                     let mut len = 0;
@@ -1206,12 +1214,12 @@ impl AltScratch {
                         let this = &this[this.partition_point(|it| it.0 as usize <= a)..];
                         let next = if dd >= s { bucket(dd - s) } else { &[] };
                         let next = &next[..next.partition_point(|it| (it.0 as usize) < a)];
-                        for &(_, c, j) in this.iter().chain(next) {
+                        for &(x, c, j) in this.iter().chain(next) {
                             let c = c as usize;
                             if !(ce == 0 || c == 0 || c == ce) {
                                 continue;
                             }
-                            let st = entries[j as usize].action.first();
+                            let st = self.first[col(x as usize + 1, k, c)];
                             if st == prim || got_steps[..len].contains(&st) {
                                 continue;
                             }
