@@ -278,7 +278,7 @@ fn case() -> impl Strategy<Value = Case> {
         (
             2usize..=7,
             1usize..=3,
-            1usize..=7,
+            1usize..=12,
             prop::bool::weighted(0.15),
         ),
         any::<u64>(),
