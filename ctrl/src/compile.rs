@@ -1,21 +1,24 @@
 //! The whole controller pipeline for `lighthouse compile`: config →
-//! schedule → routes → tables → files and a readable summary.
+//! schedule → routes → tables, plus a readable summary.
 
-use crate::config::Config;
+use crate::config::{Config, FabricKind, Mode};
 use crate::routing::RouteSet;
 use crate::schedule::Schedule;
 use crate::tables::Tables;
+use serde::Serialize;
+use std::fmt;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
     #[error("topology: {0}")]
     Schedule(#[from] crate::schedule::ScheduleError),
+    #[error("traffic-aware topology: {0}")]
+    Ta(#[from] crate::ta::TaError),
     #[error("routing: {0}")]
     Routing(#[from] crate::routing::RoutingError),
     #[error("tables: {0}")]
     Tables(#[from] crate::tables::TableError),
-    #[error("{0}")]
-    Other(String),
 }
 
 /// Everything the data plane and the CLI need from the controller.
@@ -25,10 +28,204 @@ pub struct Compiled {
     pub schedule: Schedule,
     pub routes: RouteSet,
     pub tables: Tables,
+    /// Wall time of each stage, for the summary.
+    pub timings: Vec<(&'static str, Duration)>,
 }
+
+/// Pipeline stages, reported to a progress callback before each starts.
+pub const STAGES: [&str; 3] = ["schedule", "routing", "tables"];
 
 /// Run the pipeline on a validated config.
 pub fn compile(cfg: &Config) -> Result<Compiled, CompileError> {
-    let _ = cfg;
-    Err(CompileError::Other("compile pipeline not wired yet".into()))
+    compile_with_progress(cfg, |_| {})
+}
+
+/// [`compile`], calling `stage` with each stage's name before it starts.
+pub fn compile_with_progress(
+    cfg: &Config,
+    mut stage: impl FnMut(&'static str),
+) -> Result<Compiled, CompileError> {
+    let mut timings = Vec::new();
+    let mut t = Instant::now();
+    let lap = |name: &'static str, t: &mut Instant, timings: &mut Vec<_>| {
+        timings.push((name, t.elapsed()));
+        *t = Instant::now();
+    };
+
+    stage(STAGES[0]);
+    let schedule = if cfg.mode == Mode::TA && cfg.fabric == FabricKind::Optical {
+        let s = crate::ta::build(cfg)?;
+        s.verify(cfg)?;
+        s
+    } else {
+        crate::schedule::from_config(cfg)?
+    };
+    lap(STAGES[0], &mut t, &mut timings);
+
+    stage(STAGES[1]);
+    let opts = cfg.routing_options();
+    let routes = crate::routing::route(cfg.routing.algorithm, &schedule, &opts)?;
+    lap(STAGES[1], &mut t, &mut timings);
+
+    stage(STAGES[2]);
+    let buckets = match cfg.routing.multipath {
+        crate::config::Multipath::None => 1,
+        _ => opts.k.max(1),
+    };
+    let tables = crate::tables::entries(
+        &schedule,
+        &routes,
+        cfg.routing.lookup,
+        cfg.routing.multipath,
+        buckets,
+    )?;
+    lap(STAGES[2], &mut t, &mut timings);
+
+    Ok(Compiled {
+        config: cfg.clone(),
+        schedule,
+        routes,
+        tables,
+        timings,
+    })
+}
+
+/// Min / mean / max of a series.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Spread {
+    pub min: f64,
+    pub mean: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    fn of(v: impl IntoIterator<Item = f64>) -> Spread {
+        let (mut n, mut sum, mut min, mut max) = (0usize, 0.0, f64::INFINITY, f64::NEG_INFINITY);
+        for x in v {
+            n += 1;
+            sum += x;
+            min = min.min(x);
+            max = max.max(x);
+        }
+        if n == 0 {
+            return Spread::default();
+        }
+        Spread {
+            min,
+            mean: sum / n as f64,
+            max,
+        }
+    }
+}
+
+impl fmt::Display for Spread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "min {} / mean {:.2} / max {}",
+            self.min, self.mean, self.max
+        )
+    }
+}
+
+/// The readable summary `lighthouse compile` prints and writes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub name: String,
+    pub tors: usize,
+    pub uplinks: usize,
+    pub slices: usize,
+    pub slice_duration: String,
+    pub circuits_per_slice: Spread,
+    pub entries_per_tor: Spread,
+    pub total_entries: usize,
+    pub paths: usize,
+    pub hops: Spread,
+    /// Slots between arrival and the last departure (TO only).
+    pub latency_slices: Option<Spread>,
+    pub latency_p99_slices: Option<u32>,
+    /// The slowest path: (src, dst, arrival slice, latency in slices, hops).
+    pub worst: Option<(u16, u16, u16, u32, usize)>,
+    pub stage_ms: Vec<(String, f64)>,
+}
+
+impl Compiled {
+    pub fn summary(&self) -> Summary {
+        let s = &self.schedule;
+        let circuits = Spread::of((0..s.slices()).map(|ts| s.circuits(ts as u16).len() as f64));
+        let sizes: Vec<usize> = self.tables.tors.iter().map(|t| t.entries.len()).collect();
+        let entries = Spread::of(sizes.iter().map(|&n| n as f64));
+        let paths = &self.routes.paths;
+        let hops = Spread::of(paths.iter().map(|p| p.hops.len() as f64));
+        let mut lat: Vec<u32> = paths.iter().filter_map(|p| p.latency_slots()).collect();
+        let (latency, p99) = if lat.is_empty() {
+            (None, None)
+        } else {
+            lat.sort_unstable();
+            let p99 = lat[((lat.len() - 1) as f64 * 0.99).round() as usize];
+            (Some(Spread::of(lat.iter().map(|&x| x as f64))), Some(p99))
+        };
+        let worst = paths
+            .iter()
+            .filter_map(|p| Some((p.latency_slots()?, p.hops.len(), p)))
+            .max_by_key(|(l, h, _)| (*l, *h))
+            .map(|(l, h, p)| (p.src, p.dst, p.arrival.unwrap_or(0), l, h));
+        Summary {
+            name: self.config.name.clone().unwrap_or_else(|| "unnamed".into()),
+            tors: s.tors(),
+            uplinks: s.uplinks(),
+            slices: s.slices(),
+            slice_duration: self.config.slice.duration.to_string(),
+            circuits_per_slice: circuits,
+            entries_per_tor: entries,
+            total_entries: sizes.iter().sum(),
+            paths: paths.len(),
+            hops,
+            latency_slices: latency,
+            latency_p99_slices: p99,
+            worst,
+            stage_ms: self
+                .timings
+                .iter()
+                .map(|(n, d)| (n.to_string(), d.as_secs_f64() * 1e3))
+                .collect(),
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "network       {}: {} ToRs x {} uplinks",
+            self.name, self.tors, self.uplinks
+        )?;
+        writeln!(
+            f,
+            "cycle         {} slices of {}",
+            self.slices, self.slice_duration
+        )?;
+        writeln!(f, "circuits      per slice: {}", self.circuits_per_slice)?;
+        writeln!(
+            f,
+            "entries       per ToR: {} (total {})",
+            self.entries_per_tor, self.total_entries
+        )?;
+        writeln!(f, "paths         {}; hops: {}", self.paths, self.hops)?;
+        if let (Some(l), Some(p99)) = (&self.latency_slices, self.latency_p99_slices) {
+            writeln!(f, "latency       in slices: {l}, p99 {p99}")?;
+        }
+        if let Some((src, dst, ts, l, h)) = self.worst {
+            writeln!(
+                f,
+                "worst case    ToR {src} -> ToR {dst} arriving in slice {ts}: {l} slices, {h} hops"
+            )?;
+        }
+        let stages: Vec<String> = self
+            .stage_ms
+            .iter()
+            .map(|(n, ms)| format!("{n} {ms:.1} ms"))
+            .collect();
+        write!(f, "compile time  {}", stages.join(", "))
+    }
 }

@@ -115,7 +115,9 @@ pub struct Ocs {
     pub cabling: Cabling,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Deserialized by hand (not `untagged`) so that an error inside one cable
+/// keeps its path, e.g. `$.ocs.cabling[3].ocs_port`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Cabling {
     Auto(AutoCabling),
@@ -150,7 +152,9 @@ pub struct SliceTiming {
     pub propagation: Nanos,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Deserialized by hand (`config/de.rs`): serde's internally tagged enums
+/// accept unknown fields in unit variants and lose the path of inner errors.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Topology {
     /// RotorNet / Sirius: circle-method perfect matchings, N-1 per cycle.
@@ -276,28 +280,55 @@ pub struct TaSettings {
     pub electrical_rate: Option<BitsPerSec>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Deserialized by hand (not `untagged`) so that a bad entry keeps its path,
+/// e.g. `$.ta.traffic_matrix[2][5]`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum TrafficMatrixSrc {
     Inline(Vec<Vec<u64>>),
     File(PathBuf),
 }
 
+impl Topology {
+    /// The `kind` tag as written in config.json.
+    pub fn kind(&self) -> TopologyKind {
+        match self {
+            Topology::RoundRobin => TopologyKind::RoundRobin,
+            Topology::Opera { .. } => TopologyKind::Opera,
+            Topology::Shale { .. } => TopologyKind::Shale,
+            Topology::Static { .. } => TopologyKind::Static,
+            Topology::TrafficAware => TopologyKind::TrafficAware,
+            Topology::File { .. } => TopologyKind::File,
+        }
+    }
+}
+
 impl Config {
     /// Parse and validate a config from JSON text. `file` names the source in
-    /// errors.
+    /// errors. Relative file names in the config resolve against the current
+    /// directory; use [`Config::from_json_in`] to give another one.
     pub fn from_json(text: &str, file: &str) -> Result<Config, ConfigError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = json_path(&e.path().to_string());
-            let inner = e.into_inner();
-            ConfigError::Parse {
-                file: file.to_string(),
-                path,
-                msg: format!("{inner}"),
-            }
-        })?;
+        Config::from_json_in(text, file, Path::new(""))
+    }
+
+    /// Like [`Config::from_json`], with relative file names (topology and
+    /// traffic-matrix files) resolved against `base_dir`.
+    pub fn from_json_in(text: &str, file: &str, base_dir: &Path) -> Result<Config, ConfigError> {
+        let mut cfg = Config::parse_json(text, file)?;
+        cfg.base_dir = base_dir.to_path_buf();
         cfg.validate(file)?;
+        Ok(cfg)
+    }
+
+    /// Parse without semantic validation (types, units and unknown fields are
+    /// still checked). `base_dir` is left empty.
+    pub fn parse_json(text: &str, file: &str) -> Result<Config, ConfigError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let cfg: Config = serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| parse_error(file, &e.path().to_string(), &e.into_inner().to_string()))?;
+        // Trailing characters after the document.
+        de.end()
+            .map_err(|e| parse_error(file, "", &e.to_string()))?;
         Ok(cfg)
     }
 
@@ -308,19 +339,114 @@ impl Config {
             file: file.clone(),
             source,
         })?;
-        let mut cfg = Config::from_json(&text, &file)?;
-        cfg.base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Ok(cfg)
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Config::from_json_in(&text, &file, &base)
     }
 
     /// Semantic checks that types cannot express. Each names the JSON path.
+    /// Relative file names resolve against `self.base_dir`.
     pub fn validate(&self, file: &str) -> Result<(), ConfigError> {
         crate::config::validate::validate(self, file)
+    }
+
+    /// Every semantic error, in the order the checks run (empty when valid).
+    pub fn validate_all(&self, file: &str) -> Vec<ConfigError> {
+        crate::config::validate::validate_all(self, file)
     }
 
     /// Number of hosts in the whole network.
     pub fn host_count(&self) -> usize {
         self.tors.count as usize * self.tors.hosts_per_tor as usize
+    }
+
+    /// A file name from the config, resolved against the config's directory.
+    pub fn resolve(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base_dir.join(p)
+        }
+    }
+
+    /// OCS reconfiguration delay (zero for an electrical fabric).
+    pub fn reconfiguration_delay(&self) -> Nanos {
+        self.ocs
+            .as_ref()
+            .map(|o| o.reconfiguration_delay)
+            .unwrap_or_default()
+    }
+
+    /// Dark time at the start of a slice on a changed circuit:
+    /// `max(guardband, reconfiguration_delay)` (they overlap, paper §9.3).
+    pub fn dark_time(&self) -> Nanos {
+        self.slice.guardband.max(self.reconfiguration_delay())
+    }
+
+    /// How long one topology holds: the slice in TO mode, the update interval
+    /// in TA mode (falling back to the slice if `ta` is absent).
+    pub fn topology_period(&self) -> Nanos {
+        match (self.mode, &self.ta) {
+            (Mode::TA, Some(ta)) => ta.update_interval,
+            _ => self.slice.duration,
+        }
+    }
+
+    /// Bytes one uplink carries in one slice of usable time:
+    /// `link_rate × (duration − max(guardband, reconfiguration_delay))`.
+    /// In TA mode circuits change only every `ta.update_interval`, so a slice
+    /// (the data-plane tick) loses only the guardband.
+    pub fn bytes_per_slice(&self) -> u64 {
+        let dark = match self.mode {
+            Mode::TO => self.dark_time(),
+            Mode::TA => self.slice.guardband,
+        };
+        let usable = Nanos(self.slice.duration.0.saturating_sub(dark.0));
+        self.tors.link_rate.bytes_in(usable)
+    }
+
+    /// Calendar-queue capacity in bytes: `tors.queue_capacity`, or one
+    /// slice's worth of bytes ([`Config::bytes_per_slice`]).
+    pub fn queue_capacity_bytes(&self) -> u64 {
+        self.tors
+            .queue_capacity
+            .unwrap_or_else(|| self.bytes_per_slice())
+    }
+
+    /// Routing knobs with their defaults filled in.
+    pub fn routing_options(&self) -> crate::routing::RoutingOptions {
+        crate::routing::RoutingOptions::from_config(&self.routing, self.bytes_per_slice())
+    }
+
+    /// True when the schedule is a multi-slice TO cycle (routing must be
+    /// time-aware), false for static, electrical and TA topologies.
+    pub fn is_cyclic(&self) -> bool {
+        self.mode == Mode::TO
+            && self.fabric == FabricKind::Optical
+            && matches!(
+                self.topology.kind(),
+                TopologyKind::RoundRobin
+                    | TopologyKind::Opera
+                    | TopologyKind::Shale
+                    | TopologyKind::File
+            )
+    }
+
+    /// The TA traffic matrix: the inline rows, or the file read from disk.
+    /// A file holds either JSON (a list of rows) or one row per line of
+    /// integers separated by spaces or commas (`#` starts a comment).
+    /// Errors name `$.ta.traffic_matrix`. The shape is not checked here.
+    pub fn traffic_matrix(&self) -> Result<Vec<Vec<u64>>, ConfigError> {
+        let Some(ta) = &self.ta else {
+            return Err(ConfigError::Invalid {
+                file: self.name.clone().unwrap_or_else(|| "config".into()),
+                path: "$.ta".into(),
+                msg: "expected a `ta` object with a traffic matrix".into(),
+            });
+        };
+        match &ta.traffic_matrix {
+            TrafficMatrixSrc::Inline(rows) => Ok(rows.clone()),
+            TrafficMatrixSrc::File(p) => read_traffic_matrix(&self.resolve(p)),
+        }
     }
 
     /// The OCS port each ToR uplink is cabled to, indexed
@@ -345,6 +471,9 @@ impl Config {
                 let mut v = vec![(u16::MAX, u16::MAX); n * u];
                 for c in list {
                     let i = c.tor as usize * u + c.port as usize;
+                    if c.port as usize >= u {
+                        continue;
+                    }
                     if i < v.len() {
                         v[i] = (c.ocs, c.ocs_port);
                     }
@@ -353,6 +482,159 @@ impl Config {
             }
         }
     }
+}
+
+/// Read a traffic-matrix file (JSON rows, or whitespace/comma separated text).
+pub fn read_traffic_matrix(path: &Path) -> Result<Vec<Vec<u64>>, ConfigError> {
+    let file = path.display().to_string();
+    let bad = |msg: String| ConfigError::Invalid {
+        file: file.clone(),
+        path: "$.ta.traffic_matrix".into(),
+        msg,
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad(format!("expected a readable traffic-matrix file: {e}")))?;
+    if text.trim_start().starts_with('[') {
+        return serde_json::from_str(&text).map_err(|e| {
+            bad(format!(
+                "expected a JSON list of rows of non-negative integers: {e}"
+            ))
+        });
+    }
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let row: Result<Vec<u64>, _> = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .map(str::parse::<u64>)
+            .collect();
+        rows.push(row.map_err(|e| {
+            bad(format!(
+                "line {}: expected non-negative integers separated by spaces or commas: {e}",
+                i + 1
+            ))
+        })?);
+    }
+    Ok(rows)
+}
+
+/// Turn a serde_path_to_error report into a `Parse` error whose path points
+/// at the field itself (serde reports a missing field at its parent) and
+/// whose message says what was expected.
+fn parse_error(file: &str, raw_path: &str, msg: &str) -> ConfigError {
+    let mut path = json_path(raw_path);
+    // serde_json ends messages with " at line L column C"; hints go before it.
+    let (body, at) = match msg.rfind(" at line ") {
+        Some(i) => msg.split_at(i),
+        None => (msg, ""),
+    };
+    let mut msg = body.to_string();
+    if let Some(rest) = msg.strip_prefix(de::FIELD_MARK) {
+        if let Some((field, m)) = rest.split_once(de::FIELD_MARK) {
+            path = format!("{path}.{field}");
+            msg = m.to_string();
+        }
+    } else if let Some(rest) = msg.strip_prefix("missing field `") {
+        if let Some((field, tail)) = rest.split_once('`') {
+            path = format!("{path}.{field}");
+            msg = match field_hint(&path) {
+                Some(h) => format!("missing required field `{field}`: expected {h}{tail}"),
+                None => format!("missing required field `{field}`{tail}"),
+            };
+        }
+    } else if (msg.starts_with("invalid type") || msg.starts_with("invalid value"))
+        && let Some(h) = field_hint(&path)
+    {
+        msg = format!("{msg} ({h})");
+    }
+    ConfigError::Parse {
+        file: file.to_string(),
+        path,
+        msg: format!("{msg}{at}"),
+    }
+}
+
+/// What a field holds, for error messages. Indices are ignored.
+pub fn field_hint(path: &str) -> Option<&'static str> {
+    // `$.ocs.cabling[3].tor` -> `$.ocs.cabling[].tor`
+    let mut p = String::with_capacity(path.len());
+    let mut skip = false;
+    for c in path.chars() {
+        match c {
+            '[' => {
+                skip = true;
+                p.push('[');
+            }
+            ']' => {
+                skip = false;
+                p.push(']');
+            }
+            _ if !skip => p.push(c),
+            _ => {}
+        }
+    }
+    Some(match p.as_str() {
+        "$.name" => "a string naming the setup",
+        "$.mode" => "\"TO\" (traffic-oblivious) or \"TA\" (traffic-aware)",
+        "$.fabric" => "\"optical\" or \"electrical\"",
+        "$.tors" => "an object {count, uplinks, link_rate, hosts_per_tor, host_link_rate}",
+        "$.tors.count" => "the number of ToRs, an integer >= 2",
+        "$.tors.uplinks" => "optical (or spine) uplinks per ToR, an integer 1..=255",
+        "$.tors.link_rate" => "a rate with a unit, like \"10Gbps\"",
+        "$.tors.hosts_per_tor" => "hosts under each ToR, an integer >= 1",
+        "$.tors.host_link_rate" => "a rate with a unit, like \"10Gbps\"",
+        "$.tors.queue_capacity" => "bytes per calendar queue, a positive integer",
+        "$.ocs" => "an object {count, ports, reconfiguration_delay, cabling}",
+        "$.ocs.count" => "the number of OCSes, an integer >= 1",
+        "$.ocs.ports" => "ports per OCS, an integer >= 2",
+        "$.ocs.reconfiguration_delay" => "a duration with a unit, like \"10us\"",
+        "$.ocs.cabling" => "\"auto\" or a list of cables {tor, port, ocs, ocs_port}",
+        "$.ocs.cabling[]" => "a cable {tor, port, ocs, ocs_port}",
+        "$.ocs.cabling[].tor" => "a ToR index, an integer",
+        "$.ocs.cabling[].port" => "a ToR uplink index, an integer 0..=255",
+        "$.ocs.cabling[].ocs" => "an OCS index, an integer",
+        "$.ocs.cabling[].ocs_port" => "an OCS port index, an integer",
+        "$.slice" => "an object {duration, guardband, propagation}",
+        "$.slice.duration" => "a duration with a unit, like \"50us\"",
+        "$.slice.guardband" => "a duration with a unit, like \"200ns\"",
+        "$.slice.propagation" => "a duration with a unit, like \"1us\"",
+        "$.topology" => "an object with a `kind`",
+        "$.topology.kind" => {
+            "one of \"round_robin\", \"opera\", \"shale\", \"static\", \"traffic_aware\", \"file\""
+        }
+        "$.topology.seed" => "a non-negative integer",
+        "$.topology.h" => "the number of Shale digits, an integer >= 1",
+        "$.topology.graph" => "\"ring\" or \"full\"",
+        "$.topology.path" => "a schedule file name",
+        "$.routing" => "an object with an `algorithm`",
+        "$.routing.algorithm" => {
+            "one of \"direct\", \"vlb\", \"opera\", \"ucmp\", \"hoho\", \"shortest_path\", \"ecmp\", \"ksp\""
+        }
+        "$.routing.lookup" => "\"hop\" or \"source\"",
+        "$.routing.multipath" => "\"none\", \"packet\" or \"flow\"",
+        "$.routing.max_hop" => "a hop budget, an integer 1..=255",
+        "$.routing.same_slice_hops" => "true or false",
+        "$.routing.k" => "an integer 1..=255",
+        "$.routing.seed" => "a non-negative integer",
+        "$.monitoring" => "a list of monitors {metric, tor, port, interval}",
+        "$.monitoring[]" => "a monitor {metric, tor, port, interval}",
+        "$.monitoring[].metric" => "\"buffer_usage\" or \"bw_usage\"",
+        "$.monitoring[].tor" => "a ToR index, an integer",
+        "$.monitoring[].port" => "an uplink index, an integer 0..=255",
+        "$.monitoring[].interval" => "a duration with a unit, like \"1ms\"",
+        "$.ta" => "an object {update_interval, scheduler, traffic_matrix}",
+        "$.ta.update_interval" => "a duration with a unit, like \"10ms\"",
+        "$.ta.scheduler" => "\"bvn\", \"hotspot\" or \"mip\"",
+        "$.ta.traffic_matrix" => "a file name or a list of rows of byte counts",
+        "$.ta.traffic_matrix[]" => "a row of byte counts",
+        "$.ta.traffic_matrix[][]" => "a byte count, a non-negative integer",
+        "$.ta.electrical_rate" => "a rate with a unit, like \"10Gbps\"",
+        _ => return None,
+    })
 }
 
 /// serde_path_to_error prints `tors.uplinks` or `.`; we print `$.tors.uplinks`.
@@ -366,4 +648,7 @@ fn json_path(p: &str) -> String {
     }
 }
 
+mod de;
 pub mod validate;
+
+pub use de::TopologyKind;

@@ -1,2 +1,370 @@
 //! `lighthouse`: compile, show, run, clean.
-fn main() {}
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use lh_emu::cli::Cli;
+use lh_emu::orchestrator::{Net, NetOptions};
+use lh_emu::topo::Plan;
+use lh_emu::{clean, compile_cmd, fabric, signals, state};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    name = "lighthouse",
+    version,
+    about = "Emulate an optical data-center network on one machine"
+)]
+struct Args {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TestKind {
+    Pingall,
+    Pingpair,
+    Iperf,
+    None,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Bring up the emulated network for CONFIG and open the CLI.
+    Run {
+        config: PathBuf,
+        /// Deterministic host MACs 00:00:00:00:00:KK (Mininet --mac).
+        #[arg(long)]
+        mac: bool,
+        /// Static ARP entries for every host (Mininet --arp).
+        #[arg(long)]
+        arp: bool,
+        /// Run one test instead of the CLI, then tear down (Mininet --test).
+        #[arg(long, value_enum)]
+        test: Option<TestKind>,
+        /// Run CLI commands from FILE instead of the interactive prompt.
+        #[arg(long, value_name = "FILE")]
+        script: Option<PathBuf>,
+        /// Run prefix (lh + 4 hex digits) instead of a random one.
+        #[arg(long, value_name = "P")]
+        prefix: Option<String>,
+        /// Debugging: namespaces and veths only, no compile and no data plane.
+        #[arg(long, hide = true)]
+        no_fabric: bool,
+    },
+    /// Remove the namespaces, processes and state of lighthouse runs.
+    Clean {
+        /// Only this run.
+        #[arg(long, value_name = "P")]
+        prefix: Option<String>,
+    },
+    /// Compile CONFIG into schedule, routes and time-flow tables.
+    Compile {
+        config: PathBuf,
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+    /// Show what CONFIG compiles to.
+    Show { config: PathBuf },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("LIGHTHOUSE_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let r = match args.cmd {
+        Cmd::Run {
+            config,
+            mac,
+            arp,
+            test,
+            script,
+            prefix,
+            no_fabric,
+        } => run(RunArgs {
+            config,
+            mac,
+            arp,
+            test,
+            script,
+            prefix,
+            no_fabric,
+        }),
+        Cmd::Clean { prefix } => clean_cmd(prefix),
+        Cmd::Compile { config, out } => {
+            compile_cmd::compile_cmd(&config, out.as_deref(), false).map(|()| ExitCode::SUCCESS)
+        }
+        Cmd::Show { config } => {
+            compile_cmd::compile_cmd(&config, None, true).map(|()| ExitCode::SUCCESS)
+        }
+    };
+    match r {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("lighthouse: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn clean_cmd(prefix: Option<String>) -> anyhow::Result<ExitCode> {
+    if let Some(p) = &prefix
+        && !state::valid_prefix(p)
+    {
+        anyhow::bail!("invalid prefix {p:?}: expected lh + 4 hex digits, e.g. lh3f2a");
+    }
+    if !is_root() {
+        anyhow::bail!("`lighthouse clean` needs root (network namespaces)");
+    }
+    let scope = match &prefix {
+        Some(p) => clean::Scope::Prefix(p),
+        None => clean::Scope::All,
+    };
+    eprintln!(
+        "*** Removing lighthouse runs{}",
+        prefix
+            .as_ref()
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default()
+    );
+    let rep = clean::clean(scope);
+    for l in rep.lines() {
+        eprintln!("{l}");
+    }
+    eprintln!("*** Cleanup complete.");
+    Ok(if rep.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+struct RunArgs {
+    config: PathBuf,
+    mac: bool,
+    arp: bool,
+    test: Option<TestKind>,
+    script: Option<PathBuf>,
+    prefix: Option<String>,
+    no_fabric: bool,
+}
+
+/// Held by whoever tears the run down: the main thread at the end, or the
+/// signal watcher on SIGTERM/SIGINT.
+static TEARDOWN: Mutex<()> = Mutex::new(());
+static DONE: AtomicBool = AtomicBool::new(false);
+
+fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let t_start = Instant::now();
+    if let Some(p) = &a.prefix
+        && !state::valid_prefix(p)
+    {
+        anyhow::bail!("invalid --prefix {p:?}: expected lh + 4 hex digits, e.g. lh3f2a");
+    }
+    // Everything that can be rejected is checked before any state exists.
+    let cfg = lh_ctrl::config::Config::load(&a.config)?;
+    let compiled = if a.no_fabric {
+        None
+    } else {
+        Some(lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?)
+    };
+    if !is_root() {
+        anyhow::bail!("`lighthouse run` needs root (network namespaces, veths)");
+    }
+    if let Some(s) = &a.script
+        && !s.is_file()
+    {
+        anyhow::bail!("--script {}: no such file", s.display());
+    }
+    signals::install();
+    signals::save_tty();
+
+    let plan = Plan::from_config(&cfg);
+    eprintln!(
+        "*** Creating network ({} ToRs, {} hosts{})",
+        plan.tors,
+        plan.hosts.len(),
+        cfg.name
+            .as_ref()
+            .map(|n| format!(", {n}"))
+            .unwrap_or_default()
+    );
+    let opts = NetOptions {
+        mac: a.mac,
+        arp: a.arp,
+        prefix: a.prefix.clone(),
+        config: std::fs::canonicalize(&a.config).ok(),
+    };
+    let mut net = Net::bring_up(plan, &opts)?;
+    let prefix = net.prefix.clone();
+    eprintln!(
+        "*** Run {prefix}: namespaces {prefix}-h1..h{} and {prefix}-fab",
+        net.plan.hosts.len()
+    );
+    eprintln!(
+        "*** Adding hosts:\n{} ",
+        net.plan
+            .hosts
+            .iter()
+            .map(|h| h.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    eprintln!("*** Adding ToRs:\n{} ", net.plan.tor_names().join(" "));
+
+    spawn_watcher(prefix.clone());
+
+    let fab = match &compiled {
+        Some(c) => {
+            eprintln!(
+                "*** Starting optical fabric: {} slices of {} (guardband {})",
+                c.schedule.slices(),
+                cfg.slice.duration,
+                cfg.slice.guardband
+            );
+            match fabric::start(&net, c) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+                    DONE.store(true, Ordering::Relaxed);
+                    net.teardown();
+                    return Err(anyhow::anyhow!("starting the data plane: {e}"));
+                }
+            }
+        }
+        None => {
+            eprintln!("*** No data plane (--no-fabric)");
+            None
+        }
+    };
+
+    let mut ok = true;
+    {
+        let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
+        cli.compiled = compiled.as_ref();
+        cli.fabric = fab.as_ref();
+        let p2 = prefix.clone();
+        cli.on_spawn = Some(Box::new(move |pid| {
+            if let Some(mut st) = state::load(&p2) {
+                st.children.push(pid);
+                let _ = state::save(&st);
+            }
+        }));
+        match (a.test, &a.script) {
+            (Some(t), _) => {
+                ok = run_test(&mut cli, t);
+            }
+            (None, Some(s)) => {
+                let _ = cli.onecmd(&format!("source {}", s.display()));
+            }
+            (None, None) => {
+                eprintln!("*** Starting CLI:");
+                cli.run_interactive();
+            }
+        }
+    }
+
+    let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+    DONE.store(true, Ordering::Relaxed);
+    eprintln!("*** Stopping network");
+    if let Some(f) = fab {
+        let c = f.stop();
+        eprintln!(
+            "*** Fabric: sent {} delivered {} dropped {} queued {} (conservation {})",
+            c.sent,
+            c.delivered,
+            c.dropped_total(),
+            c.queued,
+            if c.conservation_holds() {
+                "OK"
+            } else {
+                "VIOLATED"
+            }
+        );
+        if !c.conservation_holds() {
+            ok = false;
+        }
+    }
+    let rep = net.teardown();
+    for e in &rep.errors {
+        eprintln!("*** Error: {e}");
+    }
+    eprintln!("*** Done");
+    eprintln!(
+        "completed in {:.3} seconds",
+        t_start.elapsed().as_secs_f64()
+    );
+    if signals::terminating() {
+        // Torn down because of a signal: not a clean success.
+        return Ok(ExitCode::from(130));
+    }
+    Ok(if ok && rep.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
+    match t {
+        TestKind::Pingall => {
+            let (s, r) = cli.ping(None, None, false);
+            s > 0 && s == r
+        }
+        TestKind::Pingpair => {
+            if cli.plan.hosts.len() < 2 {
+                eprintln!("*** pingpair needs two hosts");
+                return false;
+            }
+            let (s, r) = cli.ping(Some(&[0, 1]), None, false);
+            s > 0 && s == r
+        }
+        TestKind::Iperf => {
+            let n = cli.plan.hosts.len();
+            n >= 2 && cli.iperf(0, n - 1, 5.0).is_some_and(|v| v[0] > 0.0)
+        }
+        TestKind::None => true,
+    }
+}
+
+/// On SIGTERM/SIGHUP (or SIGINT outside the prompt) remove the run's kernel
+/// objects and exit, even if the main thread is blocked in a read.
+fn spawn_watcher(prefix: String) {
+    std::thread::Builder::new()
+        .name("lh-signals".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(50));
+                if !signals::terminating() {
+                    continue;
+                }
+                // Let the main thread finish its own teardown if it can.
+                std::thread::sleep(Duration::from_millis(300));
+                let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+                if DONE.load(Ordering::Relaxed) {
+                    return;
+                }
+                signals::restore_tty();
+                eprintln!("\n*** Signal: tearing down {prefix}");
+                let rep = clean::clean(clean::Scope::Prefix(&prefix));
+                for l in rep.lines() {
+                    eprintln!("{l}");
+                }
+                std::process::exit(130);
+            }
+        })
+        .expect("spawn signal watcher");
+}

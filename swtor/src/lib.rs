@@ -1,1 +1,409 @@
-//! The native software ToR and the emulated OCS (paper §6).
+//! The native software ToR and the emulated OCS (paper §3, §6).
+//!
+//! [`start`] opens one AF_PACKET socket inside the fabric namespace (where
+//! every ToR-side veth end lives) and spawns one busy-polling data-plane OS
+//! thread that runs all ToRs and the OCS ([`engine::Engine`]). The handle
+//! reads counters, queue occupancy and the slice clock, taps uplinks into
+//! pcap files, and stops the thread. Design and measurements:
+//! docs/dataplane.md; header layout: docs/wire-formats.md.
+
+pub mod afpacket;
+pub mod clock;
+pub mod counters;
+pub mod engine;
+pub mod lookup;
+pub mod netns;
+pub mod pcap;
+pub mod pool;
+pub mod sched;
+pub mod timestamp;
+pub mod wire;
+
+pub use clock::{SliceClock, monotonic_ns};
+pub use counters::{Counters, DropReason};
+pub use engine::{CapturePoint, EngineOptions, Port};
+
+use lh_ctrl::schedule::Schedule;
+use lh_ctrl::tables::Tables;
+use lh_ctrl::units::{BitsPerSec, Nanos};
+use lh_ctrl::{SliceId, TorId};
+use std::io;
+use std::net::Ipv4Addr;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Time and capacity parameters of the data plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    pub slice: Nanos,
+    pub guardband: Nanos,
+    pub reconfiguration: Nanos,
+    pub propagation: Nanos,
+    pub link_rate: BitsPerSec,
+    pub host_rate: BitsPerSec,
+    /// Bytes per calendar queue.
+    pub queue_capacity: u64,
+    /// Test hook: the ToRs' clock runs this many ns ahead (positive) or
+    /// behind (negative) the OCS's, as a synchronisation error would.
+    pub tor_clock_offset: i64,
+}
+
+impl Timing {
+    pub fn from_config(cfg: &lh_ctrl::config::Config) -> Timing {
+        let slice = cfg.slice.duration;
+        Timing {
+            slice,
+            guardband: cfg.slice.guardband,
+            reconfiguration: cfg
+                .ocs
+                .as_ref()
+                .map_or(Nanos(0), |o| o.reconfiguration_delay),
+            propagation: cfg.slice.propagation,
+            link_rate: cfg.tors.link_rate,
+            host_rate: cfg.tors.host_link_rate,
+            queue_capacity: cfg
+                .tors
+                .queue_capacity
+                .unwrap_or_else(|| cfg.tors.link_rate.bytes_in(slice).max(2 * 1514)),
+            tor_clock_offset: 0,
+        }
+    }
+
+    /// Dark time at the start of a slice whose circuit changed:
+    /// `max(guardband, reconfiguration)` (they overlap in time).
+    pub fn dark(&self) -> Nanos {
+        self.guardband.max(self.reconfiguration)
+    }
+}
+
+/// A host port: the ToR-side veth end of one host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostAttach {
+    pub ip: Ipv4Addr,
+    pub mac: [u8; 6],
+    pub tor: TorId,
+    /// The ToR-side veth end inside the fabric namespace, e.g. "s1-eth1".
+    pub ifname: String,
+}
+
+/// Everything the data plane runs.
+#[derive(Clone, Debug)]
+pub struct FabricSpec {
+    pub schedule: Schedule,
+    pub tables: Tables,
+    pub timing: Timing,
+    pub hosts: Vec<HostAttach>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FabricError {
+    #[error("{what}: {source}")]
+    Io { what: String, source: io::Error },
+    #[error("time-flow tables: {0}")]
+    Lookup(#[from] lookup::LookupError),
+    #[error("fabric spec: {0}")]
+    Spec(String),
+    #[error("the data-plane thread is not running")]
+    Stopped,
+}
+
+fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> FabricError {
+    let what = what.into();
+    move |source| FabricError::Io { what, source }
+}
+
+enum Cmd {
+    Counters(mpsc::SyncSender<Counters>),
+    Queues(TorId, mpsc::SyncSender<Vec<Vec<u64>>>),
+    Capture(
+        TorId,
+        CapturePoint,
+        Option<std::fs::File>,
+        mpsc::SyncSender<io::Result<()>>,
+    ),
+}
+
+/// A running data plane.
+pub struct FabricHandle {
+    cmd: mpsc::Sender<Cmd>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Counters>>,
+    clock: SliceClock,
+}
+
+/// Opens the packet socket inside `netns` (None: the current namespace) on
+/// a short-lived thread, then spawns the data-plane OS thread.
+pub fn start(spec: FabricSpec, netns: Option<&Path>) -> Result<FabricHandle, FabricError> {
+    start_with(spec, netns, EngineOptions::default())
+}
+
+/// [`start`] with engine tunables.
+pub fn start_with(
+    spec: FabricSpec,
+    netns: Option<&Path>,
+    opts: EngineOptions,
+) -> Result<FabricHandle, FabricError> {
+    check_spec(&spec)?;
+    let names: Vec<String> = spec.hosts.iter().map(|h| h.ifname.clone()).collect();
+    let (sock, ifindex) = netns::run_in(netns, move || {
+        let s = afpacket::RawSocket::open(afpacket::SocketOptions::default())?;
+        let ix = names
+            .iter()
+            .map(|n| afpacket::if_nametoindex(n))
+            .collect::<io::Result<Vec<i32>>>()?;
+        Ok((s, ix))
+    })
+    .map_err(io_err(format!(
+        "opening the host-port socket in {}",
+        netns.map_or("the current namespace".into(), |p| p.display().to_string())
+    )))?;
+    let clock = SliceClock::aligned(
+        monotonic_ns(),
+        spec.timing.slice.0,
+        spec.schedule.slices() as u64,
+    );
+    let eng = engine::Engine::new(&spec, &ifindex, sock, clock, opts)?;
+    Ok(spawn(eng, clock))
+}
+
+fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
+    if spec.timing.slice.0 == 0 {
+        return Err(FabricError::Spec("slice duration must be positive".into()));
+    }
+    if spec.timing.link_rate.0 == 0 || spec.timing.host_rate.0 == 0 {
+        return Err(FabricError::Spec("link rates must be positive".into()));
+    }
+    if spec.tables.slices > 1 && spec.tables.slices != spec.schedule.slices() {
+        return Err(FabricError::Spec(format!(
+            "tables have {} slices but the schedule has {}",
+            spec.tables.slices,
+            spec.schedule.slices()
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for h in &spec.hosts {
+        if !seen.insert(h.ip) {
+            return Err(FabricError::Spec(format!("host IP {} appears twice", h.ip)));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the idle data-plane thread calls sched_yield (measured: it adds
+/// multi-ms gaps under load, see docs/dataplane.md).
+const YIELD_WHEN_IDLE: bool = false;
+
+/// Nice value of the data-plane thread (see `sched`); the environment
+/// variable SWTOR_NICE overrides it (for measurements).
+pub const DATAPLANE_NICE: i32 = -10;
+
+/// Runs an engine on its own OS thread (also used with custom ports).
+pub fn spawn<P: Port + 'static>(mut eng: engine::Engine<P>, clock: SliceClock) -> FabricHandle {
+    let (tx, rx) = mpsc::channel::<Cmd>();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let thread = std::thread::Builder::new()
+        .name("swtor-dataplane".into())
+        .spawn(move || {
+            let nice = std::env::var("SWTOR_NICE")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(DATAPLANE_NICE);
+            if !sched::set_thread_nice(nice) {
+                tracing::debug!("could not raise the data-plane thread's priority");
+            }
+            let mut iter: u32 = 0;
+            let mut idle: u32 = 0;
+            loop {
+                let now = monotonic_ns();
+                let busy = match eng.poll(now) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        tracing::error!("data plane: {e}");
+                        false
+                    }
+                };
+                if busy {
+                    // CPU time spent moving frames (an iteration longer than
+                    // 1 ms was preempted and is not counted).
+                    let spent = monotonic_ns().saturating_sub(now);
+                    if spent < 1_000_000 {
+                        eng.c.busy_ns += spent;
+                    }
+                }
+                iter = iter.wrapping_add(1);
+                if iter.is_multiple_of(64) {
+                    if stop2.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    while let Ok(c) = rx.try_recv() {
+                        handle_cmd(&mut eng, c);
+                    }
+                    if iter.is_multiple_of(64 * 1024) {
+                        eng.flush_captures();
+                    }
+                }
+                if busy {
+                    idle = 0;
+                } else {
+                    idle = idle.saturating_add(1);
+                    // Give the hosts' core a chance only when nothing waits
+                    // for a deadline here; otherwise keep spinning.
+                    if YIELD_WHEN_IDLE && idle > 1024 && eng.c.queued == 0 {
+                        std::thread::yield_now();
+                    } else {
+                        std::hint::spin_loop();
+                    }
+                }
+            }
+            eng.flush_captures();
+            eng.counters()
+        })
+        .expect("spawning the data-plane thread");
+    FabricHandle {
+        cmd: tx,
+        stop,
+        thread: Some(thread),
+        clock,
+    }
+}
+
+fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
+    match c {
+        Cmd::Counters(r) => {
+            let _ = r.send(eng.counters());
+        }
+        Cmd::Queues(t, r) => {
+            let _ = r.send(eng.queues(t));
+        }
+        Cmd::Capture(t, at, Some(f), r) => {
+            let _ = r.send(eng.start_capture(t, at, f));
+        }
+        Cmd::Capture(t, at, None, r) => {
+            let _ = r.send(eng.stop_capture(t, at));
+        }
+    }
+}
+
+const REPLY_TIMEOUT: Duration = Duration::from_secs(2);
+
+impl FabricHandle {
+    fn ask<T>(&self, make: impl FnOnce(mpsc::SyncSender<T>) -> Cmd) -> Result<T, FabricError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.cmd.send(make(tx)).map_err(|_| FabricError::Stopped)?;
+        rx.recv_timeout(REPLY_TIMEOUT)
+            .map_err(|_| FabricError::Stopped)
+    }
+
+    /// A consistent snapshot of the counters.
+    pub fn try_counters(&self) -> Result<Counters, FabricError> {
+        self.ask(Cmd::Counters)
+    }
+
+    /// A consistent snapshot of the counters (default if the thread died).
+    pub fn counters(&self) -> Counters {
+        self.try_counters().unwrap_or_default()
+    }
+
+    /// Bytes per `[uplink][calendar queue index = departure slice]`.
+    pub fn queues(&self, tor: TorId) -> Vec<Vec<u64>> {
+        self.ask(|r| Cmd::Queues(tor, r)).unwrap_or_default()
+    }
+
+    /// The current (slice, cycle) by the OCS's clock.
+    pub fn now_slice(&self) -> (SliceId, u64) {
+        self.clock.slice_of(monotonic_ns())
+    }
+
+    /// CLOCK_MONOTONIC ns of slice 0 of cycle 0.
+    pub fn epoch(&self) -> u64 {
+        self.clock.epoch
+    }
+
+    pub fn clock(&self) -> SliceClock {
+        self.clock
+    }
+
+    /// Starts writing a pcap (ns timestamps) of an uplink, as the OCS sees
+    /// it, until [`FabricHandle::stop_capture`] or [`FabricHandle::stop`].
+    pub fn capture(&self, tor: TorId, port: CapturePoint, file: &Path) -> Result<(), FabricError> {
+        let f =
+            std::fs::File::create(file).map_err(io_err(format!("creating {}", file.display())))?;
+        self.ask(|r| Cmd::Capture(tor, port, Some(f), r))?
+            .map_err(io_err(format!("capture on ToR {tor} {port:?}")))
+    }
+
+    pub fn stop_capture(&self, tor: TorId, port: CapturePoint) -> Result<(), FabricError> {
+        self.ask(|r| Cmd::Capture(tor, port, None, r))?
+            .map_err(io_err(format!("closing capture on ToR {tor} {port:?}")))
+    }
+
+    /// Stops and joins the data-plane thread (closing its socket) and
+    /// returns the final counters.
+    pub fn stop(mut self) -> Counters {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Counters {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for FabricHandle {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            self.shutdown();
+        }
+    }
+}
+
+/// Captures every frame seen on interface `ifname` (both directions) into a
+/// pcap file with ns timestamps, until `stop` is set. The socket is opened
+/// inside `netns` (None: the current namespace). The thread returns the
+/// number of frames written.
+pub fn capture_iface(
+    netns: Option<&Path>,
+    ifname: &str,
+    file: &Path,
+    stop: Arc<AtomicBool>,
+) -> Result<JoinHandle<io::Result<u64>>, FabricError> {
+    let name = ifname.to_string();
+    let mut sock = netns::run_in(netns, move || {
+        let ix = afpacket::if_nametoindex(&name)?;
+        afpacket::RawSocket::open(afpacket::SocketOptions {
+            ifindex: Some(ix),
+            ignore_outgoing: false,
+            qdisc_bypass: false,
+            buffer: 4 << 20,
+        })
+    })
+    .map_err(io_err(format!("opening a capture socket on {ifname}")))?;
+    let f = std::fs::File::create(file).map_err(io_err(format!("creating {}", file.display())))?;
+    let mut w = pcap::PcapWriter::new(io::BufWriter::new(f), true, 65535)
+        .map_err(io_err(format!("writing {}", file.display())))?;
+    std::thread::Builder::new()
+        .name(format!("capture-{ifname}"))
+        .spawn(move || {
+            let off = pcap::monotonic_to_unix_offset();
+            let mut buf = vec![0u8; 65535];
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                if let Some((cap, orig, _, _)) = sock.recv_one(&mut buf, 50)? {
+                    let ts = (monotonic_ns() as i64 + off).max(0) as u64;
+                    w.write(ts, &buf[..cap], orig)?;
+                    n += 1;
+                }
+            }
+            w.flush()?;
+            Ok(n)
+        })
+        .map_err(io_err("spawning the capture thread"))
+}

@@ -1,21 +1,654 @@
-//! Semantic validation of a parsed config. Every error names a JSON path.
+//! Semantic validation of a parsed config (docs/config.md#validation).
+//! Every error names the JSON path of the field to fix and what was expected.
+//!
+//! Checks only what is cheap and certain here; whether a topology generator
+//! can really build its schedule is checked when it builds it.
 
-use super::{Config, ConfigError};
+use super::{
+    Algorithm, Cabling, Config, ConfigError, FabricKind, Mode, StaticGraph, Topology, TopologyKind,
+    TrafficMatrixSrc,
+};
+use crate::units::Nanos;
+use std::collections::HashMap;
 
+/// The first semantic error, if any.
 pub fn validate(cfg: &Config, file: &str) -> Result<(), ConfigError> {
-    let err = |path: &str, msg: String| ConfigError::Invalid {
-        file: file.to_string(),
-        path: path.to_string(),
-        msg,
+    match validate_all(cfg, file).into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Every semantic error. Later checks that depend on a failed earlier one
+/// are skipped rather than reported twice.
+pub fn validate_all(cfg: &Config, file: &str) -> Vec<ConfigError> {
+    let mut c = Checker {
+        file,
+        errors: Vec::new(),
     };
-    if cfg.tors.count < 2 {
-        return Err(err(
+    let tors_ok = check_tors(&mut c, cfg);
+    check_fabric(&mut c, cfg);
+    check_timing(&mut c, cfg);
+    check_mode(&mut c, cfg);
+    if tors_ok {
+        check_topology(&mut c, cfg);
+        check_cabling(&mut c, cfg);
+        check_monitoring(&mut c, cfg);
+        check_traffic_matrix(&mut c, cfg);
+    }
+    check_routing(&mut c, cfg);
+    c.errors
+}
+
+struct Checker<'a> {
+    file: &'a str,
+    errors: Vec<ConfigError>,
+}
+
+impl Checker<'_> {
+    fn err(&mut self, path: impl Into<String>, msg: impl Into<String>) {
+        self.errors.push(ConfigError::Invalid {
+            file: self.file.to_string(),
+            path: path.into(),
+            msg: msg.into(),
+        });
+    }
+}
+
+/// Algorithms that route over a cyclic multi-slice TO schedule.
+const CYCLIC_ALGOS: &[Algorithm] = &[
+    Algorithm::Direct,
+    Algorithm::Vlb,
+    Algorithm::Opera,
+    Algorithm::Ucmp,
+    Algorithm::Hoho,
+];
+/// Algorithms for a topology that holds still (static, electrical, TA).
+const STATIC_ALGOS: &[Algorithm] = &[
+    Algorithm::Direct,
+    Algorithm::ShortestPath,
+    Algorithm::Ecmp,
+    Algorithm::Ksp,
+];
+
+fn algo_name(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::Direct => "direct",
+        Algorithm::Vlb => "vlb",
+        Algorithm::Opera => "opera",
+        Algorithm::Ucmp => "ucmp",
+        Algorithm::Hoho => "hoho",
+        Algorithm::ShortestPath => "shortest_path",
+        Algorithm::Ecmp => "ecmp",
+        Algorithm::Ksp => "ksp",
+    }
+}
+
+fn check_tors(c: &mut Checker, cfg: &Config) -> bool {
+    let t = &cfg.tors;
+    let mut ok = true;
+    if t.count < 2 {
+        c.err(
             "$.tors.count",
-            format!("expected at least 2 ToRs, got {}", cfg.tors.count),
-        ));
+            format!("expected at least 2 ToRs, got {}", t.count),
+        );
+        ok = false;
     }
-    if cfg.tors.uplinks == 0 {
-        return Err(err("$.tors.uplinks", "expected at least 1 uplink".into()));
+    if t.uplinks == 0 {
+        c.err(
+            "$.tors.uplinks",
+            "expected at least 1 uplink per ToR, got 0",
+        );
+        ok = false;
     }
-    Ok(())
+    if t.hosts_per_tor == 0 {
+        c.err(
+            "$.tors.hosts_per_tor",
+            "expected at least 1 host per ToR, got 0",
+        );
+    }
+    if t.queue_capacity == Some(0) {
+        c.err(
+            "$.tors.queue_capacity",
+            "expected a positive number of bytes (or leave it out for one slice's worth), got 0",
+        );
+    } else if let Some(q) = t.queue_capacity.filter(|q| *q < 1500) {
+        tracing::warn!(
+            "$.tors.queue_capacity: {q} bytes cannot hold one 1500-byte frame; large packets will always miss their slice"
+        );
+    }
+    ok
+}
+
+fn check_fabric(c: &mut Checker, cfg: &Config) {
+    match cfg.fabric {
+        FabricKind::Optical => match &cfg.ocs {
+            None => c.err(
+                "$.ocs",
+                "expected an `ocs` object {count, ports, reconfiguration_delay, cabling}: fabric is optical",
+            ),
+            Some(o) => {
+                if o.count == 0 {
+                    c.err("$.ocs.count", "expected at least 1 OCS, got 0");
+                }
+                if o.ports < 2 {
+                    c.err(
+                        "$.ocs.ports",
+                        format!("expected at least 2 ports per OCS, got {}", o.ports),
+                    );
+                }
+            }
+        },
+        FabricKind::Electrical => {
+            if cfg.ocs.is_some() {
+                c.err(
+                    "$.ocs",
+                    "expected no `ocs` object: fabric is electrical (uplink p of every ToR goes to spine p)",
+                );
+            }
+            match cfg.topology {
+                Topology::Static {
+                    graph: StaticGraph::Full,
+                } => {}
+                Topology::Static { .. } => c.err(
+                    "$.topology.graph",
+                    "expected \"full\": an electrical fabric reaches every ToR through each spine",
+                ),
+                _ => c.err(
+                    "$.topology.kind",
+                    format!(
+                        "expected \"static\" (with graph \"full\") for an electrical fabric, got {:?}",
+                        cfg.topology.kind().name()
+                    ),
+                ),
+            }
+        }
+    }
+}
+
+fn check_timing(c: &mut Checker, cfg: &Config) {
+    let s = &cfg.slice;
+    if s.duration == Nanos(0) {
+        c.err("$.slice.duration", "expected a positive duration, got 0ns");
+        return;
+    }
+    if s.guardband >= s.duration {
+        c.err(
+            "$.slice.guardband",
+            format!(
+                "expected less than slice.duration ({}), got {}",
+                s.duration, s.guardband
+            ),
+        );
+    }
+    // In TA mode circuits change only every update interval; its checks
+    // are in check_mode.
+    let reconf = cfg.reconfiguration_delay();
+    if cfg.mode == Mode::TO {
+        if cfg.ocs.is_some() && reconf >= s.duration {
+            c.err(
+                "$.ocs.reconfiguration_delay",
+                format!(
+                    "expected less than slice.duration ({}), got {reconf}",
+                    s.duration
+                ),
+            );
+        }
+        let dark = cfg.dark_time();
+        if dark < s.duration && s.duration.0 < dark.0.saturating_mul(10) {
+            tracing::warn!(
+                "$.slice.duration: {} is under 10 x max(guardband, reconfiguration_delay) = {}: the duty cycle is below 90%",
+                s.duration,
+                Nanos(dark.0 * 10)
+            );
+        }
+    }
+    if cfg.fabric == FabricKind::Optical && s.propagation > cfg.dark_time() {
+        tracing::warn!(
+            "$.slice.propagation: {} exceeds the dark time {} at a slice start: frames sent at the end of a slice may reach the next circuit",
+            s.propagation,
+            cfg.dark_time()
+        );
+    }
+}
+
+fn check_mode(c: &mut Checker, cfg: &Config) {
+    let kind = cfg.topology.kind();
+    match cfg.mode {
+        Mode::TA if cfg.fabric == FabricKind::Electrical => {
+            c.err(
+                "$.mode",
+                "expected \"TO\": an electrical fabric has no circuits to schedule from traffic",
+            );
+        }
+        Mode::TA => {
+            if kind != TopologyKind::TrafficAware {
+                c.err(
+                    "$.topology.kind",
+                    format!(
+                        "expected \"traffic_aware\" because mode is TA, got {:?}",
+                        kind.name()
+                    ),
+                );
+            }
+            let Some(ta) = &cfg.ta else {
+                c.err(
+                    "$.ta",
+                    "expected a `ta` object {update_interval, scheduler, traffic_matrix}: mode is TA",
+                );
+                return;
+            };
+            if ta.update_interval == Nanos(0) {
+                c.err(
+                    "$.ta.update_interval",
+                    "expected a positive duration, got 0ns",
+                );
+                return;
+            }
+            if ta.update_interval < cfg.slice.duration {
+                c.err(
+                    "$.ta.update_interval",
+                    format!(
+                        "expected at least slice.duration ({}), got {}",
+                        cfg.slice.duration, ta.update_interval
+                    ),
+                );
+            }
+            if cfg.slice.guardband >= ta.update_interval {
+                c.err(
+                    "$.slice.guardband",
+                    format!(
+                        "expected less than ta.update_interval ({}), got {}",
+                        ta.update_interval, cfg.slice.guardband
+                    ),
+                );
+            }
+            let reconf = cfg.reconfiguration_delay();
+            if cfg.ocs.is_some() && reconf >= ta.update_interval {
+                c.err(
+                    "$.ocs.reconfiguration_delay",
+                    format!(
+                        "expected less than ta.update_interval ({}), got {reconf}",
+                        ta.update_interval
+                    ),
+                );
+            }
+            let dark = cfg.dark_time();
+            if dark < ta.update_interval && ta.update_interval.0 < dark.0.saturating_mul(10) {
+                tracing::warn!(
+                    "$.ta.update_interval: {} is under 10 x max(guardband, reconfiguration_delay) = {}: circuits are dark over 10% of the time",
+                    ta.update_interval,
+                    Nanos(dark.0 * 10)
+                );
+            }
+        }
+        Mode::TO => {
+            if kind == TopologyKind::TrafficAware {
+                c.err(
+                    "$.topology.kind",
+                    "expected a traffic-oblivious topology (round_robin, opera, shale, static or file): \"traffic_aware\" needs mode TA",
+                );
+            }
+            if cfg.ta.is_some() {
+                c.err(
+                    "$.ta",
+                    "expected no `ta` object: it is only used when mode is TA",
+                );
+            }
+        }
+    }
+}
+
+fn check_topology(c: &mut Checker, cfg: &Config) {
+    let n = cfg.tors.count as u64;
+    let u = cfg.tors.uplinks;
+    match &cfg.topology {
+        Topology::RoundRobin => {
+            // count >= 2 is checked with the ToRs.
+        }
+        Topology::Opera { .. } => {
+            if u < 2 {
+                c.err(
+                    "$.tors.uplinks",
+                    format!("expected at least 2 uplinks (rotors) for topology opera, got {u}"),
+                );
+            } else if !n.is_multiple_of(u as u64) {
+                c.err(
+                    "$.tors.count",
+                    format!(
+                        "expected a multiple of tors.uplinks ({u}) for topology opera (each rotor takes N/u matchings), got {n}"
+                    ),
+                );
+            }
+        }
+        Topology::Shale { h } => {
+            if *h == 0 {
+                c.err("$.topology.h", "expected at least 1 digit, got 0");
+            } else if integer_root(n, *h).is_none() {
+                c.err(
+                    "$.tors.count",
+                    format!(
+                        "expected n^{h} ToRs for an integer n >= 2 (topology shale with h = {h}), got {n}"
+                    ),
+                );
+            }
+            if u != 1 {
+                c.err(
+                    "$.tors.uplinks",
+                    format!("expected 1 uplink for topology shale, got {u}"),
+                );
+            }
+        }
+        Topology::Static { graph } => {
+            if *graph == StaticGraph::Full && cfg.fabric == FabricKind::Optical {
+                c.err(
+                    "$.topology.graph",
+                    "expected \"ring\": graph \"full\" needs fabric electrical (a circuit reaches one ToR)",
+                );
+            }
+        }
+        Topology::TrafficAware => {}
+        Topology::File { path } => {
+            let full = cfg.resolve(path);
+            if !full.is_file() {
+                c.err(
+                    "$.topology.path",
+                    format!(
+                        "expected an existing schedule file, but {} does not exist (relative names resolve against the config's directory)",
+                        full.display()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// `n` with `n^h == x` and `n >= 2`.
+fn integer_root(x: u64, h: u32) -> Option<u64> {
+    let guess = (x as f64).powf(1.0 / h as f64).round() as u64;
+    [guess.saturating_sub(1), guess, guess + 1]
+        .into_iter()
+        .find(|&n| n >= 2 && n.checked_pow(h) == Some(x))
+}
+
+fn check_routing(c: &mut Checker, cfg: &Config) {
+    let r = &cfg.routing;
+    let (allowed, why) = if cfg.is_cyclic() {
+        (
+            CYCLIC_ALGOS,
+            format!(
+                "a traffic-oblivious cyclic schedule (topology {})",
+                cfg.topology.kind().name()
+            ),
+        )
+    } else if cfg.mode == Mode::TA {
+        (STATIC_ALGOS, "mode TA (each topology holds still)".into())
+    } else if cfg.fabric == FabricKind::Electrical {
+        (STATIC_ALGOS, "an electrical fabric".into())
+    } else {
+        (STATIC_ALGOS, "a static topology".into())
+    };
+    if !allowed.contains(&r.algorithm) {
+        let list: Vec<&str> = allowed.iter().map(|a| algo_name(*a)).collect();
+        c.err(
+            "$.routing.algorithm",
+            format!(
+                "expected one of {} for {why}, got {:?}",
+                list.join(", "),
+                algo_name(r.algorithm)
+            ),
+        );
+    }
+    if r.k == Some(0) {
+        c.err("$.routing.k", "expected at least 1, got 0");
+    }
+    match r.max_hop {
+        Some(0) => c.err("$.routing.max_hop", "expected at least 1 hop, got 0"),
+        Some(h) if h != 1 && r.algorithm == Algorithm::Direct => c.err(
+            "$.routing.max_hop",
+            format!("expected 1 (or leave it out): direct routing takes one hop, got {h}"),
+        ),
+        _ => {}
+    }
+}
+
+fn check_cabling(c: &mut Checker, cfg: &Config) {
+    let Some(ocs) = &cfg.ocs else { return };
+    if cfg.fabric != FabricKind::Optical || ocs.count == 0 {
+        return;
+    }
+    let n = cfg.tors.count as usize;
+    let u = cfg.tors.uplinks as usize;
+    match &ocs.cabling {
+        Cabling::Auto(_) => {
+            // Uplink p of ToR t -> OCS p % count, port t + (p / count) * n.
+            let per_ocs = u.div_ceil(ocs.count as usize);
+            let needed = n * per_ocs;
+            if needed > ocs.ports as usize {
+                c.err(
+                    "$.ocs.ports",
+                    format!(
+                        "expected at least {needed} ports per OCS for auto cabling ({n} ToRs x {per_ocs} uplink(s) per OCS), got {}",
+                        ocs.ports
+                    ),
+                );
+            }
+            if ocs.count as usize > u {
+                tracing::warn!(
+                    "$.ocs.count: {} OCSes but only {u} uplink(s) per ToR: auto cabling leaves OCS {u}.. unused",
+                    ocs.count
+                );
+            }
+        }
+        Cabling::Explicit(list) => {
+            let mut by_uplink: HashMap<(u16, u8), usize> = HashMap::new();
+            let mut by_ocs_port: HashMap<(u16, u16), usize> = HashMap::new();
+            for (i, cable) in list.iter().enumerate() {
+                let at = format!("$.ocs.cabling[{i}]");
+                let mut ok = true;
+                if cable.tor as usize >= n {
+                    c.err(
+                        format!("{at}.tor"),
+                        format!(
+                            "expected a ToR index below tors.count ({n}), got {}",
+                            cable.tor
+                        ),
+                    );
+                    ok = false;
+                }
+                if cable.port as usize >= u {
+                    c.err(
+                        format!("{at}.port"),
+                        format!(
+                            "expected an uplink index below tors.uplinks ({u}), got {}",
+                            cable.port
+                        ),
+                    );
+                    ok = false;
+                }
+                if cable.ocs >= ocs.count {
+                    c.err(
+                        format!("{at}.ocs"),
+                        format!(
+                            "expected an OCS index below ocs.count ({}), got {}",
+                            ocs.count, cable.ocs
+                        ),
+                    );
+                    ok = false;
+                }
+                if cable.ocs_port >= ocs.ports {
+                    c.err(
+                        format!("{at}.ocs_port"),
+                        format!(
+                            "expected an OCS port below ocs.ports ({}), got {}",
+                            ocs.ports, cable.ocs_port
+                        ),
+                    );
+                    ok = false;
+                }
+                if !ok {
+                    continue;
+                }
+                if let Some(j) = by_uplink.insert((cable.tor, cable.port), i) {
+                    c.err(
+                        format!("{at}.port"),
+                        format!(
+                            "expected each (tor, port) cabled once, but ToR {} uplink {} is already cabled at $.ocs.cabling[{j}]",
+                            cable.tor, cable.port
+                        ),
+                    );
+                }
+                if let Some(j) = by_ocs_port.insert((cable.ocs, cable.ocs_port), i) {
+                    c.err(
+                        format!("{at}.ocs_port"),
+                        format!(
+                            "expected each OCS port used once, but OCS {} port {} is already used at $.ocs.cabling[{j}]",
+                            cable.ocs, cable.ocs_port
+                        ),
+                    );
+                }
+            }
+            let missing: Vec<String> = (0..n)
+                .flat_map(|t| (0..u).map(move |p| (t as u16, p as u8)))
+                .filter(|k| !by_uplink.contains_key(k))
+                .map(|(t, p)| format!("(tor {t}, port {p})"))
+                .collect();
+            if !missing.is_empty() {
+                let shown: Vec<&str> = missing.iter().take(8).map(String::as_str).collect();
+                let more = if missing.len() > 8 {
+                    format!(" and {} more", missing.len() - 8)
+                } else {
+                    String::new()
+                };
+                c.err(
+                    "$.ocs.cabling",
+                    format!(
+                        "expected a cable for every ToR uplink ({n} ToRs x {u} uplinks), but {}{more} has none",
+                        shown.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn check_monitoring(c: &mut Checker, cfg: &Config) {
+    let n = cfg.tors.count;
+    let u = cfg.tors.uplinks;
+    for (i, m) in cfg.monitoring.iter().enumerate() {
+        let at = format!("$.monitoring[{i}]");
+        if let Some(t) = m.tor.filter(|t| *t >= n) {
+            c.err(
+                format!("{at}.tor"),
+                format!("expected a ToR index below tors.count ({n}), got {t}"),
+            );
+        }
+        if let Some(p) = m.port.filter(|p| *p >= u) {
+            c.err(
+                format!("{at}.port"),
+                format!("expected an uplink index below tors.uplinks ({u}), got {p}"),
+            );
+        }
+        if m.interval == Nanos(0) {
+            c.err(
+                format!("{at}.interval"),
+                "expected a positive duration, got 0ns",
+            );
+        }
+    }
+}
+
+fn check_traffic_matrix(c: &mut Checker, cfg: &Config) {
+    let Some(ta) = &cfg.ta else { return };
+    if cfg.mode != Mode::TA {
+        return;
+    }
+    let n = cfg.tors.count as usize;
+    let (rows, from) = match &ta.traffic_matrix {
+        TrafficMatrixSrc::Inline(rows) => (rows.clone(), None),
+        TrafficMatrixSrc::File(p) => {
+            let full = cfg.resolve(p);
+            if !full.is_file() {
+                c.err(
+                    "$.ta.traffic_matrix",
+                    format!(
+                        "expected an existing traffic-matrix file, but {} does not exist (relative names resolve against the config's directory)",
+                        full.display()
+                    ),
+                );
+                return;
+            }
+            match super::read_traffic_matrix(&full) {
+                Ok(rows) => (rows, Some(full.display().to_string())),
+                Err(e) => {
+                    c.errors.push(e);
+                    return;
+                }
+            }
+        }
+    };
+    // For a file, errors name the field and say which row of the file.
+    let at = |i: Option<usize>, j: Option<usize>| -> String {
+        match (&from, i, j) {
+            (Some(_), _, _) | (None, None, _) => "$.ta.traffic_matrix".to_string(),
+            (None, Some(i), None) => format!("$.ta.traffic_matrix[{i}]"),
+            (None, Some(i), Some(j)) => format!("$.ta.traffic_matrix[{i}][{j}]"),
+        }
+    };
+    let in_file = |s: String| match &from {
+        Some(f) => format!("{f}: {s}"),
+        None => s,
+    };
+    if rows.len() != n {
+        c.err(
+            at(None, None),
+            in_file(format!(
+                "expected {n} rows (one per ToR, tors.count = {n}), got {}",
+                rows.len()
+            )),
+        );
+        return;
+    }
+    let mut total: u128 = 0;
+    for (i, row) in rows.iter().enumerate() {
+        if row.len() != n {
+            c.err(
+                at(Some(i), None),
+                in_file(format!(
+                    "expected row {i} to have {n} entries (one per ToR), got {}",
+                    row.len()
+                )),
+            );
+            continue;
+        }
+        if row[i] != 0 {
+            c.err(
+                at(Some(i), Some(i)),
+                in_file(format!(
+                    "expected 0 on the diagonal (ToR {i} does not send to itself), got {}",
+                    row[i]
+                )),
+            );
+        }
+        total += row.iter().map(|&x| x as u128).sum::<u128>();
+    }
+    if total == 0 {
+        tracing::warn!("$.ta.traffic_matrix: all zero; the scheduler has no demand to serve");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::integer_root;
+
+    #[test]
+    fn integer_roots() {
+        assert_eq!(integer_root(16, 2), Some(4));
+        assert_eq!(integer_root(27, 3), Some(3));
+        assert_eq!(integer_root(8, 3), Some(2));
+        assert_eq!(integer_root(8, 1), Some(8));
+        assert_eq!(integer_root(15, 2), None);
+        assert_eq!(integer_root(1, 2), None);
+        assert_eq!(integer_root(1 << 40, 40), Some(2));
+    }
 }

@@ -2,10 +2,34 @@
 //! every destination ToR for every arrival slice, over the time-expanded
 //! graph of a [`Schedule`].
 //!
-//! A packet at ToR `x` in slot `t` may take any circuit up in slice `t % S`
-//! or wait at `x` for slot `t + 1`. RotorNet-style routing takes one hop per
-//! slot (the next hop leaves in a later slot); Opera-style routing
-//! (`same_slice_hops`) may take several hops inside one slot.
+//! Semantics (details in [`earliest`]): a packet at ToR `x` in absolute slot
+//! `t` may leave on any uplink whose circuit is up in slice `t % S`, or wait
+//! at `x`. RotorNet style (default): a hop taken in slot `t` delivers the
+//! packet to the next ToR within slot `t`, and its next hop leaves in slot
+//! `>= t + 1`. Opera style (`same_slice_hops`): the next hop may also leave
+//! in slot `t`. `Path::hops[i].depart` is an absolute slot counted from the
+//! arrival's cycle; every wait at a ToR is `< S` slots, so one calendar queue
+//! per slice suffices. Static and electrical fabrics (TA, Clos) use
+//! wildcards: hops depart `None`, paths arrive `None`.
+//!
+//! Output conventions:
+//! - TO algorithms emit paths for every `src != dst` and every arrival slice
+//!   `0..S`, ordered by destination, source, arrival slice, then class.
+//! - Several paths with the same `(src, dst, arrival, class)` are multipath
+//!   alternatives, in preference order (VLB with `multipath`, ECMP, KSP).
+//! - `class: Some(c)` paths serve flow-size class `c` of
+//!   [`RouteSet::classes`] (Opera, UCMP); every pair then has a path for
+//!   every class.
+//!
+//! Per-hop lookup needs consistent suffixes (two paths through ToR `x`
+//! arriving in the same slice to the same destination take the same next
+//! step). `direct`, `hoho`, `vlb`, and the static `direct` and
+//! `shortest_path` guarantee it, keyed by where the packet entered the ToR
+//! (a local host or the fabric: `tables::Ingress`), which VLB and
+//! RotorNet-style HOHO need in the match; Opera-style HOHO does not.
+//! `opera` (class 1 is direct, class 0 is Opera-style HOHO) is consistent
+//! per class. `ucmp` paths depend on the remaining hop budget: use source
+//! routing. `ecmp` and `ksp` alternatives are for hashing or source routing.
 
 pub mod direct;
 pub mod earliest;
@@ -15,7 +39,8 @@ pub mod static_routes;
 pub mod ucmp;
 pub mod vlb;
 
-use crate::schedule::Schedule;
+use crate::config::{self, Algorithm};
+use crate::schedule::{Endpoint, LinkKind, Schedule};
 use crate::{PortId, SliceId, Slot, TorId};
 use serde::{Deserialize, Serialize};
 
@@ -57,7 +82,7 @@ impl Path {
 pub fn tors_of(p: &Path, s: &Schedule) -> Vec<TorId> {
     let mut v = vec![p.src];
     let mut cur = p.src;
-    for h in &p.hops {
+    for (i, h) in p.hops.iter().enumerate() {
         let ts = h
             .depart
             .map(|d| (d as usize % s.slices()) as SliceId)
@@ -66,9 +91,10 @@ pub fn tors_of(p: &Path, s: &Schedule) -> Vec<TorId> {
             crate::schedule::LinkKind::Optical => s
                 .peer(ts, crate::schedule::Endpoint::new(cur, h.port))
                 .map(|e| e.tor),
+            // A spine reaches every ToR: the next hop says which one.
             crate::schedule::LinkKind::Electrical => None,
         };
-        cur = next.unwrap_or(p.dst);
+        cur = next.unwrap_or_else(|| p.hops.get(i + 1).map_or(p.dst, |n| n.tor));
         v.push(cur);
     }
     v
@@ -113,6 +139,24 @@ pub struct RoutingOptions {
     pub seed: u64,
     /// Link rate in bytes per slice of usable time (UCMP thresholds).
     pub bytes_per_slice: u64,
+    /// Emit multipath alternatives where the algorithm has a choice (VLB:
+    /// up to `k` intermediates). Set from config `routing.multipath`.
+    pub multipath: bool,
+}
+
+impl RoutingOptions {
+    /// Options from the config's `routing` section; `bytes_per_slice` comes
+    /// from the link rate and slice timing.
+    pub fn from_config(r: &config::Routing, bytes_per_slice: u64) -> Self {
+        RoutingOptions {
+            max_hop: r.max_hop,
+            same_slice_hops: r.same_slice_hops.unwrap_or(r.algorithm == Algorithm::Opera),
+            k: r.k.unwrap_or(4).max(1),
+            seed: r.seed.unwrap_or(1),
+            bytes_per_slice: bytes_per_slice.max(1),
+            multipath: r.multipath != config::Multipath::None,
+        }
+    }
 }
 
 impl Default for RoutingOptions {
@@ -123,6 +167,7 @@ impl Default for RoutingOptions {
             k: 4,
             seed: 1,
             bytes_per_slice: 1,
+            multipath: false,
         }
     }
 }
@@ -132,4 +177,270 @@ pub trait Router {
     fn routes(&self, s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError>;
 }
 
-pub use earliest::earliest_path;
+pub use earliest::{UNLIMITED, earliest_path};
+
+/// Routing workers: `LIGHTHOUSE_ROUTING_THREADS` if set, else one per core.
+fn worker_threads() -> usize {
+    std::env::var("LIGHTHOUSE_ROUTING_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()))
+        .max(1)
+}
+
+/// Solves every destination (in parallel over the available cores) and
+/// returns `f`'s results in destination order.
+pub(crate) fn per_destination<T: Send>(
+    s: &Schedule,
+    max_hop: u8,
+    same_slice_hops: bool,
+    f: impl Fn(&earliest::Dp) -> T + Sync,
+) -> Vec<T> {
+    let n = s.tors();
+    let adj = earliest::Adjacency::new(s);
+    let threads = worker_threads().min(n.max(1));
+    let chunk = n.div_ceil(threads.max(1)).max(1);
+    let run = |lo: usize, hi: usize| {
+        let mut dp = earliest::Dp::new(s, &adj, max_hop, same_slice_hops);
+        (lo..hi)
+            .map(|d| {
+                dp.solve(d as TorId);
+                f(&dp)
+            })
+            .collect::<Vec<T>>()
+    };
+    if threads <= 1 {
+        return run(0, n);
+    }
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..n)
+            .step_by(chunk)
+            .map(|lo| {
+                let run = &run;
+                sc.spawn(move || run(lo, (lo + chunk).min(n)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("routing worker panicked"))
+            .collect()
+    })
+}
+
+/// Like [`per_destination`], for algorithms that emit paths: `f` appends
+/// one destination's paths; the result is in destination order. Each worker
+/// fills one vector (the first one sized for everything, `per_dst` paths
+/// per destination), so paths are moved at most once.
+pub(crate) fn paths_per_destination(
+    s: &Schedule,
+    max_hop: u8,
+    same_slice_hops: bool,
+    transit: bool,
+    per_dst: usize,
+    f: impl Fn(&earliest::Dp, &mut Vec<Path>) -> Result<(), RoutingError> + Sync,
+) -> Result<Vec<Path>, RoutingError> {
+    let n = s.tors();
+    let adj = earliest::Adjacency::new(s);
+    let threads = worker_threads().clamp(1, n.max(1));
+    let chunk = n.div_ceil(threads).max(1);
+    let run = |lo: usize, hi: usize, mut out: Vec<Path>| -> Result<Vec<Path>, RoutingError> {
+        let mut dp = earliest::Dp::new(s, &adj, max_hop, same_slice_hops).with_transit(transit);
+        for d in lo..hi {
+            dp.solve(d as TorId);
+            f(&dp, &mut out)?;
+        }
+        Ok(out)
+    };
+    let mut first = Some(Vec::with_capacity(per_dst * n));
+    if threads <= 1 {
+        return run(0, n, first.take().expect("set"));
+    }
+    let parts: Vec<Result<Vec<Path>, RoutingError>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..n)
+            .step_by(chunk)
+            .enumerate()
+            .map(|(i, lo)| {
+                let run = &run;
+                let hi = (lo + chunk).min(n);
+                let out = if i == 0 {
+                    first.take().expect("set")
+                } else {
+                    Vec::with_capacity(per_dst * (hi - lo))
+                };
+                sc.spawn(move || run(lo, hi, out))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("routing worker panicked"))
+            .collect()
+    });
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().expect("one worker")?;
+    for p in parts {
+        out.append(&mut p?);
+    }
+    Ok(out)
+}
+
+/// The earliest-arrival path (budget `max_hop`) for every `src != dst` and
+/// every arrival slice; `NoPath` if one is missing.
+pub(crate) fn earliest_routes(
+    s: &Schedule,
+    max_hop: u8,
+    same_slice_hops: bool,
+) -> Result<Vec<Path>, RoutingError> {
+    let (n, slices) = (s.tors(), s.slices());
+    paths_per_destination(
+        s,
+        max_hop,
+        same_slice_hops,
+        false,
+        n.saturating_sub(1) * slices,
+        |dp, out| {
+            let d = dp.dst();
+            for src in (0..n as TorId).filter(|&x| x != d) {
+                for ts in 0..slices as SliceId {
+                    let p = dp
+                        .path(src, ts, max_hop as usize)
+                        .ok_or(RoutingError::NoPath {
+                            src,
+                            dst: d,
+                            ts,
+                            max_hop,
+                        })?;
+                    out.push(p);
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+impl Router for Algorithm {
+    fn routes(&self, s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError> {
+        route(*self, s, opts)
+    }
+}
+
+/// True for schedules routed with wildcard slices: electrical fabrics and
+/// one-slice (static, TA) topologies.
+pub fn is_static(s: &Schedule) -> bool {
+    s.kind() == LinkKind::Electrical || s.slices() == 1
+}
+
+/// The paper's `routing()` dispatcher. `direct` on a static schedule is the
+/// static variant ([`static_routes::direct`]); the TO algorithms refuse
+/// electrical fabrics and the static ones refuse multi-slice schedules.
+pub fn route(
+    alg: Algorithm,
+    s: &Schedule,
+    opts: &RoutingOptions,
+) -> Result<RouteSet, RoutingError> {
+    let to_only = |name: &str| {
+        if s.kind() == LinkKind::Electrical {
+            Err(RoutingError::Unsupported(format!(
+                "{name} routing needs an optical schedule; use direct, shortest_path, ecmp or ksp on an electrical fabric"
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    match alg {
+        Algorithm::Direct => direct::direct(s, opts),
+        Algorithm::Vlb => to_only("vlb").and_then(|_| vlb::vlb(s, opts)),
+        Algorithm::Opera => to_only("opera").and_then(|_| opera::opera(s, opts)),
+        Algorithm::Ucmp => to_only("ucmp").and_then(|_| ucmp::ucmp(s, opts)),
+        Algorithm::Hoho => to_only("hoho").and_then(|_| hoho::hoho(s, opts)),
+        Algorithm::ShortestPath => static_routes::shortest_path(s, opts),
+        Algorithm::Ecmp => static_routes::ecmp(s, opts),
+        Algorithm::Ksp => static_routes::ksp(s, opts),
+    }
+}
+
+/// The paper's `neighbors(ToR, ts)`: ToRs with a circuit from `tor` in
+/// slice `ts` (every other ToR on an electrical fabric), sorted.
+pub fn neighbors(s: &Schedule, tor: TorId, ts: SliceId) -> Vec<TorId> {
+    s.neighbors(tor, ts)
+}
+
+/// Checks that `p` is a path the data plane can execute on `s`: it starts
+/// at `src` and ends at `dst`, every hop's circuit exists when it departs,
+/// departures never decrease (strictly increase in RotorNet style), every
+/// wait is `< S` slots, and wildcards are used exactly on static schedules.
+/// Returns what is wrong.
+pub fn check_path(s: &Schedule, p: &Path, same_slice_hops: bool) -> Result<(), String> {
+    if p.hops.is_empty() {
+        return Err("path has no hops".into());
+    }
+    if p.src == p.dst {
+        return Err("path from a ToR to itself".into());
+    }
+    let slices = s.slices() as Slot;
+    let wild = p.arrival.is_none();
+    let mut cur = p.src;
+    // Slot the packet reached `cur` and whether it came from the fabric.
+    let mut at: Option<Slot> = p.arrival.map(Slot::from);
+    if p.arrival.is_some_and(|a| a as usize >= s.slices()) {
+        return Err(format!("arrival slice {:?} out of range", p.arrival));
+    }
+    for (i, h) in p.hops.iter().enumerate() {
+        if h.tor != cur {
+            return Err(format!(
+                "hop {i} leaves ToR {} but the packet is at {cur}",
+                h.tor
+            ));
+        }
+        if h.port as usize >= s.uplinks() {
+            return Err(format!("hop {i}: no uplink {}", h.port));
+        }
+        let slice = match (wild, h.depart) {
+            (true, None) => 0,
+            (false, Some(d)) => {
+                let a = at.expect("arrival set");
+                let earliest = if i > 0 && !same_slice_hops { a + 1 } else { a };
+                if d < earliest {
+                    return Err(format!(
+                        "hop {i} departs in slot {d}, before slot {earliest}"
+                    ));
+                }
+                if d - a >= slices {
+                    return Err(format!(
+                        "hop {i} waits {} slots at ToR {cur} (S = {slices})",
+                        d - a
+                    ));
+                }
+                at = Some(d);
+                (d % slices) as SliceId
+            }
+            _ => {
+                return Err(format!(
+                    "hop {i}: wildcard departure mixed with timed arrival"
+                ));
+            }
+        };
+        let next = if i + 1 < p.hops.len() {
+            p.hops[i + 1].tor
+        } else {
+            p.dst
+        };
+        match s.kind() {
+            LinkKind::Electrical => {
+                if next == cur {
+                    return Err(format!("hop {i} loops at ToR {cur}"));
+                }
+            }
+            LinkKind::Optical => match s.peer(slice, Endpoint::new(cur, h.port)) {
+                Some(e) if e.tor == next => {}
+                other => {
+                    return Err(format!(
+                        "hop {i}: ToR {cur} uplink {} reaches {other:?} in slice {slice}, not ToR {next}",
+                        h.port
+                    ));
+                }
+            },
+        }
+        cur = next;
+    }
+    Ok(())
+}

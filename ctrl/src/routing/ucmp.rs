@@ -1,1 +1,161 @@
-//! TODO
+//! `ucmp()` (UCMP, NSDI'24): per source, destination and arrival slice, the
+//! earliest-arrival path for each hop budget `h = 1..H` gives Pareto points
+//! `(h_i, l_i)` (hops, latency in slots); points whose latency is not lower
+//! than every point with fewer hops are dropped. Between neighbouring
+//! points, flows of at least
+//! `θ = B × (l_few − l_many) / (h_many − h_few) / α` bytes prefer the
+//! fewer-hop point (`B = opts.bytes_per_slice`, `α = 0.5`); the θ are made
+//! monotone (running maximum). Equivalently, a flow of size `x` minimises
+//! `latency + α·x·hops/B`. `H = opts.max_hop` (default
+//! [`DEFAULT_MAX_HOP`]); layers stop early once more hops help no one.
+//!
+//! Flow-size classes are global, because the data plane classifies a flow
+//! by size before it knows the pair's thresholds: with `K` the largest
+//! Pareto set (at most [`MAX_CLASSES`]), class thresholds are `T_0 = 0`,
+//! `T_{K-1}` = the largest per-pair θ, and in between the `c/(K-1)`
+//! quantiles of all per-pair θ (duplicates dropped). Every pair gets a path
+//! for every class `c`: the point a flow of exactly `T_c` bytes would pick
+//! by the pair's own θ. Hence class 0 always takes the pair's lowest-latency
+//! (most-hop) point and the last class its fewest-hop point. Paths depend
+//! on the remaining hop budget, so use source routing (`lookup: source`).
+
+use super::earliest::Dp;
+use super::{
+    ClassThresholds, RouteSet, RoutingError, RoutingOptions, paths_per_destination, per_destination,
+};
+use crate::schedule::Schedule;
+use crate::{SliceId, Slot, TorId};
+
+/// Hop budget when `max_hop` is not set.
+pub const DEFAULT_MAX_HOP: u8 = 6;
+/// Most flow-size classes emitted.
+pub const MAX_CLASSES: usize = 8;
+/// UCMP's α: weight of bandwidth cost against latency.
+pub const ALPHA: f64 = 0.5;
+
+/// A Pareto point: hops and latency in slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Point {
+    pub hops: u32,
+    pub latency: Slot,
+}
+
+/// The pair's Pareto points, lowest latency (most hops) first.
+pub fn pareto(dp: &Dp, src: TorId, ts: SliceId) -> Vec<Point> {
+    let mut pts: Vec<Point> = Vec::new();
+    for h in 1..=dp.layers() {
+        if let Some((arr, hops)) = dp.value(src, ts, h) {
+            let latency = arr - ts as Slot;
+            if pts.last().is_none_or(|p| latency < p.latency) {
+                pts.push(Point { hops, latency });
+            }
+        }
+    }
+    pts.reverse();
+    pts
+}
+
+/// Monotone thresholds between consecutive points of [`pareto`]:
+/// `θ[i]` separates point `i` (more hops) from point `i + 1`.
+pub fn thresholds(pts: &[Point], bytes_per_slice: u64) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::with_capacity(pts.len().saturating_sub(1));
+    for w in pts.windows(2) {
+        let (many, few) = (w[0], w[1]);
+        let dl = (few.latency - many.latency) as f64;
+        let dh = (many.hops - few.hops) as f64;
+        let th = (bytes_per_slice.max(1) as f64 * dl / dh / ALPHA).ceil() as u64;
+        out.push(out.last().map_or(th, |&p| p.max(th)));
+    }
+    out
+}
+
+/// Index of the point a flow of `size` bytes uses.
+pub fn point_for(thetas: &[u64], size: u64) -> usize {
+    thetas.iter().take_while(|&&t| t <= size).count()
+}
+
+pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError> {
+    let (n, slices) = (s.tors(), s.slices());
+    let cap = opts
+        .max_hop
+        .unwrap_or(DEFAULT_MAX_HOP)
+        .clamp(1, u8::MAX - 1);
+    let b = opts.bytes_per_slice;
+    // Pass 1: every pair's thresholds, to place the global classes.
+    let parts = per_destination(s, cap, opts.same_slice_hops, |dp| {
+        let d = dp.dst();
+        let mut pooled = Vec::new();
+        let mut most = 0usize;
+        for src in (0..n as TorId).filter(|&x| x != d) {
+            for ts in 0..slices as SliceId {
+                let pts = pareto(dp, src, ts);
+                if pts.is_empty() {
+                    return Err(RoutingError::NoPath {
+                        src,
+                        dst: d,
+                        ts,
+                        max_hop: cap,
+                    });
+                }
+                most = most.max(pts.len());
+                pooled.extend(thresholds(&pts, b));
+            }
+        }
+        Ok((pooled, most))
+    });
+    let mut pooled = Vec::new();
+    let mut most = 1;
+    for p in parts {
+        let (v, m) = p?;
+        pooled.extend(v);
+        most = most.max(m);
+    }
+    let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
+    // Pass 2: per class, the point its lower bound picks.
+    let per_dst = n.saturating_sub(1) * slices * classes.len();
+    let paths = paths_per_destination(s, cap, opts.same_slice_hops, false, per_dst, |dp, out| {
+        let d = dp.dst();
+        for src in (0..n as TorId).filter(|&x| x != d) {
+            for ts in 0..slices as SliceId {
+                let pts = pareto(dp, src, ts);
+                let th = thresholds(&pts, b);
+                let mut prev = usize::MAX;
+                for (c, &tc) in classes.iter().enumerate() {
+                    let i = point_for(&th, tc);
+                    let mut p = if i == prev {
+                        out.last().expect("pushed").clone()
+                    } else {
+                        dp.path(src, ts, pts[i].hops as usize)
+                            .expect("Pareto point has a path")
+                    };
+                    p.class = Some(c as u8);
+                    out.push(p);
+                    prev = i;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(RouteSet {
+        paths,
+        classes: Some(ClassThresholds {
+            thresholds: classes,
+        }),
+    })
+}
+
+/// `k` ascending class thresholds from the pooled per-pair ones (module
+/// docs); fewer when quantiles coincide.
+fn global_thresholds(mut pooled: Vec<u64>, k: usize) -> Vec<u64> {
+    let mut out = vec![0u64];
+    if pooled.is_empty() || k <= 1 {
+        return out;
+    }
+    pooled.sort_unstable();
+    let len = pooled.len();
+    for c in 1..k {
+        out.push(pooled[c * (len - 1) / (k - 1)]);
+    }
+    out.dedup();
+    out
+}

@@ -7,12 +7,23 @@
 //! of the slice; a circuit that stays the same is usable for the whole slice.
 
 pub mod file;
+mod graph;
 pub mod ocs;
 pub mod opera;
 pub mod round_robin;
 pub mod shale;
 pub mod static_topo;
+pub mod timing;
 
+pub use file::{schedule_from_file, schedule_from_json, schedule_to_json};
+pub use ocs::OcsSchedule;
+pub use opera::{Opera, opera};
+pub use round_robin::{RoundRobin, round_robin};
+pub use shale::{Shale, shale};
+pub use static_topo::{Ring, full, ring};
+pub use timing::{SliceClock, dark_time, usable_bytes, usable_window};
+
+use crate::config::{Config, FabricKind, StaticGraph, Topology};
 use crate::{PortId, SliceId, TorId};
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +61,61 @@ pub enum ScheduleError {
     },
     #[error("{0}")]
     Infeasible(String),
+    /// A schedule file is malformed or asks for an impossible circuit.
+    #[error("{file}: at {path}: {msg}")]
+    File {
+        file: String,
+        path: String,
+        msg: String,
+    },
+    /// A circuit whose two ends are cabled to different OCSes.
+    #[error(
+        "slice {ts}: circuit ToR {} port {} -> ToR {} port {} crosses OCS {from_ocs} and OCS {to_ocs} (both ends of a circuit must be cabled to the same OCS)",
+        from.tor, from.port, to.tor, to.port
+    )]
+    CrossOcs {
+        ts: SliceId,
+        from: Endpoint,
+        to: Endpoint,
+        from_ocs: u16,
+        to_ocs: u16,
+    },
+    /// A circuit uses a ToR uplink that the cabling leaves unconnected.
+    #[error("slice {ts}: ToR {tor} port {port} carries a circuit but is not cabled to any OCS")]
+    Uncabled {
+        ts: SliceId,
+        tor: TorId,
+        port: PortId,
+    },
+    /// The cabling names an OCS or OCS port that does not exist.
+    #[error(
+        "ToR {tor} port {port} is cabled to OCS {ocs} port {ocs_port}, which does not exist ({ocs_count} OCSes with {ports} ports)"
+    )]
+    NoSuchOcsPort {
+        tor: TorId,
+        port: PortId,
+        ocs: u16,
+        ocs_port: u16,
+        ocs_count: usize,
+        ports: usize,
+    },
+    /// Two ToR uplinks share one OCS port.
+    #[error("ToR {} port {} and ToR {} port {} are both cabled to OCS {ocs} port {ocs_port}", a.tor, a.port, b.tor, b.port)]
+    SharedOcsPort {
+        a: Endpoint,
+        b: Endpoint,
+        ocs: u16,
+        ocs_port: u16,
+    },
+    /// An OCS port would carry two circuits in one direction in one slice.
+    #[error("slice {ts}: OCS {ocs} port {ocs_port} would {dir} two circuits at once")]
+    OcsPortInUse {
+        ts: SliceId,
+        ocs: u16,
+        ocs_port: u16,
+        /// "send into" or "receive from".
+        dir: &'static str,
+    },
 }
 
 /// Whether a ToR's uplinks are circuits (one peer per slice) or lead to an
@@ -272,6 +338,91 @@ impl Schedule {
     pub fn circuit_count(&self) -> usize {
         self.tx.iter().filter(|x| x.is_some()).count()
     }
+
+    /// Size a schedule for `topo` and let it fill the circuits.
+    pub fn from_topo(topo: &dyn Topo, tors: usize, uplinks: usize) -> Result<Self, ScheduleError> {
+        let slices = topo.slices(tors, uplinks)?;
+        let mut s = Schedule::new(tors, uplinks, slices);
+        topo.build(&mut s)?;
+        Ok(s)
+    }
+
+    /// The paper's validity check: the circuits are realisable on `cfg`'s
+    /// OCSes and cabling. Returns the per-OCS circuits.
+    pub fn verify(&self, cfg: &Config) -> Result<OcsSchedule, ScheduleError> {
+        ocs::compile_for(cfg, self)
+    }
+
+    /// Worst-case hop count between any ordered pair of ToRs using only the
+    /// circuits of slice `ts` on the uplinks `use_port` accepts; `None` when
+    /// some ToR cannot reach another. Electrical fabrics are one hop.
+    pub fn diameter(&self, ts: SliceId, use_port: impl Fn(PortId) -> bool) -> Option<u32> {
+        if self.kind == LinkKind::Electrical {
+            return if self.uplinks > 0 || self.tors < 2 {
+                Some(u32::from(self.tors > 1))
+            } else {
+                None
+            };
+        }
+        let ts = ts % self.slices as SliceId;
+        let deg = self.uplinks;
+        let mut adj = vec![graph::NONE; self.tors * deg];
+        for t in 0..self.tors {
+            for p in 0..deg {
+                if !use_port(p as PortId) {
+                    continue;
+                }
+                if let Some(e) = self.peer(ts, Endpoint::new(t as TorId, p as PortId)) {
+                    adj[t * deg + p] = e.tor as u32;
+                }
+            }
+        }
+        graph::diameter(self.tors, deg, &adj, u32::MAX)
+    }
+}
+
+/// Build the schedule a config asks for and check it against the cabling
+/// (every circuit inside one OCS, no OCS port used twice per direction).
+pub fn from_config(cfg: &Config) -> Result<Schedule, ScheduleError> {
+    from_config_with_ocs(cfg).map(|(s, _)| s)
+}
+
+/// [`from_config`], also returning what every OCS does in every slice.
+pub fn from_config_with_ocs(cfg: &Config) -> Result<(Schedule, OcsSchedule), ScheduleError> {
+    let n = cfg.tors.count as usize;
+    let u = cfg.tors.uplinks as usize;
+    let electrical = cfg.fabric == FabricKind::Electrical;
+    let s = match &cfg.topology {
+        Topology::Static {
+            graph: StaticGraph::Full,
+        } => {
+            if !electrical {
+                return Err(ScheduleError::Infeasible(
+                    "static graph \"full\" needs an electrical fabric (\"fabric\": \"electrical\"); an optical fabric can use \"ring\"".into(),
+                ));
+            }
+            full(n, u)
+        }
+        _ if electrical => {
+            return Err(ScheduleError::Infeasible(
+                "an electrical fabric only supports the static \"full\" topology".into(),
+            ));
+        }
+        Topology::RoundRobin => round_robin(n, u)?,
+        Topology::Opera { seed } => opera(n, u, seed.unwrap_or(opera::DEFAULT_SEED))?,
+        Topology::Shale { h } => shale(n, u, *h)?,
+        Topology::Static {
+            graph: StaticGraph::Ring,
+        } => ring(n, u)?,
+        Topology::File { path } => schedule_from_file(&cfg.base_dir.join(path), n, u)?,
+        Topology::TrafficAware => {
+            return Err(ScheduleError::Infeasible(
+                "traffic-aware topologies are built by ta::build".into(),
+            ));
+        }
+    };
+    let o = s.verify(cfg)?;
+    Ok((s, o))
 }
 
 /// The paper's abstract `topo()`: something that fills a schedule using

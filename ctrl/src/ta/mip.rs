@@ -43,7 +43,7 @@ pub fn topology(t: &[Vec<u64>], uplinks: usize) -> Vec<Vec<(usize, usize)>> {
         }
         out.push(m);
     }
-    if uplinks >= 2 && n % 2 == 0 && n > 2 && components(n, &out).len() > 1 {
+    if uplinks >= 2 && n.is_multiple_of(2) && n > 2 && components(n, &out).len() > 1 {
         let comps = components(n, &out[..uplinks - 1]);
         let last = out.last_mut().unwrap();
         *last = ring_then_match(&before_last, &comps);

@@ -6,8 +6,9 @@
 //!   the symmetric demand, uplink `p > 0` the maximum-weight matching on the
 //!   demand not yet covered (covered pairs drop out).
 //! - `bvn`: one slice per BvN term of the stuffed matrix, heaviest first,
-//!   at most `N` terms (a Mordia-style cycle; lighter terms are dropped and
-//!   all slices last equally long). Term `k` is a permutation, set up as
+//!   at least the `N` heaviest terms and as many more as it takes for every
+//!   pair with demand to get a circuit (a Mordia-style cycle; all slices last
+//!   equally long). Term `k` is a permutation, set up as
 //!   one-way circuits on uplink 0 in slice `k` (row `i` sends to
 //!   `perm[i]`); a fixed point leaves that ToR dark. Other uplinks stay
 //!   unused (Mordia has one OCS port per ToR).
@@ -166,7 +167,30 @@ pub fn schedule(
             let mut terms = bvn::decompose(&d);
             // Heaviest first; ties keep decomposition order.
             terms.sort_by_key(|t| std::cmp::Reverse(t.weight));
-            terms.truncate(n.max(1));
+            // Keep the heaviest N terms, then more until every pair with
+            // demand has a circuit in some slice, so direct routing (Mordia
+            // is circuit-only) reaches every destination.
+            let mut covered = vec![false; n * n];
+            let mut uncovered = (0..n)
+                .flat_map(|i| (0..n).map(move |j| (i, j)))
+                .filter(|&(i, j)| i != j && d[i][j] > 0)
+                .count();
+            let mut keep = 0;
+            for t in &terms {
+                if keep >= n.max(1) && uncovered == 0 {
+                    break;
+                }
+                keep += 1;
+                for (i, &j) in t.perm.iter().enumerate() {
+                    if i != j && !covered[i * n + j] {
+                        covered[i * n + j] = true;
+                        if d[i][j] > 0 {
+                            uncovered -= 1;
+                        }
+                    }
+                }
+            }
+            terms.truncate(keep.max(1));
             let mut s = Schedule::new(n, uplinks, terms.len());
             if uplinks == 0 {
                 return Ok(s);

@@ -1,0 +1,17 @@
+//! Lighthouse emulation: network namespaces and veths for hosts, the native
+//! software ToRs and emulated OCS (swtor) between them, a Mininet-compatible
+//! CLI, a built-in prober and flow tool, and `lighthouse clean`.
+
+pub mod clean;
+pub mod cli;
+pub mod compile_cmd;
+pub mod fabric;
+pub mod format;
+pub mod links;
+pub mod netns;
+pub mod offload;
+pub mod orchestrator;
+pub mod probe;
+pub mod signals;
+pub mod state;
+pub mod topo;

@@ -1,0 +1,270 @@
+//! Bring-up and teardown of an emulated network's kernel side: one namespace
+//! per host, one fabric namespace holding every ToR-side veth end, veths,
+//! addresses, MACs, offloads and (optionally) static ARP. The data plane
+//! (swtor) is started on top of this by [`crate::fabric`].
+//!
+//! Order matters for crash safety: the run directory and state file exist
+//! before any namespace, and list each namespace before it is created.
+
+use crate::clean;
+use crate::links::{self, LinkError, VethSpec};
+use crate::netns::{self, NsError};
+use crate::offload::{self, Offload};
+use crate::state::{self, RunState, StateError};
+use crate::topo::{HostPlan, Plan};
+use std::fs::File;
+use std::net::Ipv4Addr;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum OrchError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error(transparent)]
+    Ns(#[from] NsError),
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    #[error("{0}")]
+    Io(String),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct NetOptions {
+    /// Mininet `--mac`: 00:00:00:00:00:KK instead of kernel-random MACs.
+    pub mac: bool,
+    /// Mininet `--arp`: static neighbour entries for every host.
+    pub arp: bool,
+    /// Use this prefix instead of a random `lhXXXX`.
+    pub prefix: Option<String>,
+    pub config: Option<PathBuf>,
+}
+
+/// A live emulated network (kernel side). Dropping it tears it down.
+#[derive(Debug)]
+pub struct Net {
+    pub prefix: String,
+    pub plan: Plan,
+    /// Host MACs as the kernel reports them, index K-1.
+    pub macs: Vec<[u8; 6]>,
+    state: RunState,
+    torn_down: bool,
+}
+
+pub const MTU: u32 = 1500;
+
+impl Net {
+    pub fn host_ns_name(&self, h: &HostPlan) -> String {
+        format!("{}-{}", self.prefix, h.name)
+    }
+    pub fn host_ns(&self, h: &HostPlan) -> PathBuf {
+        netns::ns_path(&self.host_ns_name(h))
+    }
+    pub fn fabric_ns_name(&self) -> String {
+        format!("{}-fab", self.prefix)
+    }
+    pub fn fabric_ns(&self) -> PathBuf {
+        netns::ns_path(&self.fabric_ns_name())
+    }
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// Remember a process started inside the run (for `clean`'s report).
+    pub fn add_child(&mut self, pid: u32) {
+        self.state.children.push(pid);
+        let _ = state::save(&self.state);
+    }
+
+    /// Bring up the kernel side of `plan`. On error everything made so far is
+    /// removed again before returning.
+    pub fn bring_up(plan: Plan, opts: &NetOptions) -> Result<Net, OrchError> {
+        // Leftovers of crashed runs first, so their names cannot collide.
+        let rep = clean::clean(clean::Scope::Stale);
+        for l in rep.lines().iter().filter(|_| !rep.is_empty()) {
+            tracing::warn!("cleaned a crashed run: {l}");
+        }
+        let prefix = state::allocate(opts.prefix.as_deref())?;
+        let mut net = Net {
+            prefix: prefix.clone(),
+            plan,
+            macs: Vec::new(),
+            state: RunState {
+                prefix,
+                pid: std::process::id(),
+                config: opts.config.clone(),
+                namespaces: Vec::new(),
+                children: Vec::new(),
+                started_unix: state::now_unix(),
+            },
+            torn_down: false,
+        };
+        let mut names: Vec<String> = net.plan.hosts.iter().map(|h| net.host_ns_name(h)).collect();
+        names.push(net.fabric_ns_name());
+        net.state.namespaces = names;
+        if let Err(e) = state::save(&net.state) {
+            net.teardown();
+            return Err(e.into());
+        }
+        match net.build(opts) {
+            Ok(()) => Ok(net),
+            Err(e) => {
+                net.teardown();
+                Err(e)
+            }
+        }
+    }
+
+    fn build(&mut self, opts: &NetOptions) -> Result<(), OrchError> {
+        for n in &self.state.namespaces {
+            netns::create(n)?;
+        }
+        let fab = self.fabric_ns();
+        // Host namespace fds stay open while the veth peers are moved in.
+        let host_files: Vec<File> = self
+            .plan
+            .hosts
+            .iter()
+            .map(|h| {
+                let p = self.host_ns(h);
+                File::open(&p).map_err(|e| OrchError::Io(format!("{}: {e}", p.display())))
+            })
+            .collect::<Result<_, _>>()?;
+        let specs: Vec<VethSpec<'_>> = self
+            .plan
+            .hosts
+            .iter()
+            .zip(&host_files)
+            .map(|(h, f)| VethSpec {
+                local: &h.tor_if,
+                peer: &h.host_if,
+                peer_ns_fd: f.as_raw_fd(),
+                peer_mac: opts.mac.then(|| h.mininet_mac()),
+                mtu: MTU,
+            })
+            .collect();
+        let tor_ifs: Vec<&str> = self.plan.hosts.iter().map(|h| h.tor_if.as_str()).collect();
+        let (specs_ref, ifs_ref) = (&specs, &tor_ifs);
+        links::with_netlink(Some(&fab), |h| async move {
+            links::create_veths(&h, specs_ref).await?;
+            links::set_up(&h, "lo", None).await?;
+            for t in ifs_ref {
+                links::set_up(&h, t, Some(MTU)).await?;
+            }
+            Ok(())
+        })?;
+        drop(host_files);
+        // The ToR ends: a userspace ToR reads frames before any checksum
+        // would be filled in, so TX checksum offload is off there too.
+        netns::run_in(Some(&fab), || {
+            quiet_ipv6();
+            for t in &tor_ifs {
+                offload::set(t, Offload::TxChecksum, false)
+                    .map_err(|e| OrchError::Io(format!("{t}: tx checksum off: {e}")))?;
+            }
+            Ok::<_, OrchError>(())
+        })??;
+        let mut macs = Vec::with_capacity(self.plan.hosts.len());
+        for h in &self.plan.hosts {
+            let ns = self.host_ns(h);
+            macs.push(configure_host(&ns, h)?);
+        }
+        self.macs = macs;
+        if opts.arp {
+            let entries: Vec<(Ipv4Addr, [u8; 6])> = self
+                .plan
+                .hosts
+                .iter()
+                .map(|h| h.ip)
+                .zip(self.macs.iter().copied())
+                .collect();
+            for h in &self.plan.hosts {
+                let mine: Vec<_> = entries
+                    .iter()
+                    .copied()
+                    .filter(|(ip, _)| *ip != h.ip)
+                    .collect();
+                let ifn = h.host_if.as_str();
+                links::with_netlink(Some(&self.host_ns(h)), |nl| async move {
+                    links::add_neighbours(&nl, ifn, &mine).await
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Kill everything inside the run's namespaces, remove them and the run
+    /// directory. Idempotent; returns what it removed.
+    pub fn teardown(&mut self) -> clean::CleanReport {
+        if self.torn_down {
+            return clean::CleanReport::default();
+        }
+        self.torn_down = true;
+        let mut rep = clean::CleanReport::default();
+        let paths: Vec<PathBuf> = self
+            .state
+            .namespaces
+            .iter()
+            .map(|n| netns::ns_path(n))
+            .filter(|p| p.exists())
+            .collect();
+        rep.procs_killed = clean::kill_in_namespaces(&paths);
+        for (n, p) in self
+            .state
+            .namespaces
+            .iter()
+            .zip(self.state.namespaces.iter().map(|n| netns::ns_path(n)))
+        {
+            if !p.exists() {
+                continue;
+            }
+            match netns::delete_path(&p) {
+                Ok(()) => rep.namespaces.push(n.clone()),
+                Err(e) => rep.errors.push(e.to_string()),
+            }
+        }
+        let dir = state::run_dir(&self.prefix);
+        if dir.exists() {
+            match std::fs::remove_dir_all(&dir) {
+                Ok(()) => rep.dirs.push(dir),
+                Err(e) => rep.errors.push(format!("{}: {e}", dir.display())),
+            }
+        }
+        rep
+    }
+}
+
+impl Drop for Net {
+    fn drop(&mut self) {
+        let rep = self.teardown();
+        for e in rep.errors {
+            tracing::warn!("teardown: {e}");
+        }
+    }
+}
+
+/// No IPv6 in emulated namespaces: router solicitations and DAD frames would
+/// be noise in the fabric counters. Writes the calling thread's namespace's
+/// sysctls (/proc/sys/net follows the opener's namespace).
+fn quiet_ipv6() {
+    for k in ["all", "default"] {
+        let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6"), "1");
+    }
+}
+
+/// lo up, IPv6 off, offloads off, address, MTU, up; returns the MAC.
+fn configure_host(ns: &Path, h: &HostPlan) -> Result<[u8; 6], OrchError> {
+    let ifn = h.host_if.as_str();
+    netns::run_in(Some(ns), || {
+        quiet_ipv6();
+        offload::host_offloads_off(ifn).map_err(|e| OrchError::Io(e.to_string()))
+    })??;
+    let (ip, plen) = (h.ip, h.prefix_len);
+    let mac = links::with_netlink(Some(ns), |nl| async move {
+        links::set_up(&nl, "lo", None).await?;
+        links::add_addr(&nl, ifn, ip, plen).await?;
+        links::set_up(&nl, ifn, Some(MTU)).await?;
+        links::mac_of(&nl, ifn).await
+    })?;
+    Ok(mac)
+}

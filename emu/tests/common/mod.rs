@@ -1,0 +1,45 @@
+//! Shared helpers for tests that need root and touch kernel state.
+#![allow(dead_code)]
+
+use std::sync::Mutex;
+
+/// Kernel-state tests in one binary run one at a time, so "as before"
+/// snapshots are not disturbed by a sibling test.
+pub static KERNEL: Mutex<()> = Mutex::new(());
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Print a visible skip line and return true when not root.
+pub fn skip_unless_root(test: &str) -> bool {
+    if !is_root() {
+        eprintln!("SKIP {test}: needs root (network namespaces)");
+        return true;
+    }
+    false
+}
+
+pub fn root_links() -> Vec<String> {
+    lh_emu::links::with_netlink(None, |h| async move { lh_emu::links::link_names(&h).await })
+        .expect("list root links")
+}
+
+/// Pids of all processes (to compare before/after).
+pub fn pids() -> std::collections::BTreeSet<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse().ok()))
+        .collect()
+}
+
+/// Namespaces that look like lighthouse's (`lhXXXX-*`). Other projects'
+/// tests on this machine may add and remove their own concurrently.
+pub fn lh_namespaces() -> Vec<String> {
+    lh_emu::netns::list()
+        .into_iter()
+        .filter(|n| lh_emu::state::prefix_of_ns(n).is_some())
+        .collect()
+}

@@ -1,0 +1,356 @@
+//! The time-flow table as a dense lookup index, built once at start from
+//! `lh_ctrl::tables::Tables` so the per-packet lookup is a few array reads.
+//!
+//! Level 1 is indexed `[tor][dst][arrival][ingress]` (ingress Host or
+//! Fabric; `Any` entries fill both) and names a group; a group is the
+//! `[class][bucket]` grid of that cell, stored as one value when every class
+//! and bucket shares it. Wildcards fill every cell they cover and more
+//! specific entries win (arrival > ingress > class > bucket), so the data
+//! plane never searches.
+
+use lh_ctrl::tables::{Action, Ingress, Tables};
+use lh_ctrl::{PortId, SliceId, TorId};
+
+const NONE: u32 = u32::MAX;
+
+/// One hop instruction: leave on `port` in slice `depart` (`None`: now).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub port: PortId,
+    pub depart: Option<SliceId>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Group {
+    start: u32,
+    nc: u8,
+    nb: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+/// An action: the steps of a source route, or one step for per-hop lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActionRef {
+    pub source: bool,
+    start: u32,
+    len: u32,
+}
+
+#[derive(Debug)]
+pub struct LookupIndex {
+    tors: usize,
+    arrivals: usize,
+    classes: usize,
+    buckets: usize,
+    cells: Vec<u32>,
+    groups: Vec<Group>,
+    grid: Vec<u32>,
+    /// Per entry: its actions (primary first, then alternates).
+    entries: Vec<Span>,
+    actions: Vec<ActionRef>,
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LookupError {
+    #[error("table for ToR {0} is out of range")]
+    BadTor(TorId),
+    #[error("ToR {tor}: entry for dst {dst} has an empty source route")]
+    EmptySource { tor: TorId, dst: TorId },
+}
+
+impl LookupIndex {
+    pub fn build(t: &Tables, tors: usize) -> Result<LookupIndex, LookupError> {
+        let arrivals = t.slices.max(1);
+        let mut classes = t.classes.as_ref().map_or(1, |c| c.thresholds.len().max(1));
+        let buckets = (t.buckets as usize).max(1);
+        for tt in &t.tors {
+            for e in &tt.entries {
+                if let Some(c) = e.m.class {
+                    classes = classes.max(c as usize + 1);
+                }
+            }
+        }
+        let cb = classes * buckets;
+        let mut ix = LookupIndex {
+            tors,
+            arrivals,
+            classes,
+            buckets,
+            cells: vec![NONE; tors * tors * arrivals * 2],
+            groups: Vec::new(),
+            grid: Vec::new(),
+            entries: Vec::new(),
+            actions: Vec::new(),
+            steps: Vec::new(),
+        };
+        // Scratch for one ToR: [dst][arrival][ingress][class][bucket] -> (entry, score).
+        let per_tor = tors * arrivals * 2;
+        let mut scratch: Vec<(u32, i8)> = vec![(NONE, -1); per_tor * cb];
+        for tt in &t.tors {
+            if tt.tor as usize >= tors {
+                return Err(LookupError::BadTor(tt.tor));
+            }
+            scratch.fill((NONE, -1));
+            for e in &tt.entries {
+                let m = &e.m;
+                if m.dst as usize >= tors {
+                    continue;
+                }
+                let id = ix.entries.len() as u32;
+                let astart = ix.actions.len() as u32;
+                for a in std::iter::once(&e.action).chain(e.alternates.iter()) {
+                    let (source, steps): (bool, &[lh_ctrl::tables::Step]) = match a {
+                        Action::Hop(s) => (false, std::slice::from_ref(s)),
+                        Action::Source(v) => (true, v.as_slice()),
+                    };
+                    if steps.is_empty() {
+                        return Err(LookupError::EmptySource {
+                            tor: tt.tor,
+                            dst: m.dst,
+                        });
+                    }
+                    ix.actions.push(ActionRef {
+                        source,
+                        start: ix.steps.len() as u32,
+                        len: steps.len() as u32,
+                    });
+                    ix.steps.extend(steps.iter().map(|s| Step {
+                        port: s.port,
+                        depart: s.depart,
+                    }));
+                }
+                ix.entries.push(Span {
+                    start: astart,
+                    len: ix.actions.len() as u32 - astart,
+                });
+                let score = (m.arrival.is_some() as i8) * 8
+                    + ((m.ingress != Ingress::Any) as i8) * 4
+                    + (m.class.is_some() as i8) * 2
+                    + (m.bucket.is_some() as i8);
+                let arr: Vec<usize> = match m.arrival {
+                    Some(a) if (a as usize) < arrivals => vec![a as usize],
+                    Some(_) => continue,
+                    None => (0..arrivals).collect(),
+                };
+                let ing: &[usize] = match m.ingress {
+                    Ingress::Host => &[0],
+                    Ingress::Fabric => &[1],
+                    Ingress::Any => &[0, 1],
+                };
+                let cls: Vec<usize> = match m.class {
+                    Some(c) => vec![c as usize],
+                    None => (0..classes).collect(),
+                };
+                let bks: Vec<usize> = match m.bucket {
+                    Some(b) if (b as usize) < buckets => vec![b as usize],
+                    Some(_) => continue,
+                    None => (0..buckets).collect(),
+                };
+                for &a in &arr {
+                    for &g in ing {
+                        let cell = (m.dst as usize * arrivals + a) * 2 + g;
+                        for &c in &cls {
+                            for &b in &bks {
+                                let s = &mut scratch[cell * cb + c * buckets + b];
+                                if score > s.1 {
+                                    *s = (id, score);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            for cell in 0..per_tor {
+                let g = &scratch[cell * cb..(cell + 1) * cb];
+                if g.iter().all(|x| x.0 == NONE) {
+                    continue;
+                }
+                let uniform = g.iter().all(|x| x.0 == g[0].0);
+                let start = ix.grid.len() as u32;
+                let (nc, nb) = if uniform {
+                    ix.grid.push(g[0].0);
+                    (1, 1)
+                } else {
+                    ix.grid.extend(g.iter().map(|x| x.0));
+                    (classes as u8, buckets as u8)
+                };
+                ix.cells[tt.tor as usize * per_tor + cell] = ix.groups.len() as u32;
+                ix.groups.push(Group { start, nc, nb });
+            }
+        }
+        Ok(ix)
+    }
+
+    pub fn arrivals(&self) -> usize {
+        self.arrivals
+    }
+    pub fn classes(&self) -> usize {
+        self.classes
+    }
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The entry for a packet at `tor` to `dst` arriving in slice `arrival`
+    /// from a host (`fabric == false`) or the fabric, in flow-size class
+    /// `class` and hash bucket `bucket`. Returns an entry id.
+    #[inline]
+    pub fn lookup(
+        &self,
+        tor: TorId,
+        dst: TorId,
+        arrival: SliceId,
+        fabric: bool,
+        class: u8,
+        bucket: u8,
+    ) -> Option<u32> {
+        if tor as usize >= self.tors || dst as usize >= self.tors {
+            return None;
+        }
+        let a = if self.arrivals == 1 {
+            0
+        } else {
+            arrival as usize % self.arrivals
+        };
+        let cell =
+            ((tor as usize * self.tors + dst as usize) * self.arrivals + a) * 2 + fabric as usize;
+        let g = *self.groups.get(*self.cells.get(cell)? as usize)?;
+        let c = (class as usize).min(g.nc as usize - 1);
+        let b = bucket as usize % g.nb as usize;
+        let e = self.grid[g.start as usize + c * g.nb as usize + b];
+        (e != NONE).then_some(e)
+    }
+
+    /// The actions of an entry, primary first.
+    #[inline]
+    pub fn actions(&self, entry: u32) -> &[ActionRef] {
+        let s = self.entries[entry as usize];
+        &self.actions[s.start as usize..(s.start + s.len) as usize]
+    }
+
+    #[inline]
+    pub fn steps(&self, a: &ActionRef) -> &[Step] {
+        &self.steps[a.start as usize..(a.start + a.len) as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lh_ctrl::config::{Lookup, Multipath};
+    use lh_ctrl::tables::{Entry, Match, Step as TStep, TimeFlowTable};
+
+    fn hop(port: u8, depart: Option<u16>) -> Action {
+        Action::Hop(TStep { port, depart })
+    }
+    fn m(dst: u16, arrival: Option<u16>, ingress: Ingress, bucket: Option<u8>) -> Match {
+        Match {
+            dst,
+            arrival,
+            ingress,
+            class: None,
+            bucket,
+        }
+    }
+
+    #[test]
+    fn specific_entries_override_wildcards() {
+        let t = Tables {
+            slices: 3,
+            lookup: Lookup::Hop,
+            multipath: Multipath::Flow,
+            buckets: 2,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![
+                    Entry {
+                        m: m(1, None, Ingress::Any, None),
+                        action: hop(0, Some(0)),
+                        alternates: vec![hop(0, Some(1))],
+                    },
+                    Entry {
+                        m: m(1, Some(2), Ingress::Any, None),
+                        action: hop(1, Some(2)),
+                        alternates: vec![],
+                    },
+                    Entry {
+                        m: m(1, Some(2), Ingress::Fabric, Some(1)),
+                        action: hop(2, None),
+                        alternates: vec![],
+                    },
+                ],
+            }],
+        };
+        let ix = LookupIndex::build(&t, 3).unwrap();
+        let first = |e: u32| ix.steps(&ix.actions(e)[0])[0];
+        let e = ix.lookup(0, 1, 0, false, 0, 0).unwrap();
+        assert_eq!(
+            first(e),
+            Step {
+                port: 0,
+                depart: Some(0)
+            }
+        );
+        assert_eq!(ix.actions(e).len(), 2);
+        assert_eq!(ix.steps(&ix.actions(e)[1])[0].depart, Some(1));
+        let e = ix.lookup(0, 1, 2, false, 0, 1).unwrap();
+        assert_eq!(first(e).port, 1);
+        let e = ix.lookup(0, 1, 2, true, 0, 0).unwrap();
+        assert_eq!(first(e).port, 1);
+        let e = ix.lookup(0, 1, 2, true, 0, 1).unwrap();
+        assert_eq!(
+            first(e),
+            Step {
+                port: 2,
+                depart: None
+            }
+        );
+        // Bucket index wraps; class out of range clamps.
+        let e = ix.lookup(0, 1, 2, true, 9, 3).unwrap();
+        assert_eq!(first(e).port, 2);
+        assert_eq!(ix.lookup(0, 2, 0, false, 0, 0), None);
+        assert_eq!(ix.lookup(1, 0, 0, false, 0, 0), None);
+        assert_eq!(ix.lookup(7, 0, 0, false, 0, 0), None);
+    }
+
+    #[test]
+    fn source_actions_keep_all_steps() {
+        let t = Tables {
+            slices: 1,
+            lookup: Lookup::Source,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 1,
+                entries: vec![Entry {
+                    m: m(0, None, Ingress::Host, None),
+                    action: Action::Source(vec![
+                        TStep {
+                            port: 0,
+                            depart: Some(0),
+                        },
+                        TStep {
+                            port: 1,
+                            depart: Some(1),
+                        },
+                    ]),
+                    alternates: vec![],
+                }],
+            }],
+        };
+        let ix = LookupIndex::build(&t, 2).unwrap();
+        let e = ix.lookup(1, 0, 5, false, 0, 0).unwrap();
+        let a = ix.actions(e)[0];
+        assert!(a.source);
+        assert_eq!(ix.steps(&a).len(), 2);
+        assert_eq!(ix.lookup(1, 0, 0, true, 0, 0), None, "host-only entry");
+    }
+}

@@ -1,0 +1,281 @@
+//! Preallocated frame buffers and intrusive FIFO queues of frame indices.
+//!
+//! Every frame lives in a fixed 2 KiB slot of one big buffer allocated at
+//! start; queues link frames through `Meta::next`, so enqueue, dequeue and
+//! moving a frame between queues never allocate.
+
+/// Bytes per frame slot.
+pub const SLOT: usize = 2048;
+/// Free bytes kept in front of a received frame so a source-route header can
+/// be pushed without copying the payload.
+pub const HEADROOM: usize = 128;
+/// Largest frame a slot can receive.
+pub const MAX_FRAME: usize = SLOT - HEADROOM;
+/// "No frame" in links and queue ends.
+pub const NIL: u32 = u32::MAX;
+
+/// Per-frame metadata.
+#[derive(Clone, Copy, Debug)]
+pub struct Meta {
+    /// Start of the frame inside its slot.
+    pub off: u16,
+    /// Frame length in bytes.
+    pub len: u16,
+    /// Next frame in whatever queue holds this one.
+    pub next: u32,
+    /// A time in ns: receive time, or delivery time on the OCS delay line.
+    pub t: u64,
+    /// Queue-specific tag (peer ToR on the delay line).
+    pub tag: u32,
+    /// True for frames the ToR made itself (ARP replies); they are outside
+    /// the sent/delivered accounting.
+    pub ctrl: bool,
+}
+
+const META0: Meta = Meta {
+    off: HEADROOM as u16,
+    len: 0,
+    next: NIL,
+    t: 0,
+    tag: 0,
+    ctrl: false,
+};
+
+pub struct FramePool {
+    buf: Box<[u8]>,
+    meta: Box<[Meta]>,
+    free: Vec<u32>,
+}
+
+impl FramePool {
+    pub fn new(frames: usize) -> FramePool {
+        let frames = frames.clamp(1, NIL as usize - 1);
+        FramePool {
+            buf: vec![0u8; frames * SLOT].into_boxed_slice(),
+            meta: vec![META0; frames].into_boxed_slice(),
+            free: (0..frames as u32).rev().collect(),
+        }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.meta.len()
+    }
+    pub fn available(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Takes a free slot, reset to an empty frame at `HEADROOM`.
+    #[inline]
+    pub fn alloc(&mut self) -> Option<u32> {
+        let i = self.free.pop()?;
+        self.meta[i as usize] = META0;
+        Some(i)
+    }
+
+    /// Returns a slot. `free` never grows past its initial capacity because
+    /// every index is handed out once.
+    #[inline]
+    pub fn release(&mut self, i: u32) {
+        debug_assert!(self.free.len() < self.meta.len());
+        self.free.push(i);
+    }
+
+    #[inline]
+    pub fn meta(&self, i: u32) -> &Meta {
+        &self.meta[i as usize]
+    }
+    #[inline]
+    pub fn meta_mut(&mut self, i: u32) -> &mut Meta {
+        &mut self.meta[i as usize]
+    }
+
+    /// The frame's bytes.
+    #[inline]
+    pub fn data(&self, i: u32) -> &[u8] {
+        let m = &self.meta[i as usize];
+        let s = i as usize * SLOT + m.off as usize;
+        &self.buf[s..s + m.len as usize]
+    }
+    #[inline]
+    pub fn data_mut(&mut self, i: u32) -> &mut [u8] {
+        let m = self.meta[i as usize];
+        let s = i as usize * SLOT + m.off as usize;
+        &mut self.buf[s..s + m.len as usize]
+    }
+
+    /// The whole slot (for in-place header surgery).
+    #[inline]
+    pub fn slot_mut(&mut self, i: u32) -> &mut [u8] {
+        let s = i as usize * SLOT;
+        &mut self.buf[s..s + SLOT]
+    }
+
+    /// Pointer to where a received frame is written (slot + HEADROOM), with
+    /// room for `MAX_FRAME` bytes. Only dereferenced by the socket code.
+    #[inline]
+    pub fn rx_ptr(&mut self, i: u32) -> *mut u8 {
+        self.buf
+            .as_mut_ptr()
+            .wrapping_add(i as usize * SLOT + HEADROOM)
+    }
+
+    /// Pointer to the frame's first byte, valid for `len` bytes.
+    #[inline]
+    pub fn tx_ptr(&self, i: u32) -> *const u8 {
+        let m = &self.meta[i as usize];
+        self.buf
+            .as_ptr()
+            .wrapping_add(i as usize * SLOT + m.off as usize)
+    }
+
+    /// Copies `bytes` into a fresh frame (tests and tools; not the hot path).
+    pub fn alloc_from(&mut self, bytes: &[u8]) -> Option<u32> {
+        if bytes.len() > MAX_FRAME {
+            return None;
+        }
+        let i = self.alloc()?;
+        let s = i as usize * SLOT + HEADROOM;
+        self.buf[s..s + bytes.len()].copy_from_slice(bytes);
+        self.meta[i as usize].len = bytes.len() as u16;
+        Some(i)
+    }
+
+    /// Inserts `n` zero bytes at `at` inside the frame by moving the first
+    /// `at` bytes into the headroom. False if the headroom is too small.
+    pub fn insert(&mut self, i: u32, at: usize, n: usize) -> bool {
+        let m = self.meta[i as usize];
+        if (m.off as usize) < n || at > m.len as usize {
+            return false;
+        }
+        let off = m.off as usize;
+        let slot = self.slot_mut(i);
+        slot.copy_within(off..off + at, off - n);
+        slot[off - n + at..off + at].fill(0);
+        let mm = &mut self.meta[i as usize];
+        mm.off -= n as u16;
+        mm.len += n as u16;
+        true
+    }
+
+    /// Removes `n` bytes at `at` by moving the first `at` bytes forward.
+    pub fn remove(&mut self, i: u32, at: usize, n: usize) -> bool {
+        let m = self.meta[i as usize];
+        if at + n > m.len as usize {
+            return false;
+        }
+        let off = m.off as usize;
+        let slot = self.slot_mut(i);
+        slot.copy_within(off..off + at, off + n);
+        let mm = &mut self.meta[i as usize];
+        mm.off += n as u16;
+        mm.len -= n as u16;
+        true
+    }
+}
+
+/// A FIFO of frames linked through `Meta::next`, with byte occupancy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameQueue {
+    head: u32,
+    tail: u32,
+    pub frames: u32,
+    pub bytes: u64,
+}
+
+impl Default for FrameQueue {
+    fn default() -> Self {
+        FrameQueue {
+            head: NIL,
+            tail: NIL,
+            frames: 0,
+            bytes: 0,
+        }
+    }
+}
+
+impl FrameQueue {
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head == NIL
+    }
+    #[inline]
+    pub fn peek(&self) -> Option<u32> {
+        (self.head != NIL).then_some(self.head)
+    }
+
+    #[inline]
+    pub fn push(&mut self, pool: &mut FramePool, i: u32) {
+        let len = pool.meta(i).len as u64;
+        pool.meta_mut(i).next = NIL;
+        if self.tail == NIL {
+            self.head = i;
+        } else {
+            pool.meta_mut(self.tail).next = i;
+        }
+        self.tail = i;
+        self.frames += 1;
+        self.bytes += len;
+    }
+
+    #[inline]
+    pub fn pop(&mut self, pool: &mut FramePool) -> Option<u32> {
+        let i = self.peek()?;
+        let m = pool.meta_mut(i);
+        self.head = m.next;
+        m.next = NIL;
+        if self.head == NIL {
+            self.tail = NIL;
+        }
+        self.frames -= 1;
+        self.bytes -= pool.meta(i).len as u64;
+        Some(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_is_fifo_and_tracks_bytes() {
+        let mut p = FramePool::new(8);
+        let mut q = FrameQueue::default();
+        let a = p.alloc_from(&[1; 100]).unwrap();
+        let b = p.alloc_from(&[2; 60]).unwrap();
+        q.push(&mut p, a);
+        q.push(&mut p, b);
+        assert_eq!((q.frames, q.bytes), (2, 160));
+        assert_eq!(q.pop(&mut p), Some(a));
+        assert_eq!(q.bytes, 60);
+        assert_eq!(q.pop(&mut p), Some(b));
+        assert!(q.is_empty());
+        assert_eq!(q.pop(&mut p), None);
+        p.release(a);
+        p.release(b);
+        assert_eq!(p.available(), 8);
+    }
+
+    #[test]
+    fn insert_and_remove_keep_the_rest_of_the_frame() {
+        let mut p = FramePool::new(1);
+        let f: Vec<u8> = (0..40).collect();
+        let i = p.alloc_from(&f).unwrap();
+        assert!(p.insert(i, 12, 5));
+        let d = p.data(i).to_vec();
+        assert_eq!(d.len(), 45);
+        assert_eq!(&d[..12], &f[..12]);
+        assert_eq!(&d[12..17], &[0; 5]);
+        assert_eq!(&d[17..], &f[12..]);
+        assert!(p.remove(i, 12, 5));
+        assert_eq!(p.data(i), &f[..]);
+        assert!(!p.insert(i, 0, HEADROOM + 1));
+    }
+
+    #[test]
+    fn pool_exhausts_without_growing() {
+        let mut p = FramePool::new(2);
+        assert!(p.alloc().is_some());
+        assert!(p.alloc().is_some());
+        assert!(p.alloc().is_none());
+    }
+}

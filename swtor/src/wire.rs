@@ -1,0 +1,335 @@
+//! Frame parsing and rewriting: Ethernet, IPv4 5-tuple, proxy ARP and the
+//! Lighthouse source-route header (docs/wire-formats.md).
+
+use crate::pool::FramePool;
+use lh_ctrl::PortId;
+use std::net::Ipv4Addr;
+
+pub const ETH_IPV4: u16 = 0x0800;
+pub const ETH_ARP: u16 = 0x0806;
+pub const ETH_IPV6: u16 = 0x86DD;
+/// IEEE "local experimental" EtherType 2, used for the source-route header.
+pub const ETH_SRH: u16 = 0x88B5;
+pub const SRH_VERSION: u8 = 1;
+/// Bytes of the fixed part (EtherType + version + count).
+pub const SRH_FIXED: usize = 4;
+/// Bytes per hop in the header.
+pub const SRH_STEP: usize = 3;
+/// `depart` value meaning "leave at once" (wildcard).
+pub const SRH_NOW: u16 = 0xFFFF;
+
+#[inline]
+pub fn ethertype(f: &[u8]) -> Option<u16> {
+    Some(u16::from_be_bytes([*f.get(12)?, *f.get(13)?]))
+}
+
+/// The EtherType the frame carries after an optional source-route header.
+#[inline]
+pub fn inner_ethertype(f: &[u8]) -> Option<u16> {
+    let t = ethertype(f)?;
+    if t != ETH_SRH {
+        return Some(t);
+    }
+    let n = *f.get(15)? as usize;
+    let at = 12 + SRH_FIXED + n * SRH_STEP;
+    Some(u16::from_be_bytes([*f.get(at)?, *f.get(at + 1)?]))
+}
+
+/// Offset of the IPv4 header (after any source-route header).
+#[inline]
+pub fn l3_offset(f: &[u8]) -> usize {
+    if ethertype(f) == Some(ETH_SRH) {
+        14 + SRH_FIXED + f.get(15).copied().unwrap_or(0) as usize * SRH_STEP
+    } else {
+        14
+    }
+}
+
+/// Destination IPv4 address, if this is a well-formed IPv4 frame.
+#[inline]
+pub fn ipv4_dst(f: &[u8]) -> Option<Ipv4Addr> {
+    if inner_ethertype(f)? != ETH_IPV4 {
+        return None;
+    }
+    let o = l3_offset(f);
+    let h = f.get(o..o + 20)?;
+    if h[0] >> 4 != 4 {
+        return None;
+    }
+    Some(Ipv4Addr::new(h[16], h[17], h[18], h[19]))
+}
+
+/// FNV-1a over (src, dst, proto, src port, dst port): the flow hash used for
+/// flow multipath and per-flow byte counts. Ports are zero for non-TCP/UDP
+/// and for fragments after the first.
+#[inline]
+pub fn flow_hash(f: &[u8]) -> u32 {
+    let o = l3_offset(f);
+    let Some(h) = f.get(o..o + 20) else {
+        return 0;
+    };
+    let ihl = (h[0] & 0x0f) as usize * 4;
+    let proto = h[9];
+    let frag_off = u16::from_be_bytes([h[6], h[7]]) & 0x1fff;
+    let mut ports = [0u8; 4];
+    if (proto == 6 || proto == 17)
+        && frag_off == 0
+        && let Some(p) = f.get(o + ihl..o + ihl + 4)
+    {
+        ports.copy_from_slice(p);
+    }
+    let mut x: u32 = 0x811c_9dc5;
+    for b in h[12..20].iter().chain([proto].iter()).chain(ports.iter()) {
+        x ^= *b as u32;
+        x = x.wrapping_mul(0x0100_0193);
+    }
+    x
+}
+
+/// A parsed ARP request for IPv4 over Ethernet: (sender MAC, sender IP,
+/// target IP).
+pub fn arp_request(f: &[u8]) -> Option<([u8; 6], Ipv4Addr, Ipv4Addr)> {
+    if ethertype(f)? != ETH_ARP {
+        return None;
+    }
+    let a = f.get(14..42)?;
+    // htype 1 (Ethernet), ptype IPv4, hlen 6, plen 4, op 1 (request)
+    if a[0..2] != [0, 1] || a[2..4] != [8, 0] || a[4] != 6 || a[5] != 4 || a[6..8] != [0, 1] {
+        return None;
+    }
+    let mut sha = [0u8; 6];
+    sha.copy_from_slice(&a[8..14]);
+    let spa = Ipv4Addr::new(a[14], a[15], a[16], a[17]);
+    let tpa = Ipv4Addr::new(a[24], a[25], a[26], a[27]);
+    Some((sha, spa, tpa))
+}
+
+/// Rewrites an ARP request frame in place into the reply "`tpa` is at
+/// `mac`". The frame keeps its length (a minimum-size frame stays one).
+pub fn make_arp_reply(f: &mut [u8], mac: [u8; 6]) {
+    let mut sha = [0u8; 6];
+    sha.copy_from_slice(&f[22..28]);
+    let mut spa = [0u8; 4];
+    spa.copy_from_slice(&f[28..32]);
+    let mut tpa = [0u8; 4];
+    tpa.copy_from_slice(&f[38..42]);
+    f[0..6].copy_from_slice(&sha);
+    f[6..12].copy_from_slice(&mac);
+    f[20..22].copy_from_slice(&[0, 2]);
+    f[22..28].copy_from_slice(&mac);
+    f[28..32].copy_from_slice(&tpa);
+    f[32..38].copy_from_slice(&sha);
+    f[38..42].copy_from_slice(&spa);
+}
+
+/// Pushes a source-route header holding `steps` (port, depart slice or
+/// `SRH_NOW`) after the source MAC. False if the headroom is too small.
+pub fn srh_push(
+    pool: &mut FramePool,
+    i: u32,
+    steps: impl ExactSizeIterator<Item = (PortId, u16)>,
+) -> bool {
+    let n = steps.len();
+    if n > u8::MAX as usize {
+        return false;
+    }
+    let len = SRH_FIXED + n * SRH_STEP;
+    if !pool.insert(i, 12, len) {
+        return false;
+    }
+    let f = pool.data_mut(i);
+    f[12..14].copy_from_slice(&ETH_SRH.to_be_bytes());
+    f[14] = SRH_VERSION;
+    f[15] = n as u8;
+    for (k, (port, depart)) in steps.enumerate() {
+        let o = 16 + k * SRH_STEP;
+        f[o] = port;
+        f[o + 1..o + 3].copy_from_slice(&depart.to_be_bytes());
+    }
+    true
+}
+
+/// The frame's source-route header state: `Some(count)` if it has one.
+#[inline]
+pub fn srh_count(f: &[u8]) -> Option<u8> {
+    if ethertype(f)? == ETH_SRH && *f.get(14)? == SRH_VERSION {
+        f.get(15).copied()
+    } else {
+        None
+    }
+}
+
+/// Pops the first hop of the source-route header: returns (port, depart).
+/// Removes the whole header when it was the last hop. `None` if there is no
+/// valid header or it is empty.
+pub fn srh_pop(pool: &mut FramePool, i: u32) -> Option<(PortId, u16)> {
+    let f = pool.data(i);
+    let n = srh_count(f)? as usize;
+    if n == 0 || f.len() < 16 + n * SRH_STEP + 2 {
+        return None;
+    }
+    let port = f[16];
+    let depart = u16::from_be_bytes([f[17], f[18]]);
+    if n == 1 {
+        pool.remove(i, 12, SRH_FIXED + SRH_STEP);
+    } else {
+        pool.data_mut(i)[15] = (n - 1) as u8;
+        // Move MACs + SRH fixed part forward over the first step.
+        pool.remove(i, 16, SRH_STEP);
+    }
+    Some((port, depart))
+}
+
+/// Removes any source-route header (before delivery to a host).
+pub fn srh_strip(pool: &mut FramePool, i: u32) {
+    if let Some(n) = srh_count(pool.data(i)) {
+        pool.remove(i, 12, SRH_FIXED + n as usize * SRH_STEP);
+    }
+}
+
+/// Completes the TCP or UDP checksum of an IPv4 frame whose sender left it
+/// to offload (the host veth's CHECKSUM_PARTIAL): the field then holds only
+/// the pseudo-header sum, and the receiving host would discard the segment.
+/// Fragments and other protocols are left alone.
+pub fn complete_l4_checksum(f: &mut [u8]) {
+    let o = l3_offset(f);
+    if f.len() < o + 20 {
+        return;
+    }
+    let ihl = (f[o] & 0x0f) as usize * 4;
+    let total = u16::from_be_bytes([f[o + 2], f[o + 3]]) as usize;
+    let proto = f[o + 9];
+    let frag = u16::from_be_bytes([f[o + 6], f[o + 7]]) & 0x3fff;
+    if frag != 0 || total < ihl || f.len() < o + total {
+        return;
+    }
+    let l4 = o + ihl;
+    let l4len = total - ihl;
+    let csum_at = match proto {
+        6 if l4len >= 20 => l4 + 16,
+        17 if l4len >= 8 => l4 + 6,
+        _ => return,
+    };
+    f[csum_at] = 0;
+    f[csum_at + 1] = 0;
+    let mut sum: u64 = 0;
+    for w in f[o + 12..o + 20].chunks(2) {
+        sum += u16::from_be_bytes([w[0], w[1]]) as u64;
+    }
+    sum += proto as u64 + l4len as u64;
+    let seg = &f[l4..l4 + l4len];
+    let mut it = seg.chunks_exact(2);
+    for w in &mut it {
+        sum += u16::from_be_bytes([w[0], w[1]]) as u64;
+    }
+    if let [b] = it.remainder() {
+        sum += (*b as u64) << 8;
+    }
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    let mut c = !(sum as u16);
+    if proto == 17 && c == 0 {
+        c = 0xffff;
+    }
+    f[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn udp_frame() -> Vec<u8> {
+        let mut f = vec![0u8; 60];
+        f[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
+        f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+        f[12..14].copy_from_slice(&ETH_IPV4.to_be_bytes());
+        f[14] = 0x45;
+        f[23] = 17;
+        f[26..30].copy_from_slice(&[10, 0, 0, 1]);
+        f[30..34].copy_from_slice(&[10, 0, 0, 2]);
+        f[34..36].copy_from_slice(&1000u16.to_be_bytes());
+        f[36..38].copy_from_slice(&2000u16.to_be_bytes());
+        f
+    }
+
+    #[test]
+    fn srh_layout_push_pop_roundtrip() {
+        let mut p = FramePool::new(1);
+        let orig = udp_frame();
+        let i = p.alloc_from(&orig).unwrap();
+        let h0 = flow_hash(p.data(i));
+        assert!(srh_push(&mut p, i, [(3u8, 7u16), (1, SRH_NOW)].into_iter()));
+        let f = p.data(i);
+        assert_eq!(f.len(), orig.len() + 4 + 6);
+        assert_eq!(&f[12..16], &[0x88, 0xB5, 1, 2]);
+        assert_eq!(&f[16..22], &[3, 0, 7, 1, 0xFF, 0xFF]);
+        assert_eq!(&f[22..24], &[0x08, 0x00]);
+        assert_eq!(ipv4_dst(f), Some(Ipv4Addr::new(10, 0, 0, 2)));
+        assert_eq!(flow_hash(f), h0, "hash must ignore the header");
+        assert_eq!(srh_pop(&mut p, i), Some((3, 7)));
+        assert_eq!(&p.data(i)[12..19], &[0x88, 0xB5, 1, 1, 1, 0xFF, 0xFF]);
+        assert_eq!(srh_pop(&mut p, i), Some((1, SRH_NOW)));
+        assert_eq!(p.data(i), &orig[..]);
+        assert_eq!(srh_pop(&mut p, i), None);
+    }
+
+    #[test]
+    fn arp_reply_swaps_roles() {
+        let mut f = vec![0u8; 42];
+        f[0..6].copy_from_slice(&[0xff; 6]);
+        f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+        f[12..14].copy_from_slice(&ETH_ARP.to_be_bytes());
+        f[14..22].copy_from_slice(&[0, 1, 8, 0, 6, 4, 0, 1]);
+        f[22..28].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+        f[28..32].copy_from_slice(&[10, 0, 0, 1]);
+        f[38..42].copy_from_slice(&[10, 0, 0, 2]);
+        let (sha, spa, tpa) = arp_request(&f).unwrap();
+        assert_eq!(
+            (sha, spa, tpa),
+            (
+                [2, 0, 0, 0, 0, 1],
+                Ipv4Addr::new(10, 0, 0, 1),
+                Ipv4Addr::new(10, 0, 0, 2)
+            )
+        );
+        make_arp_reply(&mut f, [2, 0, 0, 0, 0, 2]);
+        assert_eq!(&f[0..6], &[2, 0, 0, 0, 0, 1]);
+        assert_eq!(&f[6..12], &[2, 0, 0, 0, 0, 2]);
+        assert_eq!(&f[20..22], &[0, 2]);
+        assert_eq!(&f[28..32], &[10, 0, 0, 2]);
+        assert_eq!(&f[38..42], &[10, 0, 0, 1]);
+        assert!(arp_request(&f).is_none(), "a reply is not a request");
+    }
+
+    #[test]
+    fn completes_udp_checksum() {
+        // A known UDP datagram: 10.0.0.1:1000 -> 10.0.0.2:2000, payload "hi".
+        let mut f = vec![0u8; 14 + 20 + 8 + 2];
+        f[12..14].copy_from_slice(&ETH_IPV4.to_be_bytes());
+        f[14] = 0x45;
+        f[16..18].copy_from_slice(&30u16.to_be_bytes());
+        f[23] = 17;
+        f[26..30].copy_from_slice(&[10, 0, 0, 1]);
+        f[30..34].copy_from_slice(&[10, 0, 0, 2]);
+        f[34..36].copy_from_slice(&1000u16.to_be_bytes());
+        f[36..38].copy_from_slice(&2000u16.to_be_bytes());
+        f[38..40].copy_from_slice(&10u16.to_be_bytes());
+        f[40..41].fill(0x12); // garbage "partial" checksum
+        f[42..44].copy_from_slice(b"hi");
+        complete_l4_checksum(&mut f);
+        // Verify: the one's-complement sum over pseudo-header + segment is 0xffff.
+        let mut sum: u32 = 0;
+        for w in f[26..34].chunks(2) {
+            sum += u16::from_be_bytes([w[0], w[1]]) as u32;
+        }
+        sum += 17 + 10;
+        for w in f[34..44].chunks(2) {
+            sum += u16::from_be_bytes([w[0], w[1]]) as u32;
+        }
+        while sum >> 16 != 0 {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        assert_eq!(sum, 0xffff);
+    }
+}
