@@ -11,6 +11,9 @@ use lh_ctrl::compile::compile;
 use lh_ctrl::config::{Algorithm, Config, Lookup};
 use std::time::Instant;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// (total ms, per-stage ms, paths, entries) of one compile.
 type Run = (f64, Vec<(String, f64)>, usize, usize);
 

@@ -13,7 +13,9 @@ use crate::routing::{ClassThresholds, Hop, Path, RouteSet};
 use crate::schedule::{Endpoint, Schedule};
 use crate::{PortId, SliceId, Slot, TorId};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where a packet entered the ToR. Per-hop routes that treat a ToR's own
 /// traffic differently from transit traffic (VLB) need this in the match.
@@ -320,7 +322,7 @@ fn check_path(s: &Schedule, p: &Path) -> Result<(), TableError> {
             // A wildcard hop on a multi-slice schedule has no fixed
             // circuit to check.
             let ts = match slot {
-                Some(t) => (t as usize % slices) as SliceId,
+                Some(t) => slot_slice(t, slices),
                 None if slices == 1 => 0,
                 None => continue,
             };
@@ -336,26 +338,6 @@ fn check_path(s: &Schedule, p: &Path) -> Result<(), TableError> {
     Ok(())
 }
 
-/// Per-ToR primaries while building: match -> action.
-type Primaries = BTreeMap<TorId, BTreeMap<Match, Action>>;
-
-fn insert(map: &mut Primaries, tor: TorId, m: Match, a: Action) -> Result<(), TableError> {
-    let t = map.entry(tor).or_default();
-    match t.get(&m) {
-        Some(prev) if *prev != a => Err(TableError::Conflict {
-            tor,
-            m,
-            a: prev.clone(),
-            b: a,
-        }),
-        Some(_) => Ok(()),
-        None => {
-            t.insert(m, a);
-            Ok(())
-        }
-    }
-}
-
 /// The paper's `entries([path], LOOKUP, MULTIPATH)`.
 ///
 /// Paths sharing `(src, dst, arrival, class)` are alternatives in their
@@ -363,6 +345,18 @@ fn insert(map: &mut Primaries, tor: TorId, m: Match, a: Action) -> Result<(), Ta
 /// bucket `b` in `0..buckets` takes alternative `b % n` and every entry of
 /// that path carries `bucket: b` (the bucket is fixed at the source and the
 /// same at every hop). See docs/tables.md for the full semantics.
+///
+/// Per-hop tables widen Host/Fabric entries of one key into a single `Any`
+/// entry unless their actions differ: every action in a per-hop table is a
+/// valid continuation to `dst` from this ToR and slice, whoever sent the
+/// packet, so widening never misroutes and turns would-be misses into
+/// forwarding. Alternates: see [`MAX_ALTERNATES`] and docs/tables.md.
+///
+/// Implementation: every match field has a small known range, so each
+/// (ToR, dst) pair gets a dense block of cells indexed by (arrival, class,
+/// bucket, ingress) instead of a map; ToRs are filled in parallel. Paths
+/// are applied in the same order as the one-map-per-ToR definition, so the
+/// first conflict reported is the same one.
 pub fn entries(
     s: &Schedule,
     routes: &RouteSet,
@@ -370,103 +364,155 @@ pub fn entries(
     multipath: Multipath,
     buckets: u8,
 ) -> Result<Tables, TableError> {
+    entries_with_threads(s, routes, lookup, multipath, buckets, None)
+}
+
+/// [`entries`] on exactly `threads` worker threads (`None`: one for small
+/// inputs, else the available cores). For tests of the parallel path.
+#[doc(hidden)]
+pub fn entries_with_threads(
+    s: &Schedule,
+    routes: &RouteSet,
+    lookup: Lookup,
+    multipath: Multipath,
+    buckets: u8,
+    threads: Option<usize>,
+) -> Result<Tables, TableError> {
     let slices = s.slices();
     if multipath != Multipath::None && buckets == 0 {
         return Err(TableError::Invalid(
             "multipath needs at least one hash bucket".into(),
         ));
     }
-    // Alternatives per (src, dst, arrival, class), in first-seen order.
-    type GroupKey = (TorId, TorId, Option<SliceId>, Option<u8>);
-    let mut order: Vec<GroupKey> = Vec::new();
-    let mut groups: HashMap<GroupKey, Vec<&Path>> = HashMap::new();
-    for p in &routes.paths {
-        check_path(s, p)?;
-        let k = (p.src, p.dst, p.arrival, p.class);
-        groups
-            .entry(k)
-            .or_insert_with(|| {
-                order.push(k);
-                Vec::new()
-            })
-            .push(p);
-    }
-
-    let step = |h: &Hop| Step {
-        port: h.port,
-        depart: h.depart.map(|d| (d as usize % slices) as SliceId),
+    let paths = &routes.paths;
+    let n = s.tors();
+    let threads = match threads {
+        Some(t) => t.max(1),
+        None if paths.len() < 20_000 => 1,
+        None => std::thread::available_parallelism()
+            .map_or(1, |p| p.get())
+            .clamp(1, 8)
+            .min(n.max(1)),
     };
-    let mut prim: Primaries = BTreeMap::new();
-    for k in &order {
-        let alts = &groups[k];
-        let chosen: Vec<(&Path, Option<u8>)> = match multipath {
-            Multipath::None => vec![(alts[0], None)],
-            Multipath::Packet | Multipath::Flow => (0..buckets)
-                .map(|b| (alts[b as usize % alts.len()], Some(b)))
-                .collect(),
+    // Check paths and compute their group keys, in parallel chunks; the
+    // first chunk with an invalid path has the first one.
+    let arrivals = s.slices() + 1;
+    // Without multipath every path is used unless it repeats a group, so
+    // the chunks also count their insertions per block on the way.
+    let single = multipath == Multipath::None;
+    let mut keys = vec![0u64; paths.len()];
+    let checked = par_chunks_mut(&mut keys, threads, |from, keys| {
+        let mut class_seen = [false; 257];
+        let mut counts = if single {
+            vec![0u32; n * n + 1]
+        } else {
+            Vec::new()
         };
-        for (p, bucket) in chosen {
-            match lookup {
-                Lookup::Hop => {
-                    let mut arrival = p.arrival;
-                    let mut ingress = Ingress::Host;
-                    for h in &p.hops {
-                        let m = Match {
-                            dst: p.dst,
-                            arrival,
-                            ingress,
-                            class: p.class,
-                            bucket,
-                        };
-                        let st = step(h);
-                        insert(&mut prim, h.tor, m, Action::Hop(st))?;
-                        // The next ToR sees the packet within the slice it
-                        // was sent in.
-                        if st.depart.is_some() {
-                            arrival = st.depart;
-                        }
-                        ingress = Ingress::Fabric;
-                    }
-                }
-                Lookup::Source => {
-                    let m = Match {
-                        dst: p.dst,
-                        arrival: p.arrival,
-                        ingress: Ingress::Host,
-                        class: p.class,
-                        bucket,
-                    };
-                    let steps = p.hops.iter().map(step).collect();
-                    insert(&mut prim, p.src, m, Action::Source(steps))?;
-                }
+        for (i, k) in keys.iter_mut().enumerate() {
+            let p = &paths[from + i];
+            check_path(s, p)?;
+            let c = p.class.map_or(0, |c| c as usize + 1);
+            class_seen[c] = true;
+            let triple = (p.src as u64 * n as u64 + p.dst as u64) * arrivals as u64
+                + Dims::arrival(p.arrival) as u64;
+            *k = triple * 257 + c as u64;
+            if single {
+                count(&mut counts, n, p, lookup, 1);
             }
         }
+        Ok((class_seen, from..from + keys.len(), counts))
+    });
+    let mut class_seen = [false; 257];
+    let mut chunks = Vec::with_capacity(checked.len());
+    for c in checked {
+        let (seen, range, counts) = c?;
+        for (all, this) in class_seen.iter_mut().zip(seen) {
+            *all |= this;
+        }
+        chunks.push((range, Some(counts)));
     }
+    let dims = Dims::new(s, lookup, multipath, buckets, &class_seen);
+    let chosen = if single {
+        let (chosen, repeats) = choose_first(&keys, &dims);
+        for i in repeats {
+            let (_, counts) = chunks
+                .iter_mut()
+                .find(|(r, _)| r.contains(&(i as usize)))
+                .expect("a chunk holds every path");
+            if let Some(counts) = counts {
+                count(counts, n, &paths[i as usize], lookup, u32::MAX);
+            }
+        }
+        chosen
+    } else {
+        choose(&keys, &dims, buckets)
+    };
+    drop(keys);
+    let parts = if single {
+        // Chosen paths are in path order: each chunk takes its own.
+        par_chunks_mut(&mut chunks, threads, |_, cs| {
+            let (r, counts) = &mut cs[0];
+            let lo = chosen.partition_point(|c| (c.0 as usize) < r.start);
+            let hi = chosen.partition_point(|c| (c.0 as usize) < r.end);
+            Part::build(paths, &chosen[lo..hi], &dims, lookup, counts.take())
+        })
+    } else {
+        par_chunks(chosen.len(), threads, |r| {
+            Part::build(paths, &chosen[r], &dims, lookup, None)
+        })
+    };
+    let recs = Records { parts };
 
-    let mut tors = Vec::with_capacity(s.tors());
-    for tor in 0..s.tors() as TorId {
-        let merged = match prim.remove(&tor) {
-            Some(t) if lookup == Lookup::Hop => merge_ingress(&t),
-            Some(t) => t,
-            None => BTreeMap::new(),
-        };
-        // BTreeMap order is Match order: (dst, arrival, ingress, class,
-        // bucket), so tables come out sorted deterministically.
-        let mut entries: Vec<Entry> = merged
-            .into_iter()
-            .map(|(m, action)| Entry {
-                m,
-                action,
-                alternates: Vec::new(),
-            })
-            .collect();
-        add_alternates(&mut entries, slices);
-        tors.push(TimeFlowTable { tor, entries });
+    let failed = AtomicBool::new(false);
+    let ctx = Ctx {
+        dims: &dims,
+        recs: &recs,
+        paths,
+        lookup,
+        failed: &failed,
+    };
+    let mut outs: Vec<WorkerOut> = if threads <= 1 {
+        vec![ctx.work(0, 1)]
+    } else {
+        std::thread::scope(|sc| {
+            let ctx = &ctx;
+            let handles: Vec<_> = (1..threads)
+                .map(|w| sc.spawn(move || ctx.work(w, threads)))
+                .collect();
+            let mut v = vec![ctx.work(0, threads)];
+            v.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("tables worker")),
+            );
+            v
+        })
+    };
+    if let Some(c) = outs
+        .iter_mut()
+        .filter_map(|o| o.conflict.take())
+        .min_by_key(|c| (c.part, c.ord))
+    {
+        return Err(ctx.conflict_error(&c));
     }
-    let timed = tors
+    let mut by_tor: Vec<Vec<Entry>> = vec![Vec::new(); n];
+    for o in outs {
+        for (tor, es) in o.tables {
+            by_tor[tor] = es;
+        }
+    }
+    let tors: Vec<TimeFlowTable> = by_tor
+        .into_iter()
+        .enumerate()
+        .map(|(tor, entries)| TimeFlowTable {
+            tor: tor as TorId,
+            entries,
+        })
+        .collect();
+    // Every chosen path leaves an entry with its own arrival at its source.
+    let timed = chosen
         .iter()
-        .flat_map(|t| &t.entries)
-        .any(|e| e.m.arrival.is_some());
+        .any(|&(p, _)| paths[p as usize].arrival.is_some());
     Ok(Tables {
         slices: if timed { slices } else { 1 },
         lookup,
@@ -481,40 +527,578 @@ pub fn entries(
     })
 }
 
-/// Collapses Host/Fabric entries of one key into a single `Any` entry
-/// unless their actions differ. A key with only one of the two is widened
-/// too: every action in a per-hop table is a valid continuation to `dst`
-/// from this ToR and slice, whoever sent the packet, so widening never
-/// misroutes and turns would-be misses into forwarding.
-fn merge_ingress(t: &BTreeMap<Match, Action>) -> BTreeMap<Match, Action> {
-    let mut out = BTreeMap::new();
-    for (m, a) in t {
-        let other = match m.ingress {
-            Ingress::Host => Ingress::Fabric,
-            Ingress::Fabric => Ingress::Host,
-            Ingress::Any => {
-                out.insert(*m, a.clone());
-                continue;
-            }
-        };
-        match t.get(&Match {
-            ingress: other,
-            ..*m
-        }) {
-            Some(b) if b != a => out.insert(*m, a.clone()),
-            _ => out.insert(
-                Match {
-                    ingress: Ingress::Any,
-                    ..*m
-                },
-                a.clone(),
-            ),
-        };
-    }
-    out
+/// Sizes of the dense match space of one (ToR, dst) block.
+struct Dims {
+    tors: usize,
+    slices: usize,
+    /// Arrival index: 0 wildcard, `1 + slice` otherwise.
+    arrivals: usize,
+    /// Classes present, in `Match` order (`None` first).
+    classes: Vec<Option<u8>>,
+    /// `class_idx[0]` for `None`, `[1 + c]` for `Some(c)`.
+    class_idx: [u16; 257],
+    /// Hash buckets (1 without multipath, whose bucket is `None`).
+    buckets: usize,
+    bucketed: bool,
+    /// Ingress cells per key: Host and Fabric (per hop), Host (source).
+    ingress: usize,
+    /// (class, bucket) of each class-bucket index.
+    keys: Vec<(Option<u8>, Option<u8>)>,
 }
 
-fn ingress_idx(i: Ingress) -> usize {
+impl Dims {
+    fn new(
+        s: &Schedule,
+        lookup: Lookup,
+        multipath: Multipath,
+        buckets: u8,
+        class_seen: &[bool; 257],
+    ) -> Dims {
+        let mut classes = Vec::new();
+        let mut class_idx = [0u16; 257];
+        for (k, _) in class_seen.iter().enumerate().filter(|(_, s)| **s) {
+            class_idx[k] = classes.len() as u16;
+            classes.push(k.checked_sub(1).map(|c| c as u8));
+        }
+        if classes.is_empty() {
+            classes.push(None);
+        }
+        let bucketed = multipath != Multipath::None;
+        let nb = if bucketed { buckets as usize } else { 1 };
+        let keys = classes
+            .iter()
+            .flat_map(|&c| (0..nb).map(move |b| (c, bucketed.then_some(b as u8))))
+            .collect();
+        Dims {
+            tors: s.tors(),
+            slices: s.slices(),
+            arrivals: s.slices() + 1,
+            classes,
+            class_idx,
+            buckets: if bucketed { buckets as usize } else { 1 },
+            bucketed,
+            ingress: if lookup == Lookup::Hop { 2 } else { 1 },
+            keys,
+        }
+    }
+
+    fn class(&self, c: Option<u8>) -> usize {
+        self.class_idx[c.map_or(0, |c| c as usize + 1)] as usize
+    }
+
+    fn arrival(a: Option<SliceId>) -> usize {
+        a.map_or(0, |a| a as usize + 1)
+    }
+
+    /// Keys (class, bucket) per arrival.
+    fn cb(&self) -> usize {
+        self.classes.len() * self.buckets
+    }
+
+    fn block_cells(&self) -> usize {
+        self.arrivals * self.cb() * self.ingress
+    }
+
+    /// Cell of a match inside its (ToR, dst) block; `ing` 0 Host, 1 Fabric.
+    fn cell(&self, arrival: Option<SliceId>, class: usize, bucket: Option<u8>, ing: usize) -> u32 {
+        let cb = class * self.buckets + bucket.map_or(0, |b| b as usize);
+        ((Self::arrival(arrival) * self.cb() + cb) * self.ingress + ing) as u32
+    }
+
+    /// The match of a cell (inverse of [`Dims::cell`]).
+    fn match_of(&self, dst: TorId, cell: u32) -> Match {
+        let cell = cell as usize;
+        let ing = cell % self.ingress;
+        let rest = cell / self.ingress;
+        let (ai, cb) = (rest / self.cb(), rest % self.cb());
+        Match {
+            dst,
+            arrival: ai.checked_sub(1).map(|a| a as SliceId),
+            ingress: if ing == 0 {
+                Ingress::Host
+            } else {
+                Ingress::Fabric
+            },
+            class: self.classes[cb / self.buckets],
+            bucket: self.bucketed.then_some((cb % self.buckets) as u8),
+        }
+    }
+
+    fn step(&self, h: &Hop) -> Step {
+        Step {
+            port: h.port,
+            depart: h.depart.map(|d| slot_slice(d, self.slices)),
+        }
+    }
+}
+
+/// A step packed into a non-zero `u32` (0: empty cell).
+fn enc(st: Step) -> u32 {
+    1 << 31 | (st.port as u32) << 17 | st.depart.map_or(0, |d| d as u32 + 1)
+}
+
+fn dec(v: u32) -> Step {
+    let d = v & 0x1_ffff;
+    Step {
+        port: (v >> 17) as PortId,
+        depart: d.checked_sub(1).map(|d| d as SliceId),
+    }
+}
+
+/// Without multipath: the first path of each group (in path order, bucket
+/// `None`), and the indices of the other paths.
+fn choose_first(keys: &[u64], dims: &Dims) -> (Vec<(u32, Option<u8>)>, Vec<u32>) {
+    let n = dims.tors;
+    let space = n * n * dims.arrivals * dims.classes.len();
+    let dense = space <= (keys.len() * 64).max(1 << 25);
+    let mut bits = if dense {
+        vec![0u64; space.div_ceil(64)]
+    } else {
+        Vec::new()
+    };
+    let mut sparse: HashSet<u64> = HashSet::new();
+    let mut chosen = Vec::with_capacity(keys.len());
+    let mut repeats = Vec::new();
+    for (i, &k) in keys.iter().enumerate() {
+        let new = if dense {
+            let c = dims.class_idx[(k % 257) as usize] as usize;
+            let g = (k / 257) as usize * dims.classes.len() + c;
+            let (w, b) = (g / 64, 1u64 << (g % 64));
+            let new = bits[w] & b == 0;
+            bits[w] |= b;
+            new
+        } else {
+            sparse.insert(k)
+        };
+        if new {
+            chosen.push((i as u32, None));
+        } else {
+            repeats.push(i as u32);
+        }
+    }
+    (chosen, repeats)
+}
+
+/// Adds `by` (wrapping: `u32::MAX` subtracts one) to the per-block
+/// insertion counts (`counts[block + 1]`) of path `p`.
+fn count(counts: &mut [u32], n: usize, p: &Path, lookup: Lookup, by: u32) {
+    match lookup {
+        Lookup::Hop => {
+            for h in &p.hops {
+                let c = &mut counts[h.tor as usize * n + p.dst as usize + 1];
+                *c = c.wrapping_add(by);
+            }
+        }
+        Lookup::Source => {
+            let c = &mut counts[p.src as usize * n + p.dst as usize + 1];
+            *c = c.wrapping_add(by);
+        }
+    }
+}
+
+/// With multipath: the paths tables are built from, in the order the
+/// definition applies them: `(path index, bucket)`.
+/// `keys[i]`: path `i`'s group (src, dst, arrival, class) as
+/// `((src * n + dst) * arrivals + arrival index) * 257 + class key` (0 for
+/// no class, else `1 + class`).
+fn choose(keys: &[u64], dims: &Dims, buckets: u8) -> Vec<(u32, Option<u8>)> {
+    // Groups numbered in first-seen order.
+    let n = dims.tors;
+    let space = n * n * dims.arrivals * dims.classes.len();
+    let dense = space <= (keys.len() * 8).max(1 << 22);
+    let mut ids = if dense {
+        vec![u32::MAX; space]
+    } else {
+        Vec::new()
+    };
+    let mut sparse: HashMap<u64, u32> = HashMap::new();
+    let mut groups = 0u32;
+    let gid: Vec<u32> = keys
+        .iter()
+        .map(|&k| {
+            let slot = if dense {
+                let c = dims.class_idx[(k % 257) as usize] as usize;
+                &mut ids[(k / 257) as usize * dims.classes.len() + c]
+            } else {
+                sparse.entry(k).or_insert(u32::MAX)
+            };
+            if *slot == u32::MAX {
+                *slot = groups;
+                groups += 1;
+            }
+            *slot
+        })
+        .collect();
+    drop(ids);
+    // Members of each group in path order (CSR).
+    let mut start = vec![0u32; groups as usize + 1];
+    for &g in &gid {
+        start[g as usize + 1] += 1;
+    }
+    for g in 0..groups as usize {
+        start[g + 1] += start[g];
+    }
+    let mut fill = start.clone();
+    let mut members = vec![0u32; keys.len()];
+    for (i, &g) in gid.iter().enumerate() {
+        members[fill[g as usize] as usize] = i as u32;
+        fill[g as usize] += 1;
+    }
+    let mut chosen = Vec::with_capacity(groups as usize * buckets as usize);
+    for g in 0..groups as usize {
+        let alts = &members[start[g] as usize..start[g + 1] as usize];
+        chosen.extend((0..buckets).map(|b| (alts[b as usize % alts.len()], Some(b))));
+    }
+    chosen
+}
+
+/// One insertion of the definition: `val` into `cell` of a (ToR, dst)
+/// block; `ord` is its position in the definition's order.
+#[derive(Clone, Copy, Default)]
+struct Rec {
+    cell: u32,
+    /// Per hop: [`enc`] of the step; source: 1 + path index.
+    val: u32,
+    ord: u32,
+}
+
+/// Insertions grouped by (ToR, dst) block, in definition order: the
+/// parts hold consecutive runs of chosen paths (built in parallel), and a
+/// block's insertions are its ranges in part 0, part 1, ... in turn.
+struct Records {
+    parts: Vec<Part>,
+}
+
+struct Part {
+    /// `start[tor * n + dst]..start[tor * n + dst + 1]` index `recs`.
+    start: Vec<u32>,
+    recs: Vec<Rec>,
+}
+
+impl Part {
+    /// `counts`: the insertions per block (`[block + 1]`) if known.
+    fn build(
+        paths: &[Path],
+        chosen: &[(u32, Option<u8>)],
+        dims: &Dims,
+        lookup: Lookup,
+        counts: Option<Vec<u32>>,
+    ) -> Part {
+        let n = dims.tors;
+        let mut start = counts.unwrap_or_else(|| {
+            let mut c = vec![0u32; n * n + 1];
+            for &(pi, _) in chosen {
+                count(&mut c, n, &paths[pi as usize], lookup, 1);
+            }
+            c
+        });
+        for k in 0..n * n {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut recs = vec![Rec::default(); start[n * n] as usize];
+        let mut ord = 0u32;
+        let mut put = |tor: TorId, dst: TorId, cell: u32, val: u32| {
+            let f = &mut fill[tor as usize * n + dst as usize];
+            recs[*f as usize] = Rec { cell, val, ord };
+            *f += 1;
+            ord += 1;
+        };
+        for &(pi, bucket) in chosen {
+            let p = &paths[pi as usize];
+            let class = dims.class(p.class);
+            match lookup {
+                Lookup::Hop => {
+                    let mut arrival = p.arrival;
+                    for (i, h) in p.hops.iter().enumerate() {
+                        let st = dims.step(h);
+                        let cell = dims.cell(arrival, class, bucket, usize::from(i > 0));
+                        put(h.tor, p.dst, cell, enc(st));
+                        // The next ToR sees the packet within the slice it
+                        // was sent in.
+                        if st.depart.is_some() {
+                            arrival = st.depart;
+                        }
+                    }
+                }
+                Lookup::Source => {
+                    put(p.src, p.dst, dims.cell(p.arrival, class, bucket, 0), pi + 1);
+                }
+            }
+        }
+        Part { start, recs }
+    }
+
+    fn block(&self, k: usize) -> &[Rec] {
+        &self.recs[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+}
+
+/// Runs `f` on `t` consecutive near-equal chunks of `0..len` in parallel;
+/// results in chunk order.
+fn par_chunks<R: Send>(len: usize, t: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    let t = t.clamp(1, len.max(1));
+    let chunk = |i: usize| len * i / t..len * (i + 1) / t;
+    if t == 1 {
+        return vec![f(0..len)];
+    }
+    std::thread::scope(|sc| {
+        let f = &f;
+        let handles: Vec<_> = (1..t).map(|i| sc.spawn(move || f(chunk(i)))).collect();
+        let mut v = vec![f(chunk(0))];
+        v.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("tables worker")),
+        );
+        v
+    })
+}
+
+/// [`par_chunks`] over a slice that each chunk fills (`f(first index, chunk)`).
+fn par_chunks_mut<T: Send, R: Send>(
+    v: &mut [T],
+    t: usize,
+    f: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    let t = t.clamp(1, v.len().max(1));
+    if t == 1 {
+        return vec![f(0, v)];
+    }
+    let size = v.len().div_ceil(t);
+    std::thread::scope(|sc| {
+        let f = &f;
+        let mut chunks = v.chunks_mut(size).enumerate();
+        let first = chunks.next();
+        let handles: Vec<_> = chunks
+            .map(|(i, c)| sc.spawn(move || f(i * size, c)))
+            .collect();
+        let mut out: Vec<R> = first.into_iter().map(|(_, c)| f(0, c)).collect();
+        out.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("tables worker")),
+        );
+        out
+    })
+}
+
+/// The first clash in one worker's share: `prev` was in `cell` when `val`
+/// (insertion number `ord`) came.
+struct Clash {
+    part: usize,
+    ord: u32,
+    tor: TorId,
+    dst: TorId,
+    cell: u32,
+    prev: u32,
+    val: u32,
+}
+
+struct WorkerOut {
+    tables: Vec<(usize, Vec<Entry>)>,
+    conflict: Option<Clash>,
+}
+
+/// What every worker shares.
+struct Ctx<'a> {
+    dims: &'a Dims,
+    recs: &'a Records,
+    paths: &'a [Path],
+    lookup: Lookup,
+    failed: &'a AtomicBool,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Ctx<'_> {
+    fn source(&self, val: u32) -> Vec<Step> {
+        let p = &self.paths[val as usize - 1];
+        p.hops.iter().map(|h| self.dims.step(h)).collect()
+    }
+
+    fn action(&self, val: u32) -> Action {
+        match self.lookup {
+            Lookup::Hop => Action::Hop(dec(val)),
+            Lookup::Source => Action::Source(self.source(val)),
+        }
+    }
+
+    fn same(&self, a: u32, b: u32) -> bool {
+        a == b
+            || (self.lookup == Lookup::Source && {
+                let (p, q) = (&self.paths[a as usize - 1], &self.paths[b as usize - 1]);
+                p.hops.len() == q.hops.len()
+                    && p.hops
+                        .iter()
+                        .zip(&q.hops)
+                        .all(|(x, y)| self.dims.step(x) == self.dims.step(y))
+            })
+    }
+
+    fn conflict_error(&self, c: &Clash) -> TableError {
+        TableError::Conflict {
+            tor: c.tor,
+            m: self.dims.match_of(c.dst, c.cell),
+            a: self.action(c.prev),
+            b: self.action(c.val),
+        }
+    }
+
+    /// Builds the tables of ToRs `w, w + of, ...` (ToRs cost about the
+    /// same, and a fixed split keeps runs reproducible).
+    fn work(&self, w: usize, of: usize) -> WorkerOut {
+        let d = self.dims;
+        let n = d.tors;
+        let mut out = WorkerOut {
+            tables: Vec::new(),
+            conflict: None,
+        };
+        let mut cells = vec![0u32; d.block_cells()];
+        let mut scratch = AltScratch::new(d);
+        for tor in (w..n).step_by(of) {
+            let parts = &self.recs.parts;
+            let cap = parts
+                .iter()
+                .map(|p| (p.start[(tor + 1) * n] - p.start[tor * n]) as usize)
+                .sum();
+            let mut entries = Vec::with_capacity(cap);
+            for dst in 0..n {
+                let k = tor * n + dst;
+                if parts.iter().all(|p| p.block(k).is_empty()) {
+                    continue;
+                }
+                cells.fill(0);
+                let mut clash = None;
+                'fill: for (part, p) in parts.iter().enumerate() {
+                    for r in p.block(k) {
+                        let c = &mut cells[r.cell as usize];
+                        if *c == 0 {
+                            *c = r.val;
+                        } else if !self.same(*c, r.val) {
+                            clash = Some(Clash {
+                                part,
+                                ord: r.ord,
+                                tor: tor as TorId,
+                                dst: dst as TorId,
+                                cell: r.cell,
+                                prev: *c,
+                                val: r.val,
+                            });
+                            break 'fill;
+                        }
+                    }
+                }
+                if let Some(c) = clash {
+                    self.failed.store(true, Ordering::Relaxed);
+                    if out
+                        .conflict
+                        .as_ref()
+                        .is_none_or(|o| (c.part, c.ord) < (o.part, o.ord))
+                    {
+                        out.conflict = Some(c);
+                    }
+                }
+                if self.failed.load(Ordering::Relaxed) {
+                    continue;
+                }
+                let first = entries.len();
+                self.emit(dst as TorId, &cells, &mut entries, &mut scratch);
+                scratch.alternates(d, &mut entries, first);
+            }
+            out.tables.push((tor, entries));
+        }
+        out
+    }
+
+    /// Appends one block's entries in `Match` order (arrival, ingress,
+    /// class, bucket) and records where each landed in `scratch.idx`.
+    fn emit(&self, dst: TorId, cells: &[u32], entries: &mut Vec<Entry>, scratch: &mut AltScratch) {
+        let d = self.dims;
+        let cb = d.cb();
+        scratch.idx.fill(NONE);
+        let mut push =
+            |ai: usize, k: usize, ingress: Ingress, val: u32, entries: &mut Vec<Entry>| {
+                let at = (ai * cb + k) * 3 + ingress_col(ingress);
+                scratch.idx[at] = entries.len() as u32;
+                scratch.first[at] = match self.lookup {
+                    Lookup::Hop => val,
+                    Lookup::Source => enc(d.step(&self.paths[val as usize - 1].hops[0])),
+                };
+                scratch.timed[k] |= ai > 0;
+                entries.push(Entry {
+                    m: Match {
+                        dst,
+                        arrival: ai.checked_sub(1).map(|a| a as SliceId),
+                        ingress,
+                        class: d.keys[k].0,
+                        bucket: d.keys[k].1,
+                    },
+                    action: self.action(val),
+                    alternates: Vec::new(),
+                });
+            };
+        for ai in 0..d.arrivals {
+            let row = &cells[ai * cb * d.ingress..(ai + 1) * cb * d.ingress];
+            if row.iter().all(|&v| v == 0) {
+                continue;
+            }
+            match self.lookup {
+                Lookup::Source => {
+                    for (k, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0) {
+                        push(ai, k, Ingress::Host, v, entries);
+                    }
+                }
+                Lookup::Hop => {
+                    let split = |k: usize| {
+                        let (h, f) = (row[2 * k], row[2 * k + 1]);
+                        h != 0 && f != 0 && h != f
+                    };
+                    for k in 0..cb {
+                        let v = if row[2 * k] != 0 {
+                            row[2 * k]
+                        } else {
+                            row[2 * k + 1]
+                        };
+                        if v != 0 && !split(k) {
+                            push(ai, k, Ingress::Any, v, entries);
+                        }
+                    }
+                    for (ing, ingress) in [(0, Ingress::Host), (1, Ingress::Fabric)] {
+                        for k in (0..cb).filter(|&k| split(k)) {
+                            push(ai, k, ingress, row[2 * k + ing], entries);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`rank`] for `x`, `depart` already in `0..s`, without divisions (hot).
+#[inline]
+fn wait(x: usize, depart: Option<SliceId>, s: usize) -> usize {
+    match depart {
+        Some(d) if d as usize >= x => d as usize - x,
+        Some(d) => d as usize + s - x,
+        None => 0,
+    }
+}
+
+/// `t mod s`, cheap when `t` is within the first two cycles (the usual case).
+#[inline]
+fn slot_slice(t: Slot, s: usize) -> SliceId {
+    let (t, s) = (t as usize, s);
+    (if t < s {
+        t
+    } else if t < 2 * s {
+        t - s
+    } else {
+        t % s
+    }) as SliceId
+}
+
+fn ingress_col(i: Ingress) -> usize {
     match i {
         Ingress::Any => 0,
         Ingress::Host => 1,
@@ -522,70 +1106,142 @@ fn ingress_idx(i: Ingress) -> usize {
     }
 }
 
-/// Fills `alternates` of one ToR's entries (sorted, ingress already
-/// merged): for an entry matching arrival `a`, the actions of the entries
-/// for `a+1, a+2, ...` (same dst, class, bucket and a compatible ingress),
-/// i.e. what the packet would do had it arrived later, restricted to those
-/// whose departure is strictly later than the primary's yet within the
-/// cycle (so the rank stays unambiguous), earliest first, one per distinct
-/// first step (one per calendar queue), at most [`MAX_ALTERNATES`].
-fn add_alternates(entries: &mut [Entry], slices: usize) {
-    if slices < 2 {
-        return;
-    }
-    type Key = (TorId, Option<u8>, Option<u8>);
-    let mut series: HashMap<Key, Vec<[Option<usize>; 3]>> = HashMap::new();
-    for (i, e) in entries.iter().enumerate() {
-        if let Some(a) = e.m.arrival {
-            series
-                .entry((e.m.dst, e.m.class, e.m.bucket))
-                .or_insert_with(|| vec![[None; 3]; slices])[a as usize % slices]
-                [ingress_idx(e.m.ingress)] = Some(i);
+/// Scratch space for one block's alternates.
+struct AltScratch {
+    /// Entry index per (arrival index, class-bucket, ingress column).
+    idx: Vec<u32>,
+    /// The entry's first step there ([`enc`]).
+    first: Vec<u32>,
+    /// Class-buckets with an entry for some arrival slice.
+    timed: Vec<bool>,
+    /// Entries by departure slot `D = x + wait` in `0..2S` (arrival `x` in
+    /// `0..S`), each bucket sorted by (arrival, ingress column):
+    /// `start`/`items` CSR of `(x, column, entry)`.
+    start: Vec<u32>,
+    items: Vec<(u32, u8, u32)>,
+    /// Per entry of the block: (entry, best alternates).
+    found: Vec<(u32, [u32; MAX_ALTERNATES], usize)>,
+}
+
+impl AltScratch {
+    fn new(d: &Dims) -> AltScratch {
+        AltScratch {
+            idx: vec![NONE; d.arrivals * d.cb() * 3],
+            first: vec![0; d.arrivals * d.cb() * 3],
+            timed: vec![false; d.cb()],
+            start: vec![0; 2 * d.slices + 1],
+            items: Vec::new(),
+            found: Vec::new(),
         }
     }
-    let mut all = Vec::with_capacity(entries.len());
-    for e in entries.iter() {
-        let Some(a) = e.m.arrival else {
-            all.push(Vec::new());
-            continue;
-        };
-        let ser = &series[&(e.m.dst, e.m.class, e.m.bucket)];
-        let prim = e.action.first();
-        let r = rank(a, prim.depart, slices);
-        let compat: &[usize] = match e.m.ingress {
-            Ingress::Any => &[0, 1, 2],
-            Ingress::Host => &[0, 1],
-            Ingress::Fabric => &[0, 2],
-        };
-        // (offset from arrival in slots, first step, entry index)
-        let mut got: Vec<(usize, Step, usize)> = Vec::new();
-        for k in 1..slices {
-            // Offsets found from arrival a+k are at least k.
-            if got.len() >= MAX_ALTERNATES && got[MAX_ALTERNATES - 1].0 < k {
-                break;
+
+    /// Fills `alternates` of the entries from `first` on (one block): for
+    /// an entry matching arrival `a`, the actions of the entries for
+    /// `a+1, a+2, ...` (same dst, class, bucket and a compatible ingress),
+    /// i.e. what the packet would do had it arrived later, restricted to
+    /// those whose departure is strictly later than the primary's yet
+    /// within the cycle (so the rank stays unambiguous), earliest first
+    /// (ties: earlier arrival, then Any, Host, Fabric), one per distinct
+    /// first step (one per calendar queue), at most [`MAX_ALTERNATES`].
+    ///
+    /// In absolute slots from entry `a`'s cycle, an entry for arrival `x`
+    /// leaving `w` slots later departs in `D = x + w` if `x > a`, or in
+    /// `D + S` (next cycle) if `x < a`; entry `a` with primary departure
+    /// `a + r` scans `D in a+r+1 .. a+S`.
+    fn alternates(&mut self, d: &Dims, entries: &mut [Entry], first: usize) {
+        let s = d.slices;
+        if s < 2 || first == entries.len() {
+            return;
+        }
+        let cb = d.cb();
+        let col = |ai: usize, k: usize, c: usize| (ai * cb + k) * 3 + c;
+        self.found.clear();
+        for k in 0..cb {
+            if !std::mem::take(&mut self.timed[k]) {
+                continue;
             }
-            let x = ((a as usize + k) % slices) as SliceId;
-            for &c in compat {
-                let Some(j) = ser[x as usize][c] else {
-                    continue;
-                };
-                let st = entries[j].action.first();
-                let o = k + rank(x, st.depart, slices);
-                if o > r && o < slices && st != prim && !got.iter().any(|g| g.1 == st) {
-                    got.push((o, st, j));
+            // Bucket entries by departure slot.
+            self.start.fill(0);
+            for x in 0..s {
+                for c in 0..3 {
+                    let j = self.idx[col(x + 1, k, c)];
+                    if j != NONE {
+                        let w = wait(x, dec(self.first[col(x + 1, k, c)]).depart, s);
+                        self.start[x + w + 1] += 1;
+                    }
                 }
             }
-            got.sort_by_key(|g| g.0);
-            got.truncate(MAX_ALTERNATES);
+            for i in 0..2 * s {
+                self.start[i + 1] += self.start[i];
+            }
+            self.items.clear();
+            self.items.resize(self.start[2 * s] as usize, (0, 0, 0));
+            let mut fill = std::mem::take(&mut self.start);
+            for x in 0..s {
+                for c in 0..3 {
+                    let j = self.idx[col(x + 1, k, c)];
+                    if j != NONE {
+                        let w = wait(x, dec(self.first[col(x + 1, k, c)]).depart, s);
+                        self.items[fill[x + w] as usize] = (x as u32, c as u8, j);
+                        fill[x + w] += 1;
+                    }
+                }
+            }
+            // `fill[D]` now holds where bucket D ends, i.e. where D+1 starts.
+            let items = &self.items;
+            let bucket = |dd: usize| {
+                let lo = if dd == 0 { 0 } else { fill[dd - 1] as usize };
+                &items[lo..fill[dd] as usize]
+            };
+            for a in 0..s {
+                for ce in 0..3 {
+                    let je = self.idx[col(a + 1, k, ce)];
+                    if je == NONE {
+                        continue;
+                    }
+                    let prim = self.first[col(a + 1, k, ce)];
+                    let r = wait(a, dec(prim).depart, s);
+                    let mut got = [NONE; MAX_ALTERNATES];
+                    let mut got_steps = [prim; MAX_ALTERNATES];
+                    let mut len = 0;
+                    'scan: for dd in a + r + 1..a + s {
+                        // Later arrivals of this cycle, then (all later in
+                        // unrolled time) earlier arrivals of the next one.
+                        let this = bucket(dd);
+                        let this = &this[this.partition_point(|it| it.0 as usize <= a)..];
+                        let next = if dd >= s { bucket(dd - s) } else { &[] };
+                        let next = &next[..next.partition_point(|it| (it.0 as usize) < a)];
+                        for &(x, c, j) in this.iter().chain(next) {
+                            let c = c as usize;
+                            if !(ce == 0 || c == 0 || c == ce) {
+                                continue;
+                            }
+                            let st = self.first[col(x as usize + 1, k, c)];
+                            if st == prim || got_steps[..len].contains(&st) {
+                                continue;
+                            }
+                            got[len] = j;
+                            got_steps[len] = st;
+                            len += 1;
+                            if len == MAX_ALTERNATES {
+                                break 'scan;
+                            }
+                        }
+                    }
+                    if len > 0 {
+                        self.found.push((je, got, len));
+                    }
+                }
+            }
+            self.start = fill;
         }
-        all.push(
-            got.into_iter()
-                .map(|(_, _, j)| entries[j].action.clone())
-                .collect(),
-        );
-    }
-    for (e, alts) in entries.iter_mut().zip(all) {
-        e.alternates = alts;
+        for &(je, got, len) in &self.found {
+            let alts = got[..len]
+                .iter()
+                .map(|&j| entries[j as usize].action.clone())
+                .collect();
+            entries[je as usize].alternates = alts;
+        }
     }
 }
 

@@ -40,6 +40,12 @@ impl Endpoint {
     }
 }
 
+impl From<(TorId, PortId)> for Endpoint {
+    fn from((tor, port): (TorId, PortId)) -> Self {
+        Endpoint { tor, port }
+    }
+}
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ScheduleError {
     #[error("slice {ts}: ToR {tor} port {port} is already used in this slice")]
