@@ -53,7 +53,11 @@ impl LighthouseNet {
 
     /// Start a fresh schedule of `slices` slices for `connect()` calls.
     pub fn new_schedule(&mut self, slices: usize) {
-        self.schedule = Schedule::new(self.schedule.tors(), self.schedule.uplinks(), slices);
+        self.schedule = Schedule::new(
+            self.schedule.tors(),
+            self.schedule.optical_uplinks(),
+            slices,
+        );
     }
 
     /// `connect(ToR1, port1, ToR2, port2, ts)`. `ts = -1` (TA) connects the
@@ -81,7 +85,7 @@ impl LighthouseNet {
     /// `topo()`: fill the schedule with any generator, then check it against
     /// the OCS cabling of the config.
     pub fn topo(&mut self, t: &dyn Topo) -> Result<OcsSchedule, ScheduleError> {
-        let s = Schedule::from_topo(t, self.schedule.tors(), self.schedule.uplinks())?;
+        let s = Schedule::from_topo(t, self.schedule.tors(), self.schedule.optical_uplinks())?;
         let ocs = s.verify(&self.config)?;
         self.schedule = s;
         Ok(ocs)
@@ -102,25 +106,26 @@ impl LighthouseNet {
 
     /// `round_robin()`: RotorNet / Sirius circle-method schedule.
     pub fn round_robin(&mut self) -> bool {
-        let (n, u) = (self.schedule.tors(), self.schedule.uplinks());
+        let (n, u) = (self.schedule.tors(), self.schedule.optical_uplinks());
         self.set(schedule::round_robin(n, u))
     }
 
     /// `topo_opera()`.
     pub fn topo_opera(&mut self) -> bool {
-        let (n, u) = (self.schedule.tors(), self.schedule.uplinks());
+        let (n, u) = (self.schedule.tors(), self.schedule.optical_uplinks());
         self.set(schedule::opera(n, u, schedule::opera::DEFAULT_SEED))
     }
 
     /// `topo_shale()` with `h` dimensions.
     pub fn topo_shale(&mut self, h: u32) -> bool {
-        let (n, u) = (self.schedule.tors(), self.schedule.uplinks());
+        let (n, u) = (self.schedule.tors(), self.schedule.optical_uplinks());
         self.set(schedule::shale(n, u, h))
     }
 
     /// `topo_aware(TM)` with `bvn`, `hotspot` or `mip` (Table 5).
     pub fn topo_aware(&mut self, tm: &[Vec<u64>], scheduler: Scheduler) -> bool {
-        let s = crate::ta::schedule(scheduler, tm, self.schedule.uplinks())
+        let s = crate::ta::schedule(scheduler, tm, self.schedule.optical_uplinks())
+            .map(|s| crate::ta::with_electrical(&self.config, s))
             .map_err(|e| ScheduleError::Infeasible(e.to_string()));
         self.set(s)
     }

@@ -10,7 +10,7 @@
 
 use crate::config::{Lookup, Multipath};
 use crate::routing::{ClassThresholds, Hop, Path, RouteSet};
-use crate::schedule::{Endpoint, LinkKind, Schedule};
+use crate::schedule::{Endpoint, Schedule};
 use crate::{PortId, SliceId, Slot, TorId};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -314,27 +314,24 @@ fn check_path(s: &Schedule, p: &Path) -> Result<(), TableError> {
             _ => {}
         }
         let next = p.hops.get(i + 1).map(|h| h.tor).unwrap_or(p.dst);
-        match s.kind() {
-            LinkKind::Optical => {
-                // A wildcard hop on a multi-slice schedule has no fixed
-                // circuit to check.
-                let ts = match slot {
-                    Some(t) => slot_slice(t, slices),
-                    None if slices == 1 => 0,
-                    None => continue,
-                };
-                let peer = s.peer(ts, Endpoint::new(h.tor, h.port)).map(|e| e.tor);
-                if peer != Some(next) {
-                    return Err(bad(format!(
-                        "hop {i}: ToR {} port {} reaches {peer:?} in slice {ts}, not ToR {next}",
-                        h.tor, h.port
-                    )));
-                }
+        if s.is_electrical(h.port) {
+            if next == h.tor {
+                return Err(bad(format!("hop {i}: next ToR equals current")));
             }
-            LinkKind::Electrical => {
-                if next == h.tor {
-                    return Err(bad(format!("hop {i}: next ToR equals current")));
-                }
+        } else {
+            // A wildcard hop on a multi-slice schedule has no fixed
+            // circuit to check.
+            let ts = match slot {
+                Some(t) => slot_slice(t, slices),
+                None if slices == 1 => 0,
+                None => continue,
+            };
+            let peer = s.peer(ts, Endpoint::new(h.tor, h.port)).map(|e| e.tor);
+            if peer != Some(next) {
+                return Err(bad(format!(
+                    "hop {i}: ToR {} port {} reaches {peer:?} in slice {ts}, not ToR {next}",
+                    h.tor, h.port
+                )));
             }
         }
     }
@@ -1380,19 +1377,14 @@ fn walk_impl(
             port: step.port,
             depart,
         });
-        let next = match s.kind() {
-            LinkKind::Optical => {
-                let ts = slice.unwrap_or(0);
-                s.peer(ts, Endpoint::new(cur, step.port))
-                    .ok_or(TableError::NoCircuit {
-                        tor: cur,
-                        port: step.port,
-                        slice: ts,
-                    })?
-                    .tor
-            }
-            LinkKind::Electrical => dst,
-        };
+        let ts = slice.unwrap_or(0);
+        let next =
+            s.next_tor(ts, Endpoint::new(cur, step.port), dst)
+                .ok_or(TableError::NoCircuit {
+                    tor: cur,
+                    port: step.port,
+                    slice: ts,
+                })?;
         if hops.len() > s.tors() * slices + 1 {
             return Err(TableError::Loop {
                 src,

@@ -216,3 +216,80 @@ proptest! {
         }
     }
 }
+
+/// c-Through style: uplink 0 optical (circuits 0-1 and 2-3), uplink 1
+/// electrical to every ToR.
+fn hybrid4() -> Schedule {
+    let mut s = Schedule::hybrid(4, 1, 1, 1);
+    s.connect(ep(0, 0), ep(1, 0), 0).unwrap();
+    s.connect(ep(2, 0), ep(3, 0), 0).unwrap();
+    s
+}
+
+#[test]
+fn hybrid_schedule_routes_hot_pairs_over_the_circuit_and_the_rest_electrically() {
+    let mut s = hybrid4();
+    assert!(s.is_electrical(1) && !s.is_electrical(0));
+    assert!(
+        s.connect(ep(0, 1), ep(2, 1), 0).is_err(),
+        "no circuits on electrical ports"
+    );
+    for alg in [Algorithm::Direct, Algorithm::ShortestPath] {
+        let rs = route(alg, &s, &RoutingOptions::default()).unwrap();
+        assert_eq!(rs.paths.len(), 12, "{alg:?}");
+        for p in &rs.paths {
+            check_path(&s, p, false).unwrap();
+            assert_eq!(p.hops.len(), 1, "{alg:?} {p:?}");
+            let hot = p.src / 2 == p.dst / 2;
+            assert_eq!(p.hops[0].port, if hot { 0 } else { 1 }, "{alg:?} {p:?}");
+            assert_eq!(tors(&s, p), vec![p.src, p.dst]);
+        }
+    }
+    // ECMP / KSP: the circuit first, then the electrical port; never an
+    // electrical hop to a ToR other than the destination.
+    let ecmp = route(Algorithm::Ecmp, &s, &RoutingOptions::default()).unwrap();
+    let ports = |rs: &lh_ctrl::routing::RouteSet, src, dst| -> Vec<Vec<u8>> {
+        rs.paths
+            .iter()
+            .filter(|p| p.src == src && p.dst == dst)
+            .map(|p| p.hops.iter().map(|h| h.port).collect())
+            .collect()
+    };
+    assert_eq!(ports(&ecmp, 0, 1), vec![vec![0], vec![1]]);
+    assert_eq!(ports(&ecmp, 0, 3), vec![vec![1]]);
+    let ksp = route(
+        Algorithm::Ksp,
+        &s,
+        &RoutingOptions {
+            k: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(ports(&ksp, 0, 1), vec![vec![0], vec![1]]);
+    // 0 -> 3: electrical, or the circuit to 1 then electrical, or
+    // electrical is never a relay so 0 -e-> 2 -o-> 3 does not appear.
+    assert_eq!(ports(&ksp, 0, 3), vec![vec![1], vec![0, 1]]);
+    for p in &ksp.paths {
+        check_path(&s, p, false).unwrap();
+        assert_eq!(*tors(&s, p).last().unwrap(), p.dst);
+        for (i, h) in p.hops.iter().enumerate() {
+            if s.is_electrical(h.port) {
+                assert_eq!(i + 1, p.hops.len(), "electrical hops end at dst: {p:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hybrid_tables_walk_to_the_destination() {
+    use lh_ctrl::config::{Lookup, Multipath};
+    use lh_ctrl::tables::{entries, walk};
+    let s = hybrid4();
+    let rs = route(Algorithm::Direct, &s, &RoutingOptions::default()).unwrap();
+    let t = entries(&s, &rs, Lookup::Hop, Multipath::None, 1).unwrap();
+    for p in &rs.paths {
+        let w = walk(&t, &s, p.src, p.dst, None, None, None).unwrap();
+        assert_eq!(w.hops, p.hops);
+    }
+}

@@ -178,3 +178,28 @@ fn all_zero_matrix_means_uniform() {
         }
     }
 }
+
+#[test]
+fn c_through_config_gets_one_electrical_port_after_the_optical_ones() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../topologies/c-through-8.json");
+    let cfg = Config::load(&path).unwrap();
+    let s = build(&cfg).unwrap();
+    assert_eq!((s.uplinks(), s.optical_uplinks()), (2, 1));
+    assert!(s.is_electrical(1));
+    // The hot pairs (i, i + 4) get the circuits.
+    for t in 0..8u16 {
+        assert_eq!(peer(&s, 0, t, 0), Some((t + 4) % 8));
+    }
+    s.verify(&cfg).unwrap();
+    let c = lh_ctrl::compile::compile(&cfg).unwrap();
+    for p in &c.routes.paths {
+        let hot = (p.src + 4) % 8 == p.dst;
+        assert_eq!(p.hops.len(), 1);
+        assert_eq!(p.hops[0].port, u8::from(!hot), "{p:?}");
+    }
+    // Without electrical_rate the same config stays circuit-only.
+    let mut plain = cfg.clone();
+    plain.ta.as_mut().unwrap().electrical_rate = None;
+    assert_eq!(build(&plain).unwrap().uplinks(), 1);
+}

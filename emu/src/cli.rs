@@ -1061,7 +1061,7 @@ pub fn slice_text(c: &lh_ctrl::compile::Compiled, ts: SliceId) -> String {
         c.config.slice.guardband
     );
     let circuits = s.circuits(ts);
-    if circuits.is_empty() {
+    if circuits.is_empty() && s.optical_uplinks() > 0 {
         out.push_str("(no circuits)\n");
     }
     for (a, b) in circuits {
@@ -1076,6 +1076,14 @@ pub fn slice_text(c: &lh_ctrl::compile::Compiled, ts: SliceId) -> String {
             a.port,
             crate::topo::tor_name(b.tor as usize),
             b.port
+        ));
+    }
+    // Electrical uplinks (Clos, or the packet fabric of a hybrid) reach
+    // every ToR in every slice.
+    for p in s.optical_uplinks()..s.uplinks() {
+        let rate = lh_ctrl::schedule::timing::port_rate(&c.config, s, p as lh_ctrl::PortId);
+        out.push_str(&format!(
+            "every ToR up{p} -> electrical switch -> any ToR ({rate})\n"
         ));
     }
     out
@@ -1322,6 +1330,21 @@ mod tests {
             tables,
             timings: Vec::new(),
         }
+    }
+
+    #[test]
+    fn hybrid_schedule_text_lists_circuits_and_the_electrical_port() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../topologies/c-through-8.json");
+        let cfg = lh_ctrl::config::Config::load(&path).unwrap();
+        let c = lh_ctrl::compile::compile(&cfg).unwrap();
+        let t = slice_text(&c, 0);
+        assert!(t.contains("s1 up0 -> s5 up0\n"), "{t}");
+        assert!(
+            t.ends_with("every ToR up1 -> electrical switch -> any ToR (100Mbps)\n"),
+            "{t}"
+        );
+        assert!(!t.contains("no circuits"), "{t}");
     }
 
     #[test]

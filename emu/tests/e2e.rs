@@ -277,3 +277,31 @@ fn binary_test_pingall_reports_zero_loss() {
     assert!(err.contains("(conservation OK)"), "{err}");
     assert_eq!(lh_namespaces(), before);
 }
+
+#[test]
+fn binary_test_pingall_c_through_reports_zero_loss() {
+    // Hybrid: hot pairs (i, i + 4) on circuits, everything else over the
+    // 100 Mb/s electrical port; pingall needs both.
+    let cfg =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../topologies/c-through-8.json");
+    let json = std::fs::read_to_string(&cfg).unwrap();
+    let Some(c) = compiled("binary_test_pingall_c_through_reports_zero_loss", &json) else {
+        return;
+    };
+    assert_eq!(c.schedule.electrical_ports(), 1);
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = lh_namespaces();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .args(["run", cfg.to_str().unwrap(), "--test", "pingall"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("*** Results: 0% dropped (240/240 received)"),
+        "{err}"
+    );
+    assert!(err.contains("(conservation OK)"), "{err}");
+    assert_eq!(lh_namespaces(), before);
+}

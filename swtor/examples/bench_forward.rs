@@ -222,6 +222,7 @@ fn spec(hosts: Vec<HostAttach>) -> FabricSpec {
             reconfiguration: Nanos(0),
             propagation: Nanos(0),
             link_rate: BitsPerSec(100_000_000_000),
+            electrical_rate: None,
             host_rate: BitsPerSec(100_000_000_000),
             queue_capacity: 16 << 20,
             tor_clock_offset: 0,

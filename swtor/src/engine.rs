@@ -18,6 +18,7 @@ use crate::{FabricSpec, Timing};
 use lh_ctrl::config::Multipath;
 use lh_ctrl::schedule::{Endpoint, LinkKind, Schedule};
 use lh_ctrl::tables::Tables;
+use lh_ctrl::units::BitsPerSec;
 use lh_ctrl::{PortId, SliceId, TorId};
 use std::collections::HashMap;
 use std::io::{self, BufWriter};
@@ -28,6 +29,9 @@ pub const MAX_HOPS: u8 = 16;
 /// How far a paced link's virtual clock may trail real time, so a late loop
 /// iteration can catch up with a short burst instead of losing capacity.
 pub const PACE_SLACK_NS: u64 = 200_000;
+/// Peer-table marker of an electrical port: it reaches the frame's
+/// destination ToR (same port index) at any time.
+const ELECTRICAL: u32 = u32::MAX - 1;
 /// Flow byte counters for UCMP classes (direct-mapped by flow hash).
 const FLOW_SLOTS: usize = 1 << 16;
 
@@ -97,7 +101,9 @@ pub struct Engine<P: Port> {
     ix: LookupIndex,
     timing: Timing,
     clock: SliceClock,
-    kind: LinkKind,
+    /// Per uplink index: its serialisation rate (electrical ports of a
+    /// hybrid fabric run at `Timing::electrical_rate`).
+    rate: Vec<BitsPerSec>,
     s: usize,
     rotation: bool,
     tors: usize,
@@ -105,7 +111,8 @@ pub struct Engine<P: Port> {
     dark: u64,
     multipath: Multipath,
     thresholds: Vec<u64>,
-    /// `[slice][tor * uplinks + port]`: (peer tor, peer port), u32::MAX = none.
+    /// `[slice][tor * uplinks + port]`: (peer tor, peer port), u32::MAX =
+    /// none, [`ELECTRICAL`] = the frame's destination ToR.
     peer: Vec<u32>,
     /// `[slice][tor * uplinks + port]`: circuit differs from previous slice.
     changed: Vec<bool>,
@@ -221,7 +228,7 @@ impl<P: Port> Engine<P> {
             dark: timing.dark().0,
             timing,
             clock,
-            kind: schedule.kind(),
+            rate: port_rates(schedule, &timing),
             s,
             rotation: s > 1,
             tors,
@@ -334,7 +341,7 @@ impl<P: Port> Engine<P> {
         self.ix = ix;
         self.peer = peer;
         self.changed = changed;
-        self.kind = schedule.kind();
+        self.rate = port_rates(schedule, &self.timing);
         self.multipath = tables.multipath;
         self.thresholds = tables
             .classes
@@ -712,9 +719,7 @@ impl<P: Port> Engine<P> {
             } else {
                 ws
             };
-            let avail = self
-                .timing
-                .link_rate
+            let avail = self.rate[step.port as usize]
                 .bytes_in(lh_ctrl::units::Nanos(end.saturating_sub(from)));
             if queued + len > avail {
                 return Err(Refusal::Miss(q));
@@ -754,7 +759,6 @@ impl<P: Port> Engine<P> {
         let slice = (slot % self.s as u64) as usize;
         let start = self.clock.start_of_slot(slot);
         let end = start + self.clock.slice;
-        let rate = self.timing.link_rate;
         let mut busy = false;
         for tor in 0..self.tors {
             if self.rotation && self.last_slot[tor] != slot {
@@ -777,6 +781,7 @@ impl<P: Port> Engine<P> {
                 if self.pending[tu] == 0 {
                     continue;
                 }
+                let rate = self.rate[p];
                 let q = tu * self.s + slice;
                 let ws = (start + self.dark_of(slice, tu)).max(self.dark_until[tu]);
                 // docs/time-model.md: a frame crosses only if its whole
@@ -817,9 +822,10 @@ impl<P: Port> Engine<P> {
         let slice = (slot % self.s as u64) as usize;
         let n = self.tors * self.uplinks;
         let dst_tor = self.pool.meta(i).tag >> 8;
-        let peer = match self.kind {
-            LinkKind::Electrical => (dst_tor << 8) | p as u32,
-            LinkKind::Optical => self.peer[slice * n + tu],
+        let peer = match self.peer[slice * n + tu] {
+            // The electrical switch forwards by destination, always up.
+            ELECTRICAL => (dst_tor << 8) | p as u32,
+            x => x,
         };
         if peer == u32::MAX {
             self.c.queued -= 1;
@@ -868,8 +874,9 @@ impl<P: Port> Engine<P> {
     }
 }
 
-/// `[slice][tor * uplinks + port]` peer (tor << 8 | port, u32::MAX: none)
-/// and whether the circuit changed from the previous slice.
+/// `[slice][tor * uplinks + port]` peer (tor << 8 | port, u32::MAX: none,
+/// [`ELECTRICAL`]: an electrical port) and whether the circuit changed from
+/// the previous slice (never for electrical ports).
 fn circuit_tables(schedule: &Schedule) -> (Vec<u32>, Vec<bool>) {
     let (tors, uplinks, s) = (schedule.tors(), schedule.uplinks(), schedule.slices());
     let n = tors * uplinks;
@@ -880,7 +887,9 @@ fn circuit_tables(schedule: &Schedule) -> (Vec<u32>, Vec<bool>) {
             for p in 0..uplinks {
                 let ep = Endpoint::new(t as TorId, p as PortId);
                 let k = ts * n + t * uplinks + p;
-                if let Some(e) = schedule.peer(ts as SliceId, ep) {
+                if schedule.is_electrical(p as PortId) {
+                    peer[k] = ELECTRICAL;
+                } else if let Some(e) = schedule.peer(ts as SliceId, ep) {
                     peer[k] = ((e.tor as u32) << 8) | e.port as u32;
                 }
                 changed[k] = schedule.changed(ts as SliceId, ep);
@@ -888,6 +897,19 @@ fn circuit_tables(schedule: &Schedule) -> (Vec<u32>, Vec<bool>) {
         }
     }
     (peer, changed)
+}
+
+/// Per uplink index: electrical ports of a hybrid fabric run at
+/// `electrical_rate`; optical ports and all-electrical fabrics (Clos) at
+/// `link_rate`.
+fn port_rates(schedule: &Schedule, timing: &Timing) -> Vec<BitsPerSec> {
+    let hybrid = schedule.kind() == LinkKind::Optical;
+    (0..schedule.uplinks())
+        .map(|p| match timing.electrical_rate {
+            Some(r) if hybrid && schedule.is_electrical(p as PortId) => r,
+            _ => timing.link_rate,
+        })
+        .collect()
 }
 
 fn refusal_reason(r: Refusal) -> DropReason {
@@ -1013,6 +1035,7 @@ mod tests {
                 reconfiguration: Nanos(500),
                 propagation: Nanos(300),
                 link_rate: BitsPerSec(8_000_000_000),
+                electrical_rate: None,
                 host_rate: BitsPerSec(800_000_000_000),
                 queue_capacity: 100_000,
                 tor_clock_offset: offset,
@@ -1156,6 +1179,7 @@ mod tests {
                 reconfiguration: Nanos(0),
                 propagation: Nanos(0),
                 link_rate: BitsPerSec(8_000_000_000),
+                electrical_rate: None,
                 host_rate: BitsPerSec(800_000_000_000),
                 queue_capacity: 1 << 20,
                 tor_clock_offset: 0,
@@ -1214,6 +1238,88 @@ mod tests {
         e.poll(EPOCH + 1_001).unwrap();
         assert_eq!(e.c.delivered, 1, "{}", e.c);
         assert_eq!(e.port.sent[0].1, 2);
+        assert!(e.c.conservation_holds());
+    }
+
+    #[test]
+    fn hybrid_electrical_port_is_always_up_and_paced_at_its_rate() {
+        // c-Through: 3 ToRs, uplink 0 optical (circuit 0-1), uplink 1
+        // electrical at 800 Mb/s = 1000 B per 10 us; optical 8 Gb/s. h1 on
+        // ToR0 sends to h2 on ToR2, which has no circuit from ToR0.
+        let mut s = Schedule::hybrid(3, 1, 1, 1);
+        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
+            .unwrap();
+        let table = Tables {
+            slices: 1,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: None,
+            tors: vec![TimeFlowTable {
+                tor: 0,
+                entries: vec![Entry {
+                    m: any(2, None),
+                    action: Action::Hop(TStep {
+                        port: 1,
+                        depart: None,
+                    }),
+                    alternates: vec![],
+                }],
+            }],
+        };
+        let mut spec = spec_with(s.clone(), table.clone(), [0, 2]);
+        spec.timing.propagation = Nanos(300);
+        spec.timing.electrical_rate = Some(BitsPerSec(800_000_000));
+        let clock = SliceClock {
+            epoch: EPOCH,
+            slice: SLICE,
+            slices: 1,
+        };
+        let mut e = Engine::new(
+            &spec,
+            &[1, 2],
+            TestPort::default(),
+            clock,
+            EngineOptions::default(),
+        )
+        .unwrap();
+        // Send at the very start of a slice, then mid-slice: no dark time.
+        let t0 = EPOCH + 5 * SLICE;
+        for _ in 0..3 {
+            e.port.inject.push_back(frame(1000));
+        }
+        e.poll(t0).unwrap();
+        assert_eq!(e.c.uplink_tx, 1, "leaves at once, at the slice start");
+        e.poll(t0 + 9_999).unwrap();
+        assert_eq!(e.c.uplink_tx, 1, "paced: 10 us per 1000 B");
+        // Delivered to ToR2 after serialisation + propagation.
+        e.poll(t0 + 10_000 + 299).unwrap();
+        assert_eq!(e.c.delivered, 0);
+        e.poll(t0 + 10_000 + 300).unwrap();
+        e.poll(t0 + 10_000 + 301).unwrap();
+        assert_eq!(e.c.delivered, 1, "{}", e.c);
+        assert_eq!(e.c.uplink_tx, 2);
+        // The third frame crosses the slice boundary: fine on electrical.
+        e.poll(t0 + 20_000).unwrap();
+        assert_eq!(e.c.uplink_tx, 3);
+        e.poll(t0 + 30_300).unwrap();
+        e.poll(t0 + 30_301).unwrap();
+        assert_eq!(e.c.delivered, 3, "{}", e.c);
+        assert!(e.port.sent.iter().all(|x| x.1 == 2), "to h2 on ToR2");
+        // A topology update darkens the changed circuit, not the electrical
+        // port: a frame sent right after it leaves at once.
+        let mut b = Schedule::hybrid(3, 1, 1, 1);
+        b.connect(Endpoint::new(0, 0), Endpoint::new(2, 0), 0)
+            .unwrap();
+        let t = t0 + 52_000;
+        e.reconfigure(&b, &table, t).unwrap();
+        e.port.inject.push_back(frame(1000));
+        e.poll(t + 1).unwrap();
+        assert_eq!(e.c.uplink_tx, 4, "electrical port is not dark");
+        e.poll(t + 1 + 10_300).unwrap();
+        e.poll(t + 1 + 10_301).unwrap();
+        assert_eq!(e.c.delivered, 4, "{}", e.c);
+        assert_eq!(e.c.dropped_total(), 0, "{}", e.c);
         assert!(e.c.conservation_holds());
     }
 
@@ -1294,8 +1400,10 @@ mod tests {
         assert_eq!(t.slice, Nanos(50_000));
         assert_eq!(t.dark(), Nanos(300));
         assert_eq!(t.propagation, Nanos(1_000));
-        assert_eq!(t.queue_capacity, 62_500);
+        // Eight slices' worth of usable bytes: 10 Gb/s x (50 us - 300 ns).
+        assert_eq!(t.queue_capacity, 8 * 62_125);
         assert_eq!(t.tor_clock_offset, 0);
+        assert_eq!(t.electrical_rate, None);
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub struct Timing {
     pub reconfiguration: Nanos,
     pub propagation: Nanos,
     pub link_rate: BitsPerSec,
+    /// Rate of the electrical port of a hybrid fabric (c-Through,
+    /// `ta.electrical_rate`); `None` (and all-electrical fabrics) use
+    /// `link_rate`.
+    pub electrical_rate: Option<BitsPerSec>,
     pub host_rate: BitsPerSec,
     /// Bytes per calendar queue.
     pub queue_capacity: u64,
@@ -64,6 +68,7 @@ impl Timing {
                 .map_or(Nanos(0), |o| o.reconfiguration_delay),
             propagation: cfg.slice.propagation,
             link_rate: cfg.tors.link_rate,
+            electrical_rate: cfg.ta.as_ref().and_then(|t| t.electrical_rate),
             host_rate: cfg.tors.host_link_rate,
             queue_capacity: cfg.queue_capacity_bytes(),
             tor_clock_offset: 0,
@@ -175,7 +180,10 @@ fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
     if spec.timing.slice.0 == 0 {
         return Err(FabricError::Spec("slice duration must be positive".into()));
     }
-    if spec.timing.link_rate.0 == 0 || spec.timing.host_rate.0 == 0 {
+    if spec.timing.link_rate.0 == 0
+        || spec.timing.host_rate.0 == 0
+        || spec.timing.electrical_rate.is_some_and(|r| r.0 == 0)
+    {
         return Err(FabricError::Spec("link rates must be positive".into()));
     }
     if spec.tables.slices > 1 && spec.tables.slices != spec.schedule.slices() {

@@ -155,6 +155,7 @@ fn timing(slice_ns: u64) -> Timing {
         reconfiguration: Nanos(0),
         propagation: Nanos(500),
         link_rate: BitsPerSec(100_000_000_000),
+        electrical_rate: None,
         host_rate: BitsPerSec(100_000_000_000),
         queue_capacity: 1 << 20,
         tor_clock_offset: 0,

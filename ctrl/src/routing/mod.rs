@@ -87,14 +87,11 @@ pub fn tors_of(p: &Path, s: &Schedule) -> Vec<TorId> {
             .depart
             .map(|d| (d as usize % s.slices()) as SliceId)
             .unwrap_or(0);
-        let next = match s.kind() {
-            crate::schedule::LinkKind::Optical => s
-                .peer(ts, crate::schedule::Endpoint::new(cur, h.port))
-                .map(|e| e.tor),
-            // A spine reaches every ToR: the next hop says which one.
-            crate::schedule::LinkKind::Electrical => None,
-        };
-        cur = next.unwrap_or_else(|| p.hops.get(i + 1).map_or(p.dst, |n| n.tor));
+        // An electrical switch reaches every ToR: the next hop says which.
+        let want = p.hops.get(i + 1).map_or(p.dst, |n| n.tor);
+        cur = s
+            .next_tor(ts, Endpoint::new(cur, h.port), want)
+            .unwrap_or(want);
         v.push(cur);
     }
     v
@@ -424,13 +421,12 @@ pub fn check_path(s: &Schedule, p: &Path, same_slice_hops: bool) -> Result<(), S
         } else {
             p.dst
         };
-        match s.kind() {
-            LinkKind::Electrical => {
-                if next == cur {
-                    return Err(format!("hop {i} loops at ToR {cur}"));
-                }
+        if s.is_electrical(h.port) {
+            if next == cur {
+                return Err(format!("hop {i} loops at ToR {cur}"));
             }
-            LinkKind::Optical => match s.peer(slice, Endpoint::new(cur, h.port)) {
+        } else {
+            match s.peer(slice, Endpoint::new(cur, h.port)) {
                 Some(e) if e.tor == next => {}
                 other => {
                     return Err(format!(
@@ -438,7 +434,7 @@ pub fn check_path(s: &Schedule, p: &Path, same_slice_hops: bool) -> Result<(), S
                         h.port
                     ));
                 }
-            },
+            }
         }
         cur = next;
     }

@@ -13,6 +13,12 @@
 //! - `direct`: the one-hop path when `src` has a circuit to `dst` (lowest
 //!   uplink); otherwise the shortest path, so that every pair stays
 //!   reachable over multi-hop static topologies.
+//!
+//! Hybrid schedules (c-Through: optical circuits plus electrical uplinks):
+//! an electrical uplink is one hop to any destination, but the electrical
+//! switch forwards by the packet's destination, so an electrical hop always
+//! ends at `dst` (it cannot relay through another ToR). Optical edges come
+//! first (lower uplinks), so ties prefer the circuit.
 
 use super::{Hop, Path, RouteSet, RoutingError, RoutingOptions, is_static};
 use crate::schedule::Schedule;
@@ -29,6 +35,9 @@ type Edge = (TorId, PortId, TorId);
 struct Graph {
     out: Vec<Vec<(PortId, TorId)>>,
     inc: Vec<Vec<TorId>>,
+    /// Electrical uplinks of a hybrid schedule: each reaches the
+    /// destination in one hop and nothing else (not in `out`/`inc`).
+    elec: Vec<PortId>,
 }
 
 impl Graph {
@@ -36,8 +45,20 @@ impl Graph {
         let n = s.tors();
         let mut out = vec![Vec::new(); n];
         let mut inc = vec![Vec::new(); n];
+        // An all-electrical fabric keeps spine relays as edges.
+        let hybrid = s.optical_uplinks() > 0;
+        let elec: Vec<PortId> = if hybrid {
+            (s.optical_uplinks()..s.uplinks())
+                .map(|p| p as PortId)
+                .collect()
+        } else {
+            Vec::new()
+        };
         for (x, o) in out.iter_mut().enumerate() {
             s.for_each_link(x as TorId, 0, |p, y| {
+                if hybrid && s.is_electrical(p) {
+                    return;
+                }
                 o.push((p, y));
                 inc[y as usize].push(x as TorId);
             });
@@ -46,13 +67,31 @@ impl Graph {
             v.sort_unstable();
             v.dedup();
         }
-        Graph { out, inc }
+        Graph { out, inc, elec }
+    }
+
+    /// Edges usable from `x` towards `dst`, in (port, next ToR) order.
+    fn edges(&self, x: TorId, dst: TorId) -> impl Iterator<Item = (PortId, TorId)> + '_ {
+        let elec = if x == dst { &[][..] } else { &self.elec[..] };
+        self.out[x as usize]
+            .iter()
+            .copied()
+            .chain(elec.iter().map(move |&p| (p, dst)))
     }
 
     /// Hops from every ToR to `dst` (`u32::MAX`: unreachable).
     fn dist_to(&self, dst: TorId) -> Vec<u32> {
-        let mut dist = vec![u32::MAX; self.out.len()];
+        let n = self.out.len();
+        let mut dist = vec![u32::MAX; n];
         dist[dst as usize] = 0;
+        if !self.elec.is_empty() {
+            // Every ToR is one electrical hop from `dst`.
+            dist.iter_mut()
+                .enumerate()
+                .filter(|&(x, _)| x != dst as usize)
+                .for_each(|(_, d)| *d = 1);
+            return dist;
+        }
         let mut q = VecDeque::from([dst]);
         while let Some(y) = q.pop_front() {
             for &x in &self.inc[y as usize] {
@@ -130,7 +169,7 @@ fn all_shortest(g: &Graph, dist: &[u32], src: TorId, dst: TorId, cap: usize) -> 
             out.push(to_path(stack[0].0, dst, stack));
             return;
         }
-        for &(p, y) in &g.out[x as usize] {
+        for (p, y) in g.edges(x, dst) {
             if out.len() >= cap {
                 return;
             }
@@ -183,7 +222,8 @@ pub fn ecmp(s: &Schedule, _opts: &RoutingOptions) -> Result<RouteSet, RoutingErr
     })
 }
 
-/// One-hop paths where a circuit exists, otherwise the shortest path.
+/// One-hop paths where a circuit exists, otherwise the shortest path (on a
+/// hybrid schedule: the electrical uplink).
 pub fn direct(s: &Schedule, _opts: &RoutingOptions) -> Result<RouteSet, RoutingError> {
     require_static(s, "direct")?;
     let g = Graph::new(s);
@@ -192,7 +232,7 @@ pub fn direct(s: &Schedule, _opts: &RoutingOptions) -> Result<RouteSet, RoutingE
     for dst in 0..n as TorId {
         let mut dist = None;
         for src in (0..n as TorId).filter(|&x| x != dst) {
-            if let Some(&(p, _)) = g.out[src as usize].iter().find(|e| e.1 == dst) {
+            if let Some((p, _)) = g.edges(src, dst).find(|e| e.1 == dst) {
                 paths.push(to_path(src, dst, &[(src, p, dst)]));
                 continue;
             }
@@ -265,7 +305,7 @@ fn bfs(
             path.reverse();
             return Some(path);
         }
-        for &(p, y) in &g.out[x as usize] {
+        for (p, y) in g.edges(x, dst) {
             let e = (x, p, y);
             if seen[y as usize] || banned_nodes[y as usize] || banned_edges.contains(&e) {
                 continue;

@@ -27,7 +27,7 @@ use crate::config::{Config, FabricKind, StaticGraph, Topology};
 use crate::{PortId, SliceId, TorId};
 use serde::{Deserialize, Serialize};
 
-/// One end of a circuit: an optical uplink of a ToR.
+/// One end of a circuit: an uplink of a ToR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Endpoint {
     pub tor: TorId,
@@ -113,6 +113,9 @@ pub enum ScheduleError {
         ocs: u16,
         ocs_port: u16,
     },
+    /// A circuit asked for on an electrical port (hybrid schedules).
+    #[error("ToR {tor} port {port} is electrical and carries no circuits")]
+    ElectricalPort { tor: TorId, port: PortId },
     /// An OCS port would carry two circuits in one direction in one slice.
     #[error("slice {ts}: OCS {ocs} port {ocs_port} would {dir} two circuits at once")]
     OcsPortInUse {
@@ -134,12 +137,20 @@ pub enum LinkKind {
 
 /// A cyclic optical schedule: `slices` slices, each a set of directed
 /// port-to-port circuits. Bidirectional circuits are two directed ones.
+///
+/// Ports may be of mixed kind (a hybrid electrical-optical fabric such as
+/// c-Through): the highest `electrical_ports` uplinks lead to an electrical
+/// packet switch that forwards by destination, the rest are optical.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schedule {
     tors: usize,
     uplinks: usize,
     slices: usize,
     kind: LinkKind,
+    /// How many of the highest-numbered uplinks are electrical (all of them
+    /// when `kind` is Electrical).
+    #[serde(default)]
+    electrical_ports: usize,
     /// `tx[ts * tors * uplinks + tor * uplinks + port]`: where a frame sent
     /// on that port in that slice lands.
     tx: Vec<Option<Endpoint>>,
@@ -156,6 +167,7 @@ impl Schedule {
             uplinks,
             slices: slices.max(1),
             kind: LinkKind::Optical,
+            electrical_ports: 0,
             tx: vec![None; n],
             rx: vec![None; n],
         }
@@ -166,6 +178,43 @@ impl Schedule {
     pub fn electrical(tors: usize, uplinks: usize) -> Self {
         let mut s = Schedule::new(tors, uplinks, 1);
         s.kind = LinkKind::Electrical;
+        s.electrical_ports = uplinks;
+        s
+    }
+
+    /// A hybrid schedule: uplinks `0..optical` are optical (circuits via
+    /// `connect`), uplinks `optical..optical + electrical` are electrical.
+    pub fn hybrid(tors: usize, optical: usize, electrical: usize, slices: usize) -> Self {
+        let mut s = Schedule::new(tors, optical + electrical, slices);
+        s.electrical_ports = electrical;
+        if optical == 0 && electrical > 0 {
+            s.kind = LinkKind::Electrical;
+        }
+        s
+    }
+
+    /// This schedule with `extra` electrical uplinks appended after the
+    /// existing ones (which keep their circuits).
+    pub fn with_electrical_ports(&self, extra: usize) -> Schedule {
+        if extra == 0 {
+            return self.clone();
+        }
+        let mut s = Schedule::hybrid(
+            self.tors,
+            self.optical_uplinks(),
+            self.electrical_ports() + extra,
+            self.slices,
+        );
+        for ts in 0..self.slices {
+            for t in 0..self.tors {
+                for p in 0..self.uplinks {
+                    let ep = Endpoint::new(t as TorId, p as PortId);
+                    let (i, j) = (self.idx(ts as SliceId, ep), s.idx(ts as SliceId, ep));
+                    s.tx[j] = self.tx[i];
+                    s.rx[j] = self.rx[i];
+                }
+            }
+        }
         s
     }
 
@@ -179,8 +228,43 @@ impl Schedule {
     pub fn slices(&self) -> usize {
         self.slices
     }
+    /// Electrical only when every uplink is; a hybrid schedule is Optical
+    /// (ask [`Schedule::is_electrical`] per port).
     pub fn kind(&self) -> LinkKind {
         self.kind
+    }
+
+    /// Uplinks that are electrical (the highest-numbered ones).
+    pub fn electrical_ports(&self) -> usize {
+        if self.kind == LinkKind::Electrical {
+            self.uplinks
+        } else {
+            self.electrical_ports.min(self.uplinks)
+        }
+    }
+
+    /// Uplinks `0..optical_uplinks()` are optical (cabled to OCSes).
+    pub fn optical_uplinks(&self) -> usize {
+        self.uplinks - self.electrical_ports()
+    }
+
+    /// True when uplink `port` leads to an electrical switch that reaches
+    /// every ToR (no circuits, never dark).
+    #[inline]
+    pub fn is_electrical(&self, port: PortId) -> bool {
+        (port as usize) >= self.optical_uplinks()
+    }
+
+    /// The ToR a frame for `dst` reaches when sent on `ep` in slice `ts`:
+    /// the destination itself on an electrical port (the switch forwards by
+    /// destination), the circuit peer on an optical one.
+    #[inline]
+    pub fn next_tor(&self, ts: SliceId, ep: Endpoint, dst: TorId) -> Option<TorId> {
+        if self.is_electrical(ep.port) {
+            Some(dst)
+        } else {
+            self.peer(ts, ep).map(|e| e.tor)
+        }
     }
 
     fn idx(&self, ts: SliceId, ep: Endpoint) -> usize {
@@ -200,6 +284,12 @@ impl Schedule {
                 port: ep.port,
                 tors: self.tors,
                 uplinks: self.uplinks,
+            });
+        }
+        if self.is_electrical(ep.port) {
+            return Err(ScheduleError::ElectricalPort {
+                tor: ep.tor,
+                port: ep.port,
             });
         }
         Ok(())
@@ -274,8 +364,8 @@ impl Schedule {
         self.rx[self.idx(ts % self.slices as SliceId, ep)]
     }
 
-    /// Every `(uplink, next ToR)` reachable from `tor` in slice `ts`. For an
-    /// electrical fabric every uplink reaches every other ToR.
+    /// Every `(uplink, next ToR)` reachable from `tor` in slice `ts`. An
+    /// electrical uplink reaches every other ToR.
     pub fn links(&self, tor: TorId, ts: SliceId) -> Vec<(PortId, TorId)> {
         let mut v = Vec::new();
         self.for_each_link(tor, ts, |p, t| v.push((p, t)));
@@ -286,21 +376,16 @@ impl Schedule {
     #[inline]
     pub fn for_each_link(&self, tor: TorId, ts: SliceId, mut f: impl FnMut(PortId, TorId)) {
         let ts = ts % self.slices as SliceId;
-        match self.kind {
-            LinkKind::Optical => {
-                for p in 0..self.uplinks {
-                    if let Some(e) = self.tx[self.idx(ts, Endpoint::new(tor, p as PortId))] {
-                        f(p as PortId, e.tor);
-                    }
-                }
+        let optical = self.optical_uplinks();
+        for p in 0..optical {
+            if let Some(e) = self.tx[self.idx(ts, Endpoint::new(tor, p as PortId))] {
+                f(p as PortId, e.tor);
             }
-            LinkKind::Electrical => {
-                for p in 0..self.uplinks {
-                    for t in 0..self.tors {
-                        if t != tor as usize {
-                            f(p as PortId, t as TorId);
-                        }
-                    }
+        }
+        for p in optical..self.uplinks {
+            for t in 0..self.tors {
+                if t != tor as usize {
+                    f(p as PortId, t as TorId);
                 }
             }
         }
@@ -318,7 +403,7 @@ impl Schedule {
     /// True when `ep`'s circuit in `ts` differs from the previous slice's
     /// (cyclically), so the circuit is dark for the reconfiguration time.
     pub fn changed(&self, ts: SliceId, ep: Endpoint) -> bool {
-        if self.kind == LinkKind::Electrical {
+        if self.is_electrical(ep.port) {
             return false;
         }
         let s = self.slices as SliceId;
@@ -326,7 +411,7 @@ impl Schedule {
         self.peer(ts, ep) != self.peer(prev, ep)
     }
 
-    /// All directed circuits of a slice as `(from, to)`, sorted.
+    /// All directed (optical) circuits of a slice as `(from, to)`, sorted.
     pub fn circuits(&self, ts: SliceId) -> Vec<(Endpoint, Endpoint)> {
         let mut v = Vec::new();
         for t in 0..self.tors {
@@ -361,21 +446,23 @@ impl Schedule {
 
     /// Worst-case hop count between any ordered pair of ToRs using only the
     /// circuits of slice `ts` on the uplinks `use_port` accepts; `None` when
-    /// some ToR cannot reach another. Electrical fabrics are one hop.
+    /// some ToR cannot reach another. An electrical uplink makes it one hop.
     pub fn diameter(&self, ts: SliceId, use_port: impl Fn(PortId) -> bool) -> Option<u32> {
+        if self.tors < 2 {
+            return Some(0);
+        }
+        if (self.optical_uplinks()..self.uplinks).any(|p| use_port(p as PortId)) {
+            return Some(1);
+        }
         if self.kind == LinkKind::Electrical {
-            return if self.uplinks > 0 || self.tors < 2 {
-                Some(u32::from(self.tors > 1))
-            } else {
-                None
-            };
+            return None;
         }
         let ts = ts % self.slices as SliceId;
         let deg = self.uplinks;
         let mut adj = vec![graph::NONE; self.tors * deg];
         for t in 0..self.tors {
             for p in 0..deg {
-                if !use_port(p as PortId) {
+                if !use_port(p as PortId) || self.is_electrical(p as PortId) {
                     continue;
                 }
                 if let Some(e) = self.peer(ts, Endpoint::new(t as TorId, p as PortId)) {
@@ -466,5 +553,37 @@ mod tests {
         assert_eq!(s.neighbors(1, 0), vec![0]);
         assert!(s.changed(0, Endpoint::new(0, 0)));
         assert!(s.neighbors(0, 1).is_empty());
+    }
+
+    #[test]
+    fn hybrid_ports_reach_every_tor_and_never_change() {
+        let mut s = Schedule::hybrid(3, 1, 1, 2);
+        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
+            .unwrap();
+        assert_eq!((s.uplinks(), s.optical_uplinks()), (2, 1));
+        assert_eq!(s.kind(), LinkKind::Optical);
+        assert_eq!(s.links(0, 0), vec![(0, 1), (1, 1), (1, 2)]);
+        assert_eq!(s.links(2, 0), vec![(1, 0), (1, 1)]);
+        assert_eq!(s.circuits(0).len(), 2, "optical circuits only");
+        assert!(s.changed(0, Endpoint::new(0, 0)));
+        assert!(!s.changed(0, Endpoint::new(0, 1)));
+        assert_eq!(s.next_tor(1, Endpoint::new(0, 1), 2), Some(2));
+        assert_eq!(s.next_tor(0, Endpoint::new(0, 0), 2), Some(1));
+        assert_eq!(s.next_tor(1, Endpoint::new(0, 0), 2), None);
+        assert_eq!(
+            s.connect(Endpoint::new(1, 1), Endpoint::new(2, 1), 1),
+            Err(ScheduleError::ElectricalPort { tor: 1, port: 1 })
+        );
+        assert_eq!(s.diameter(0, |_| true), Some(1));
+        assert_eq!(s.diameter(0, |p| p == 0), None);
+        // Appending an electrical port keeps the circuits.
+        let mut o = Schedule::new(3, 1, 1);
+        o.connect(Endpoint::new(0, 0), Endpoint::new(2, 0), 0)
+            .unwrap();
+        let h = o.with_electrical_ports(1);
+        assert_eq!(h.peer(0, Endpoint::new(2, 0)), Some(Endpoint::new(0, 0)));
+        assert!(h.is_electrical(1) && !h.is_electrical(0));
+        let e = Schedule::electrical(3, 2);
+        assert!(e.is_electrical(0) && e.optical_uplinks() == 0);
     }
 }

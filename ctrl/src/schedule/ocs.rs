@@ -47,7 +47,9 @@ pub fn compile(
     ocs_count: usize,
     ports: usize,
 ) -> Result<OcsSchedule, ScheduleError> {
-    let (n, u) = (s.tors(), s.uplinks());
+    // Only optical uplinks are cabled; electrical ones (numbered after
+    // them) carry no circuits.
+    let (n, u) = (s.tors(), s.optical_uplinks());
     if s.kind() == LinkKind::Electrical {
         return Ok(OcsSchedule {
             ports,
@@ -157,11 +159,11 @@ pub fn compile_for(cfg: &Config, s: &Schedule) -> Result<OcsSchedule, ScheduleEr
     if s.kind() == LinkKind::Electrical {
         return compile(s, &[], 0, 0);
     }
-    if s.tors() != cfg.tors.count as usize || s.uplinks() != cfg.tors.uplinks as usize {
+    if s.tors() != cfg.tors.count as usize || s.optical_uplinks() != cfg.tors.uplinks as usize {
         return Err(ScheduleError::Infeasible(format!(
-            "the schedule is for {} ToRs with {} uplinks but the config has {} with {}",
+            "the schedule is for {} ToRs with {} optical uplinks but the config has {} with {}",
             s.tors(),
-            s.uplinks(),
+            s.optical_uplinks(),
             cfg.tors.count,
             cfg.tors.uplinks
         )));

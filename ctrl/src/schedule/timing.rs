@@ -6,7 +6,7 @@
 //! which nothing may cross; an unchanged circuit is usable for the whole
 //! slice. Usable bytes per slice are `rate x (d - dark)`.
 
-use super::{Endpoint, LinkKind, Schedule};
+use super::{Endpoint, Schedule};
 use crate::config::Config;
 use crate::units::Nanos;
 use crate::{SliceId, Slot};
@@ -37,16 +37,26 @@ pub fn dark_time(cfg: &Config, s: &Schedule, ts: SliceId, ep: Endpoint) -> Nanos
 /// the slice or the port has no circuit.
 pub fn usable_window(cfg: &Config, s: &Schedule, ts: SliceId, ep: Endpoint) -> (Nanos, Nanos) {
     let d = cfg.slice.duration;
-    if s.kind() == LinkKind::Optical && s.peer(ts, ep).is_none() {
+    if !s.is_electrical(ep.port) && s.peer(ts, ep).is_none() {
         return (d, d);
     }
     (dark_time(cfg, s, ts, ep).min(d), d)
 }
 
-/// Bytes `ep` can send in slice `ts`: link rate x usable window.
+/// Bytes `ep` can send in slice `ts`: port rate x usable window.
 pub fn usable_bytes(cfg: &Config, s: &Schedule, ts: SliceId, ep: Endpoint) -> u64 {
     let (a, b) = usable_window(cfg, s, ts, ep);
-    cfg.tors.link_rate.bytes_in(Nanos(b.0 - a.0))
+    port_rate(cfg, s, ep.port).bytes_in(Nanos(b.0 - a.0))
+}
+
+/// The rate of uplink `port`: `ta.electrical_rate` for the electrical port
+/// of a hybrid fabric, else the link rate.
+pub fn port_rate(cfg: &Config, s: &Schedule, port: crate::PortId) -> crate::units::BitsPerSec {
+    let hybrid_rate = cfg.ta.as_ref().and_then(|t| t.electrical_rate);
+    match hybrid_rate {
+        Some(r) if s.is_electrical(port) && s.optical_uplinks() > 0 => r,
+        _ => cfg.tors.link_rate,
+    }
 }
 
 /// Where a time falls in the cycle.

@@ -16,6 +16,10 @@
 //!
 //! The diagonal (traffic inside a ToR) never crosses the fabric and is
 //! ignored. An all-zero matrix is treated as uniform demand.
+//!
+//! Hybrid (c-Through, `ta.electrical_rate` set): the schedule gets one
+//! electrical port after the optical ones (index `tors.uplinks`), which
+//! reaches every ToR at that rate and carries what has no circuit.
 
 pub mod bvn;
 pub mod hotspot;
@@ -103,7 +107,21 @@ fn check_matrix(rows: &[Vec<u64>], n: usize, prefix: &str) -> Result<(), TaError
 pub fn build(cfg: &Config) -> Result<Schedule, TaError> {
     let ta = cfg.ta.as_ref().ok_or(TaError::Missing)?;
     let tm = traffic_matrix(cfg)?;
-    schedule(ta.scheduler, &tm, cfg.tors.uplinks as usize)
+    Ok(with_electrical(
+        cfg,
+        schedule(ta.scheduler, &tm, cfg.tors.uplinks as usize)?,
+    ))
+}
+
+/// `s` plus the electrical port of a hybrid config (`ta.electrical_rate`
+/// set), numbered after the optical uplinks; `s` unchanged otherwise.
+pub fn with_electrical(cfg: &Config, s: Schedule) -> Schedule {
+    let hybrid = cfg.ta.as_ref().is_some_and(|t| t.electrical_rate.is_some());
+    if hybrid && s.electrical_ports() == 0 {
+        s.with_electrical_ports(1)
+    } else {
+        s
+    }
 }
 
 /// The demand the schedulers see: no diagonal; uniform if empty.

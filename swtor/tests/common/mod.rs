@@ -259,6 +259,7 @@ pub fn timing(slice_us: u64, guard_us: u64, rate: u64) -> Timing {
         reconfiguration: Nanos(0),
         propagation: Nanos(1000),
         link_rate: BitsPerSec(rate),
+        electrical_rate: None,
         host_rate: BitsPerSec(10_000_000_000),
         queue_capacity: 1 << 20,
         tor_clock_offset: 0,
