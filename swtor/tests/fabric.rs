@@ -358,8 +358,8 @@ fn tor_clock_ahead_of_the_ocs_gives_guardband_drops() {
 }
 
 #[test]
-fn slice_miss_reroutes_to_the_alternate_then_drops() {
-    let Some(_serial) = can_run("slice_miss_reroutes_to_the_alternate_then_drops") else {
+fn slice_miss_reroutes_to_the_alternate_then_defers() {
+    let Some(_serial) = can_run("slice_miss_reroutes_to_the_alternate_then_defers") else {
         return;
     };
     let net = Net::new(&[0, 1]);
@@ -421,36 +421,39 @@ fn slice_miss_reroutes_to_the_alternate_then_drops() {
     let got = recv.join().unwrap();
     let Some((attempt, before, slot0, queues)) = ok else {
         skip(
-            "slice_miss_reroutes_to_the_alternate_then_drops: no burst was admitted within slice 1 in 5 tries (machine overloaded)",
+            "slice_miss_reroutes_to_the_alternate_then_defers: no burst was admitted within slice 1 in 5 tries (machine overloaded)",
         );
         return;
     };
     assert_eq!(before.queued, 0, "{before}");
-    assert_eq!(queues, vec![vec![1084, 0, 1084, 0]], "admission: {c}");
+    // Frames 1-2 fill slice 0's queue, 3-4 the alternate (slice 2); 5-6 fit
+    // neither slice and wait in the primary queue's buffer for a cycle.
+    assert_eq!(queues, vec![vec![2168, 0, 1084, 0]], "admission: {c}");
     let got: Vec<_> = got
         .into_iter()
         .filter(|(_, p)| p.len() == 500 && p[0] / 10 == attempt)
         .collect();
-    assert_eq!(got.len(), 4, "two per usable slice: {c}");
-    // Frames 3 and 4 took the alternate (slice 2), which comes first,
-    // unless the data-plane thread missed a window (then it counts the
-    // frames as carried over, and they leave one cycle later).
+    assert_eq!(got.len(), 6, "all six arrive, two per usable slice: {c}");
+    // Frames 3 and 4 took the alternate (slice 2), which comes first; 5 and
+    // 6 leave a cycle after 1 and 2 — unless the data-plane thread missed a
+    // window (it then counts frames as carried over, one cycle later).
     let order: Vec<u8> = got.iter().map(|(_, p)| p[0] % 10).collect();
     let when: Vec<(u8, u64, u64)> = got
         .iter()
         .map(|(t, p)| (p[0] % 10, clock.slot(*t) - slot0, *t - clock.slot_start(*t)))
         .collect();
     assert!(
-        order == vec![3, 4, 1, 2] || c.carried_over > before.carried_over,
+        order == vec![3, 4, 1, 2, 5, 6] || c.carried_over > before.carried_over + 2,
         "(probe, slots after the burst, ns into slot): {when:?} {c}"
     );
     assert_eq!(c.rerouted - before.rerouted, 2, "{c}");
+    assert_eq!(c.deferred - before.deferred, 2, "{c}");
     assert_eq!(
         c.dropped(DropReason::SliceMiss) - before.dropped(DropReason::SliceMiss),
-        2,
+        0,
         "{c}"
     );
-    assert_eq!(c.delivered - before.delivered, 4, "{c}");
+    assert_eq!(c.delivered - before.delivered, 6, "{c}");
     assert!(c.conservation_holds(), "{c}");
 }
 
