@@ -138,6 +138,10 @@ pub struct Counters {
     /// data-plane loop first polled (log2 buckets, see
     /// [`Counters::record_boundary`]). Timing fidelity of slice switches.
     pub boundary_lateness_hist: [u64; LATENESS_BUCKETS],
+    /// The same for the boundaries at which frames were queued in the
+    /// fabric (the ones whose lateness can delay or misplace a frame; an
+    /// idle data plane yields its core and may wake up late harmlessly).
+    pub boundary_lateness_queued_hist: [u64; LATENESS_BUCKETS],
 }
 
 /// Buckets of [`Counters::boundary_lateness_hist`]: bucket 0 is < 256 ns,
@@ -174,30 +178,22 @@ impl Counters {
     /// passed (fixed buckets: no allocation on the data plane's loop).
     #[inline]
     pub fn record_boundary(&mut self, lateness_ns: u64, n: u64) {
-        let b = (64 - (lateness_ns >> 8).leading_zeros()) as usize;
-        self.boundary_lateness_hist[b.min(LATENESS_BUCKETS - 1)] += n;
+        let b = ((64 - (lateness_ns >> 8).leading_zeros()) as usize).min(LATENESS_BUCKETS - 1);
+        self.boundary_lateness_hist[b] += n;
+        if self.queued > 0 {
+            self.boundary_lateness_queued_hist[b] += n;
+        }
     }
     /// Upper bound (ns) of the bucket holding quantile `q` (0..=1) of the
     /// boundary lateness; None before any boundary. The last bucket has no
     /// bound and reports u64::MAX.
     pub fn boundary_lateness_quantile_ns(&self, q: f64) -> Option<u64> {
-        let total: u64 = self.boundary_lateness_hist.iter().sum();
-        if total == 0 {
-            return None;
-        }
-        let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).max(1);
-        let mut acc = 0;
-        for (i, &n) in self.boundary_lateness_hist.iter().enumerate() {
-            acc += n;
-            if acc >= rank {
-                return Some(if i + 1 == LATENESS_BUCKETS {
-                    u64::MAX
-                } else {
-                    256u64 << i
-                });
-            }
-        }
-        Some(u64::MAX)
+        lateness_quantile(&self.boundary_lateness_hist, q)
+    }
+    /// [`Counters::boundary_lateness_quantile_ns`] over the boundaries at
+    /// which frames were queued.
+    pub fn boundary_lateness_queued_quantile_ns(&self, q: f64) -> Option<u64> {
+        lateness_quantile(&self.boundary_lateness_queued_hist, q)
     }
     /// Non-zero drop counters by name.
     pub fn drops(&self) -> impl Iterator<Item = (DropReason, u64)> + '_ {
@@ -206,6 +202,27 @@ impl Counters {
             .map(|&r| (r, self.dropped(r)))
             .filter(|(_, n)| *n > 0)
     }
+}
+
+/// Upper bound (ns) of the log2 bucket holding quantile `q` of `hist`.
+fn lateness_quantile(hist: &[u64; LATENESS_BUCKETS], q: f64) -> Option<u64> {
+    let total: u64 = hist.iter().sum();
+    if total == 0 {
+        return None;
+    }
+    let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).max(1);
+    let mut acc = 0;
+    for (i, &n) in hist.iter().enumerate() {
+        acc += n;
+        if acc >= rank {
+            return Some(if i + 1 == LATENESS_BUCKETS {
+                u64::MAX
+            } else {
+                256u64 << i
+            });
+        }
+    }
+    Some(u64::MAX)
 }
 
 impl fmt::Display for Counters {
@@ -284,5 +301,11 @@ mod tests {
         assert_eq!(c.boundary_lateness_quantile_ns(0.99), Some(2048));
         assert_eq!(c.boundary_lateness_quantile_ns(0.01), Some(256));
         assert_eq!(c.boundary_lateness_quantile_ns(1.0), Some(u64::MAX));
+        // Nothing was queued: no boundary counts as one with frames waiting.
+        assert_eq!(c.boundary_lateness_queued_quantile_ns(0.99), None);
+        c.queued = 1;
+        c.record_boundary(300, 1);
+        assert_eq!(c.boundary_lateness_queued_hist[1], 1);
+        assert_eq!(c.boundary_lateness_queued_quantile_ns(0.99), Some(512));
     }
 }

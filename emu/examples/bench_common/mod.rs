@@ -64,13 +64,17 @@ pub struct Lighthouse {
 
 impl Lighthouse {
     pub fn up(cfg: &Config, c: &Compiled) -> Lighthouse {
+        Self::try_up(cfg, c).unwrap_or_else(|e| panic!("{e}"))
+    }
+    pub fn try_up(cfg: &Config, c: &Compiled) -> Result<Lighthouse, String> {
         let net = Net::bring_up(Plan::from_config(cfg), &NetOptions::default())
-            .expect("bringing up the namespaces");
-        let fab = lh_emu::fabric::start(&net, c).expect("starting the data plane");
-        Lighthouse {
+            .map_err(|e| format!("bringing up the namespaces: {e}"))?;
+        let fab =
+            lh_emu::fabric::start(&net, c).map_err(|e| format!("starting the data plane: {e}"))?;
+        Ok(Lighthouse {
             net,
             fab: Some(fab),
-        }
+        })
     }
     /// Namespace path and IP of host index `k` (0-based).
     pub fn host(&self, k: usize) -> (PathBuf, Ipv4Addr) {
