@@ -19,25 +19,32 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// Runs a command to completion; (wall seconds, maxrss KiB, success).
-// The child is reaped by wait4 (which also returns its rusage), not wait().
-#[allow(clippy::zombie_processes)]
-fn timed(cmd: &mut Command) -> (f64, u64, bool) {
+/// Runs a command to completion under `/usr/bin/time -f %M`; (wall seconds,
+/// maxrss KiB, success). Not wait4's rusage of a direct child: a child
+/// forked from this (large, after compiling in-process) process inherits
+/// its high-water mark across exec, `time`'s own child does not.
+fn timed(prog: &Path, args: &[&str]) -> (f64, u64, bool) {
+    let out = std::env::temp_dir().join(format!("bench_bringup.{}", std::process::id()));
     let t0 = Instant::now();
-    let child = cmd
+    let ok = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&out)
+        .arg(prog)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
-        .expect("spawning");
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid out-parameter for wait4.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child; status and ru are valid pointers.
-    let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+        .status()
+        .is_ok_and(|s| s.success());
     let secs = t0.elapsed().as_secs_f64();
-    let ok = r > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    (secs, ru.ru_maxrss as u64, ok)
+    let kib = std::fs::read_to_string(&out)
+        .ok()
+        .and_then(|s| s.lines().last()?.trim().parse().ok())
+        .unwrap_or(0);
+    let _ = std::fs::remove_file(&out);
+    (secs, kib, ok)
 }
 
 fn vm_hwm_kib() -> u64 {
@@ -76,7 +83,7 @@ fn main() {
         "{}: build it first (cargo build --release)",
         bin.display()
     );
-    let have_mn = lh_emu::cli::on_path("mn");
+    let have_mn = lh_emu::cli::on_path("mn") && Path::new("/usr/bin/time").is_file();
     for name in &configs {
         let path = common::topology(name);
         let cfg = common::load(name);
@@ -91,12 +98,8 @@ fn main() {
         let mut cols: Vec<Vec<f64>> = vec![Vec::new(); 9];
         for rep in 0..reps {
             let load = loadavg();
-            let (e2e, rss, ok) = timed(
-                Command::new(&bin)
-                    .arg("run")
-                    .arg(&path)
-                    .args(["--test", "none"]),
-            );
+            let p = path.to_string_lossy();
+            let (e2e, rss, ok) = timed(&bin, &["run", &p, "--test", "none"]);
             assert!(ok, "lighthouse run {name} failed");
             // The same steps through the library, one by one.
             let t = Instant::now();
@@ -119,16 +122,19 @@ fn main() {
             drop(net);
             let (mn, mn_rss) = if have_mn {
                 let topo = format!("linear,{tors},{hpt}");
-                let (s, r, ok) = timed(Command::new("mn").args([
-                    "--switch",
-                    "lxbr",
-                    "--controller",
-                    "none",
-                    "--topo",
-                    &topo,
-                    "--test",
-                    "none",
-                ]));
+                let (s, r, ok) = timed(
+                    Path::new("mn"),
+                    &[
+                        "--switch",
+                        "lxbr",
+                        "--controller",
+                        "none",
+                        "--topo",
+                        &topo,
+                        "--test",
+                        "none",
+                    ],
+                );
                 if !ok {
                     let _ = Command::new("mn").arg("-c").output();
                     (f64::NAN, f64::NAN)
