@@ -11,7 +11,10 @@
 //! A run whose namespaces disappear under it (another process ran
 //! `lighthouse clean`) is reported and repeated.
 //!
-//!     cargo run --release -p lighthouse-emu --example bench_slice -- [SECS] [REPS] [DURATIONS_US,...]
+//!     cargo run --release -p lighthouse-emu --example bench_slice -- [SECS] [REPS] [DURATIONS_US,...] [idle]
+//!
+//! With `idle` no traffic is sent: the fabric runs SECS seconds untouched
+//! (a control for the boundary error of an unloaded data plane).
 
 #[path = "bench_common/mod.rs"]
 mod common;
@@ -42,8 +45,18 @@ struct Run {
     k: swtor::Counters,
 }
 
-fn run_once(cfg: &Config, c: &Compiled, secs: f64, fits: bool) -> Result<Run, String> {
+fn run_once(cfg: &Config, c: &Compiled, secs: f64, fits: bool, idle: bool) -> Result<Run, String> {
     let l = Lighthouse::try_up(cfg, c)?;
+    if idle {
+        std::thread::sleep(Duration::from_secs_f64(secs));
+        let k = l.down();
+        return Ok(Run {
+            sent: 0,
+            lost: 0,
+            mbps: None,
+            k,
+        });
+    }
     let n = l.net.plan.hosts.len();
     // Pingall: every ordered pair once (ARP is answered by the ToRs).
     let (mut sent, mut lost) = (0, 0);
@@ -83,6 +96,7 @@ fn main() {
         .next()
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![1000, 500, 200, 100, 50, 20, 10]);
+    let idle = args.next().as_deref() == Some("idle");
     let base = common::load("rotornet-8-direct.json");
     println!(
         "| slice | pingall loss | TCP Mb/s | duty share Mb/s | TCP / duty | misrouted (guardband+no_circuit) | slice_miss drops | deferred | boundary p50 | boundary p99 | boundaries > 2.048 us | p99 with frames queued | max poll gap | load avg |"
@@ -122,7 +136,7 @@ fn main() {
         let mut failures = 0;
         while done < reps && failures < 3 {
             let load0 = loadavg();
-            let r = match run_once(&cfg, &c, secs, fits) {
+            let r = match run_once(&cfg, &c, secs, fits, idle) {
                 Ok(r) => r,
                 Err(e) => {
                     failures += 1;
