@@ -134,7 +134,19 @@ pub struct Counters {
     /// Longest time between two data-plane loop iterations (how long the
     /// thread was descheduled at worst): a measure of timing fidelity.
     pub max_poll_gap_ns: u64,
+    /// Slice-boundary lateness: per slot boundary, how long after it the
+    /// data-plane loop first polled (log2 buckets, see
+    /// [`Counters::record_boundary`]). Timing fidelity of slice switches.
+    pub boundary_lateness_hist: [u64; LATENESS_BUCKETS],
+    /// The same for the boundaries at which frames were queued in the
+    /// fabric (the ones whose lateness can delay or misplace a frame; an
+    /// idle data plane yields its core and may wake up late harmlessly).
+    pub boundary_lateness_queued_hist: [u64; LATENESS_BUCKETS],
 }
+
+/// Buckets of [`Counters::boundary_lateness_hist`]: bucket 0 is < 256 ns,
+/// bucket i (1..) is [2^(i+7), 2^(i+8)) ns, the last one is open-ended (>= 1 s).
+pub const LATENESS_BUCKETS: usize = 24;
 
 fn drops_as_map<S: serde::Serializer>(
     d: &[u64; DropReason::COUNT],
@@ -162,6 +174,27 @@ impl Counters {
     pub fn conservation_holds(&self) -> bool {
         self.sent == self.delivered + self.dropped_total() + self.queued
     }
+    /// Records `n` slot boundaries first polled `lateness_ns` after they
+    /// passed (fixed buckets: no allocation on the data plane's loop).
+    #[inline]
+    pub fn record_boundary(&mut self, lateness_ns: u64, n: u64) {
+        let b = ((64 - (lateness_ns >> 8).leading_zeros()) as usize).min(LATENESS_BUCKETS - 1);
+        self.boundary_lateness_hist[b] += n;
+        if self.queued > 0 {
+            self.boundary_lateness_queued_hist[b] += n;
+        }
+    }
+    /// Upper bound (ns) of the bucket holding quantile `q` (0..=1) of the
+    /// boundary lateness; None before any boundary. The last bucket has no
+    /// bound and reports u64::MAX.
+    pub fn boundary_lateness_quantile_ns(&self, q: f64) -> Option<u64> {
+        lateness_quantile(&self.boundary_lateness_hist, q)
+    }
+    /// [`Counters::boundary_lateness_quantile_ns`] over the boundaries at
+    /// which frames were queued.
+    pub fn boundary_lateness_queued_quantile_ns(&self, q: f64) -> Option<u64> {
+        lateness_quantile(&self.boundary_lateness_queued_hist, q)
+    }
     /// Non-zero drop counters by name.
     pub fn drops(&self) -> impl Iterator<Item = (DropReason, u64)> + '_ {
         DropReason::ALL
@@ -169,6 +202,27 @@ impl Counters {
             .map(|&r| (r, self.dropped(r)))
             .filter(|(_, n)| *n > 0)
     }
+}
+
+/// Upper bound (ns) of the log2 bucket holding quantile `q` of `hist`.
+fn lateness_quantile(hist: &[u64; LATENESS_BUCKETS], q: f64) -> Option<u64> {
+    let total: u64 = hist.iter().sum();
+    if total == 0 {
+        return None;
+    }
+    let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).max(1);
+    let mut acc = 0;
+    for (i, &n) in hist.iter().enumerate() {
+        acc += n;
+        if acc >= rank {
+            return Some(if i + 1 == LATENESS_BUCKETS {
+                u64::MAX
+            } else {
+                256u64 << i
+            });
+        }
+    }
+    Some(u64::MAX)
 }
 
 impl fmt::Display for Counters {
@@ -211,6 +265,10 @@ mod tests {
             );
         }
         assert_eq!(DropReason::SliceMiss.to_string(), "slice_miss");
+        assert_eq!(
+            Counters::default().boundary_lateness_quantile_ns(0.99),
+            None
+        );
         let mut c = Counters {
             sent: 3,
             delivered: 1,
@@ -224,5 +282,30 @@ mod tests {
             c.drops().collect::<Vec<_>>(),
             vec![(DropReason::NoCircuit, 1)]
         );
+    }
+
+    #[test]
+    fn boundary_lateness_buckets_and_quantiles() {
+        let mut c = Counters::default();
+        c.record_boundary(0, 1);
+        c.record_boundary(255, 1);
+        assert_eq!(c.boundary_lateness_hist[0], 2);
+        c.record_boundary(256, 1);
+        c.record_boundary(511, 1);
+        assert_eq!(c.boundary_lateness_hist[1], 2);
+        c.record_boundary(1500, 96); // [1024, 2048) ns
+        assert_eq!(c.boundary_lateness_hist[3], 96);
+        c.record_boundary(u64::MAX, 1);
+        assert_eq!(c.boundary_lateness_hist[LATENESS_BUCKETS - 1], 1);
+        // 101 samples: the 99th-percentile rank (100) is in [1024, 2048).
+        assert_eq!(c.boundary_lateness_quantile_ns(0.99), Some(2048));
+        assert_eq!(c.boundary_lateness_quantile_ns(0.01), Some(256));
+        assert_eq!(c.boundary_lateness_quantile_ns(1.0), Some(u64::MAX));
+        // Nothing was queued: no boundary counts as one with frames waiting.
+        assert_eq!(c.boundary_lateness_queued_quantile_ns(0.99), None);
+        c.queued = 1;
+        c.record_boundary(300, 1);
+        assert_eq!(c.boundary_lateness_queued_hist[1], 1);
+        assert_eq!(c.boundary_lateness_queued_quantile_ns(0.99), Some(512));
     }
 }

@@ -20,7 +20,7 @@ pub mod timestamp;
 pub mod wire;
 
 pub use clock::{SliceClock, monotonic_ns};
-pub use counters::{Counters, DropReason};
+pub use counters::{Counters, DropReason, LATENESS_BUCKETS};
 pub use engine::{CapturePoint, EngineOptions, Port};
 
 use lh_ctrl::schedule::Schedule;
@@ -230,8 +230,29 @@ pub fn spawn<P: Port + 'static>(
             }
             let mut iter: u32 = 0;
             let mut idle: u32 = 0;
+            let mut last_slot = eng.clock().slot(monotonic_ns());
             loop {
                 let now = monotonic_ns();
+                let clock = eng.clock();
+                let slot = clock.slot(now);
+                if slot != last_slot {
+                    // Boundaries passed since the last poll; all but the
+                    // first 64 of a long deschedule are booked as late as
+                    // the first one (an overestimate, cheap).
+                    let n = slot.saturating_sub(last_slot);
+                    for k in 1..=n.min(64) {
+                        let late = now - clock.start_of_slot(last_slot + k);
+                        eng.c.record_boundary(
+                            late,
+                            if k == 1 {
+                                n.saturating_sub(63).max(1)
+                            } else {
+                                1
+                            },
+                        );
+                    }
+                    last_slot = slot;
+                }
                 let busy = match eng.poll(now) {
                     Ok(b) => b,
                     Err(e) => {
