@@ -2,9 +2,7 @@
 //! helpers.
 
 use lh_ctrl::config::Config;
-use lh_ctrl::schedule::{
-    self, Endpoint, ScheduleError, SliceClock, ocs, opera, usable_bytes, usable_window,
-};
+use lh_ctrl::schedule::{self, Endpoint, ScheduleError, ocs, opera, usable_bytes, usable_window};
 use lh_ctrl::units::Nanos;
 
 /// 4 ToRs x 1 uplink on two 4-port OCSes with the given explicit cabling.
@@ -166,15 +164,4 @@ fn changed_circuits_are_dark_for_the_larger_delay() {
     assert_eq!(usable_bytes(&cfg, &ring, 0, ep), 0);
     let ring = schedule::ring(4, 2).unwrap();
     assert_eq!(usable_window(&cfg, &ring, 0, ep), (Nanos(0), Nanos(50_000)));
-}
-
-#[test]
-fn slice_clock_follows_the_formula() {
-    let clock = SliceClock::new(Nanos(7), Nanos(50_000), 3);
-    for t in [7u64, 49_999, 50_007, 123_456, 150_007, 10_000_000] {
-        let at = clock.at(Nanos(t)).unwrap();
-        let want = ((t - 7) / 50_000) % 3;
-        assert_eq!(at.ts as u64, want, "t={t}");
-        assert_eq!(clock.start_of(at.abs).0 + at.offset.0, t);
-    }
 }

@@ -29,15 +29,19 @@ pub struct SliceClock {
 }
 
 impl SliceClock {
-    /// A clock whose epoch is the latest cycle boundary at or before `now`
-    /// (aligned to a whole number of cycles since the clock's zero, so two
-    /// fabrics started with the same timing agree on slice numbers).
+    /// A clock whose epoch is a cycle boundary before `now`, shifted by half
+    /// a slice from a whole number of cycles since the clock's zero (a
+    /// deterministic function of the timing, so two fabrics started with the
+    /// same timing agree on slice numbers). The half-slice shift keeps slice
+    /// boundaries off multiples of the kernel tick (4 ms at HZ=250), whose
+    /// handling delayed ~26% of 1 ms boundaries by 10-60 µs when they
+    /// coincided (docs/benchmarks.md, "Shortest slice").
     pub fn aligned(now: u64, slice: u64, slices: u64) -> SliceClock {
         let slice = slice.max(1);
         let slices = slices.max(1);
         let cycle = slice * slices;
         SliceClock {
-            epoch: now / cycle * cycle,
+            epoch: (now / cycle * cycle).saturating_sub(cycle) + slice / 2,
             slice,
             slices,
         }
@@ -103,11 +107,11 @@ mod tests {
     }
 
     #[test]
-    fn aligned_epoch_is_a_cycle_boundary_not_after_now() {
+    fn aligned_epoch_is_half_a_slice_off_a_cycle_boundary_not_after_now() {
         let c = SliceClock::aligned(12_345, 100, 4);
-        assert_eq!(c.epoch, 12_000);
+        assert_eq!(c.epoch, 11_650);
         assert!(c.epoch <= 12_345);
-        assert_eq!(c.slice_of(12_345), (3, 0));
+        assert_eq!(c.slice_of(12_345), (2, 1));
         let t = monotonic_ns();
         assert!(monotonic_ns() >= t);
     }

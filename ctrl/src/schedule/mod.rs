@@ -21,7 +21,7 @@ pub use opera::{Opera, opera};
 pub use round_robin::{RoundRobin, round_robin};
 pub use shale::{Shale, shale};
 pub use static_topo::{Ring, full, ring};
-pub use timing::{SliceClock, dark_time, usable_bytes, usable_window};
+pub use timing::{dark_time, usable_bytes, usable_window};
 
 use crate::config::{Config, FabricKind, StaticGraph, Topology};
 use crate::{PortId, SliceId, TorId};
