@@ -1,0 +1,104 @@
+//! `lighthouse compile` and `lighthouse show` from the command line: files,
+//! summary, one table, one slice, and errors with a non-zero exit.
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
+
+fn topo(name: &str) -> String {
+    format!("{}/../topologies/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn compile_writes_schedule_tables_and_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (ok, stdout, stderr) = run(&[
+        "compile",
+        &topo("rotornet-8.json"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("8 ToRs x 1 uplinks"), "{stdout}");
+    assert!(
+        stdout.contains("cycle         7 slices of 100us"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("per ToR: min 49 / mean 49.00 / max 49 (total 392)"),
+        "{stdout}"
+    );
+    for f in [
+        "schedule.json",
+        "ocs.json",
+        "tables.json",
+        "summary.json",
+        "summary.txt",
+    ] {
+        assert!(Path::new(&out.join(f)).exists(), "{f} missing");
+    }
+    let tables: lh_ctrl::tables::Tables =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tables.json")).unwrap()).unwrap();
+    assert_eq!(tables.tors.len(), 8);
+    assert_eq!(tables.total_entries(), 392);
+}
+
+#[test]
+fn show_prints_one_table_or_one_slice() {
+    let (ok, stdout, stderr) = run(&["show", &topo("rotornet-8.json"), "--tor", "0"]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.starts_with("*** s1 time-flow table: 49 entries"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 50);
+    let (ok, stdout, stderr) = run(&["show", &topo("rotornet-8.json"), "--slice", "0"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.starts_with("*** Slice 0 of 7"), "{stdout}");
+    // Eight directed circuits: four bidirectional pairs.
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains(" -> ")).count(),
+        8,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn compile_and_show_errors_exit_non_zero_and_name_the_problem() {
+    let (ok, _, stderr) = run(&["show", &topo("rotornet-8.json"), "--slice", "99"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("slice 99 does not exist (the cycle has 7 slices)"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = run(&["show", &topo("rotornet-8.json"), "--tor", "8"]);
+    assert!(!ok);
+    assert!(stderr.contains("ToR 8 does not exist"), "{stderr}");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    let text = std::fs::read_to_string(topo("rotornet-8.json"))
+        .unwrap()
+        .replace("\"uplinks\": 1", "\"uplinks\": \"one\"");
+    std::fs::write(&bad, text).unwrap();
+    let out = dir.path().join("out");
+    let (ok, _, stderr) = run(&[
+        "compile",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(stderr.contains("$.tors.uplinks"), "{stderr}");
+    assert!(!out.exists(), "a failed compile writes nothing");
+}
