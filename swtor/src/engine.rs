@@ -1042,13 +1042,18 @@ mod tests {
             },
             hosts,
         };
+        test_engine(&spec, 4)
+    }
+
+    /// An engine on host ifindexes 1 and 2 with the test clock.
+    fn test_engine(spec: &FabricSpec, slices: u64) -> Engine<TestPort> {
         let clock = SliceClock {
             epoch: EPOCH,
             slice: SLICE,
-            slices: 4,
+            slices,
         };
         Engine::new(
-            &spec,
+            spec,
             &[1, 2],
             TestPort::default(),
             clock,
@@ -1219,19 +1224,7 @@ mod tests {
                 }],
             }],
         };
-        let clock = SliceClock {
-            epoch: EPOCH,
-            slice: SLICE,
-            slices: 1,
-        };
-        let mut e = Engine::new(
-            &spec_with(s, tables, [0, 2]),
-            &[1, 2],
-            TestPort::default(),
-            clock,
-            EngineOptions::default(),
-        )
-        .unwrap();
+        let mut e = test_engine(&spec_with(s, tables, [0, 2]), 1);
         e.port.inject.push_back(frame(500));
         e.poll(EPOCH + 5).unwrap();
         e.poll(EPOCH + 1_000).unwrap();
@@ -1270,19 +1263,7 @@ mod tests {
         let mut spec = spec_with(s.clone(), table.clone(), [0, 2]);
         spec.timing.propagation = Nanos(300);
         spec.timing.electrical_rate = Some(BitsPerSec(800_000_000));
-        let clock = SliceClock {
-            epoch: EPOCH,
-            slice: SLICE,
-            slices: 1,
-        };
-        let mut e = Engine::new(
-            &spec,
-            &[1, 2],
-            TestPort::default(),
-            clock,
-            EngineOptions::default(),
-        )
-        .unwrap();
+        let mut e = test_engine(&spec, 1);
         // Send at the very start of a slice, then mid-slice: no dark time.
         let t0 = EPOCH + 5 * SLICE;
         for _ in 0..3 {
@@ -1362,19 +1343,7 @@ mod tests {
                 ],
             }],
         };
-        let clock = SliceClock {
-            epoch: EPOCH,
-            slice: SLICE,
-            slices: 4,
-        };
-        let mut e = Engine::new(
-            &spec_with(s, tables, [0, 1]),
-            &[1, 2],
-            TestPort::default(),
-            clock,
-            EngineOptions::default(),
-        )
-        .unwrap();
+        let mut e = test_engine(&spec_with(s, tables, [0, 1]), 4);
         for _ in 0..3 {
             e.port.inject.push_back(frame(1000));
         }
@@ -1445,19 +1414,7 @@ mod tests {
                 ],
             }],
         };
-        let clock = SliceClock {
-            epoch: EPOCH,
-            slice: SLICE,
-            slices: 4,
-        };
-        let mut e = Engine::new(
-            &spec_with(s, tables, [0, 1]),
-            &[1, 2],
-            TestPort::default(),
-            clock,
-            EngineOptions::default(),
-        )
-        .unwrap();
+        let mut e = test_engine(&spec_with(s, tables, [0, 1]), 4);
         for _ in 0..4 {
             e.port.inject.push_back(frame(100));
         }
@@ -1494,19 +1451,7 @@ mod tests {
         };
         // h1 on ToR0, h2 on ToR2: unreachable under `a` (tables say go,
         // but the circuit leads to ToR1, which has no route).
-        let clock = SliceClock {
-            epoch: EPOCH,
-            slice: SLICE,
-            slices: 1,
-        };
-        let mut e = Engine::new(
-            &spec_with(a, table(2), [0, 2]),
-            &[1, 2],
-            TestPort::default(),
-            clock,
-            EngineOptions::default(),
-        )
-        .unwrap();
+        let mut e = test_engine(&spec_with(a, table(2), [0, 2]), 1);
         e.port.inject.push_back(frame(100));
         e.poll(EPOCH + 5).unwrap();
         e.poll(EPOCH + 200).unwrap();
@@ -1523,7 +1468,7 @@ mod tests {
         assert_eq!(e.c.reconfigurations, 1);
         assert!(e.c.conservation_holds());
         // A ToR clock ahead of the OCS sends into the dark time.
-        let mut e = Engine::new(
+        let mut e = test_engine(
             &FabricSpec {
                 timing: Timing {
                     tor_clock_offset: 600,
@@ -1531,12 +1476,8 @@ mod tests {
                 },
                 ..spec_with(b.clone(), table(2), [0, 2])
             },
-            &[1, 2],
-            TestPort::default(),
-            clock,
-            EngineOptions::default(),
-        )
-        .unwrap();
+            1,
+        );
         let mut c = Schedule::new(3, 1, 1);
         c.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
             .unwrap();
