@@ -14,4 +14,5 @@ pub mod orchestrator;
 pub mod probe;
 pub mod signals;
 pub mod state;
+pub mod target;
 pub mod topo;

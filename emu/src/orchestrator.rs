@@ -66,6 +66,22 @@ impl Net {
     pub fn fabric_ns(&self) -> PathBuf {
         netns::ns_path(&self.fabric_ns_name())
     }
+    /// The namespace of a BMv2 ToR: its `simple_switch`, the ToR ends of its
+    /// host veths and the BMv2 ends of its uplink and CPU veths.
+    pub fn tor_ns_name(&self, t: usize) -> String {
+        format!("{}-{}", self.prefix, crate::topo::tor_name(t))
+    }
+    pub fn tor_ns(&self, t: usize) -> PathBuf {
+        netns::ns_path(&self.tor_ns_name(t))
+    }
+    /// Where the ToR side of host `h`'s veth lives.
+    pub fn tor_side_ns(&self, h: &HostPlan) -> PathBuf {
+        if self.plan.is_bmv2(h.tor as usize) {
+            self.tor_ns(h.tor as usize)
+        } else {
+            self.fabric_ns()
+        }
+    }
     pub fn state(&self) -> &RunState {
         &self.state
     }
@@ -101,6 +117,7 @@ impl Net {
         };
         let mut names: Vec<String> = net.plan.hosts.iter().map(|h| net.host_ns_name(h)).collect();
         names.push(net.fabric_ns_name());
+        names.extend(net.plan.bmv2_tors().into_iter().map(|t| net.tor_ns_name(t)));
         net.state.namespaces = names;
         if let Err(e) = state::save(&net.state) {
             net.teardown();
@@ -120,50 +137,26 @@ impl Net {
             netns::create(n)?;
         }
         let fab = self.fabric_ns();
-        // Host namespace fds stay open while the veth peers are moved in.
-        let host_files: Vec<File> = self
-            .plan
-            .hosts
-            .iter()
-            .map(|h| {
-                let p = self.host_ns(h);
-                File::open(&p).map_err(|e| OrchError::Io(format!("{}: {e}", p.display())))
-            })
-            .collect::<Result<_, _>>()?;
-        let specs: Vec<VethSpec<'_>> = self
-            .plan
-            .hosts
-            .iter()
-            .zip(&host_files)
-            .map(|(h, f)| VethSpec {
-                local: &h.tor_if,
-                peer: &h.host_if,
-                peer_ns_fd: f.as_raw_fd(),
-                peer_mac: opts.mac.then(|| h.mininet_mac()),
-                mtu: MTU,
-            })
-            .collect();
-        let tor_ifs: Vec<&str> = self.plan.hosts.iter().map(|h| h.tor_if.as_str()).collect();
-        let (specs_ref, ifs_ref) = (&specs, &tor_ifs);
-        links::with_netlink(Some(&fab), |h| async move {
-            links::create_veths(&h, specs_ref).await?;
-            links::set_up(&h, "lo", None).await?;
-            for t in ifs_ref {
-                links::set_up(&h, t, Some(MTU)).await?;
-            }
-            Ok(())
-        })?;
-        drop(host_files);
-        // The ToR ends: a userspace ToR reads frames before any checksum
-        // would be filled in, so TX checksum offload is off there too.
-        netns::run_in(Some(&fab), || {
-            quiet_ipv6();
-            for t in &tor_ifs {
-                offload::set(t, Offload::TxChecksum, false)
-                    .map_err(|e| OrchError::Io(format!("{t}: tx checksum off: {e}")))?;
-            }
-            Ok::<_, OrchError>(())
-        })??;
+        // Native ToRs' host ports live in the fabric namespace, a BMv2 ToR's
+        // in its own; both get the same treatment.
+        let mut sides = vec![(fab.clone(), None)];
+        sides.extend(
+            self.plan
+                .bmv2_tors()
+                .into_iter()
+                .map(|t| (self.tor_ns(t), Some(t))),
+        );
+        for (ns, bmv2) in &sides {
+            let hosts: Vec<&HostPlan> = self
+                .plan
+                .hosts
+                .iter()
+                .filter(|h| {
+                    bmv2.map_or(!self.plan.is_bmv2(h.tor as usize), |t| h.tor as usize == t)
+                })
+                .collect();
+            self.build_side(ns, &hosts, *bmv2, opts)?;
+        }
         let mut macs = Vec::with_capacity(self.plan.hosts.len());
         for h in &self.plan.hosts {
             let ns = self.host_ns(h);
@@ -189,6 +182,95 @@ impl Net {
                     links::add_neighbours(&nl, ifn, &mine).await
                 })?;
             }
+        }
+        Ok(())
+    }
+
+    /// Veths from one ToR-side namespace: its hosts' veths (peers straight
+    /// into the host namespaces) and, for a BMv2 ToR, its uplink and CPU
+    /// veths (peers into the fabric namespace, where swtor holds them).
+    fn build_side(
+        &self,
+        ns: &Path,
+        hosts: &[&HostPlan],
+        bmv2: Option<usize>,
+        opts: &NetOptions,
+    ) -> Result<(), OrchError> {
+        let open =
+            |p: &Path| File::open(p).map_err(|e| OrchError::Io(format!("{}: {e}", p.display())));
+        // Namespace fds stay open while the veth peers are moved in.
+        let host_files: Vec<File> = hosts
+            .iter()
+            .map(|h| open(&self.host_ns(h)))
+            .collect::<Result<_, _>>()?;
+        let fab_file = open(&self.fabric_ns())?;
+        let mut specs: Vec<VethSpec<'_>> = hosts
+            .iter()
+            .zip(&host_files)
+            .map(|(h, f)| VethSpec {
+                local: &h.tor_if,
+                peer: &h.host_if,
+                peer_ns_fd: f.as_raw_fd(),
+                peer_mac: opts.mac.then(|| h.mininet_mac()),
+                mtu: MTU,
+            })
+            .collect();
+        let fabric_ifs: Vec<String> = match bmv2 {
+            Some(t) => (0..self.plan.uplinks)
+                .map(|p| crate::topo::uplink_if(t, p))
+                .chain([crate::topo::cpu_if(t)])
+                .collect(),
+            None => Vec::new(),
+        };
+        for n in &fabric_ifs {
+            specs.push(VethSpec {
+                local: n,
+                peer: n,
+                peer_ns_fd: fab_file.as_raw_fd(),
+                peer_mac: None,
+                // Room for the 0x88B6 tag and a source-route header.
+                mtu: MTU + 64,
+            });
+        }
+        let mut ifs: Vec<&str> = hosts.iter().map(|h| h.tor_if.as_str()).collect();
+        ifs.extend(fabric_ifs.iter().map(String::as_str));
+        let (specs_ref, ifs_ref) = (&specs, &ifs);
+        links::with_netlink(Some(ns), |h| async move {
+            links::create_veths(&h, specs_ref).await?;
+            links::set_up(&h, "lo", None).await?;
+            for t in ifs_ref {
+                links::set_up(&h, t, None).await?;
+            }
+            Ok(())
+        })?;
+        drop(host_files);
+        drop(fab_file);
+        // A userspace ToR (swtor or BMv2) reads frames before any checksum
+        // would be filled in, so TX checksum offload is off on its ends.
+        netns::run_in(Some(ns), || {
+            quiet_ipv6();
+            for t in &ifs {
+                offload::set(t, Offload::TxChecksum, false)
+                    .map_err(|e| OrchError::Io(format!("{t}: tx checksum off: {e}")))?;
+            }
+            Ok::<_, OrchError>(())
+        })??;
+        if bmv2.is_some() {
+            let fab_ifs: Vec<&str> = fabric_ifs.iter().map(String::as_str).collect();
+            let r = &fab_ifs;
+            links::with_netlink(Some(&self.fabric_ns()), |h| async move {
+                for t in r {
+                    links::set_up(&h, t, None).await?;
+                }
+                Ok(())
+            })?;
+            netns::run_in(Some(&self.fabric_ns()), || {
+                for t in &fab_ifs {
+                    offload::set(t, Offload::TxChecksum, false)
+                        .map_err(|e| OrchError::Io(format!("{t}: tx checksum off: {e}")))?;
+                }
+                Ok::<_, OrchError>(())
+            })??;
         }
         Ok(())
     }

@@ -4,6 +4,7 @@
 //! count from 1, host ports from 0). Pure data, so the CLI and tests can use
 //! it without any kernel objects.
 
+use crate::target::TorTarget;
 use lh_ctrl::TorId;
 use lh_ctrl::config::Config;
 use std::net::Ipv4Addr;
@@ -41,6 +42,10 @@ pub struct Plan {
     pub hosts: Vec<HostPlan>,
     pub tors: usize,
     pub hosts_per_tor: usize,
+    /// Optical (or electrical) uplinks per ToR.
+    pub uplinks: usize,
+    /// Which target runs each ToR (`--tor`); all native by default.
+    pub targets: Vec<TorTarget>,
 }
 
 /// Largest host count the 10.0.0.0/8 plan can address (10.0.0.1 ..
@@ -70,11 +75,26 @@ impl Plan {
             hosts,
             tors,
             hosts_per_tor,
+            uplinks: 1,
+            targets: vec![TorTarget::Native; tors],
         }
     }
 
     pub fn from_config(cfg: &Config) -> Plan {
-        Plan::new(cfg.tors.count as usize, cfg.tors.hosts_per_tor as usize)
+        let mut p = Plan::new(cfg.tors.count as usize, cfg.tors.hosts_per_tor as usize);
+        p.uplinks = cfg.tors.uplinks as usize;
+        p
+    }
+
+    /// ToRs that run on BMv2, in order.
+    pub fn bmv2_tors(&self) -> Vec<usize> {
+        (0..self.tors)
+            .filter(|&t| self.targets[t] == TorTarget::Bmv2)
+            .collect()
+    }
+
+    pub fn is_bmv2(&self, t: usize) -> bool {
+        self.targets.get(t) == Some(&TorTarget::Bmv2)
     }
 
     pub fn host(&self, name: &str) -> Option<&HostPlan> {
@@ -110,6 +130,17 @@ impl Plan {
     pub fn ip_of(&self, name: &str) -> Option<Ipv4Addr> {
         self.host(name).map(|h| h.ip)
     }
+}
+
+/// Uplink `p` of a BMv2 ToR: the same name on both ends of the veth, the
+/// BMv2 end in the ToR's namespace, the OCS end in the fabric namespace.
+pub fn uplink_if(t: usize, p: usize) -> String {
+    format!("{}-up{p}", tor_name(t))
+}
+
+/// The CPU port of a BMv2 ToR (rotation packets), named like [`uplink_if`].
+pub fn cpu_if(t: usize) -> String {
+    format!("{}-cpu", tor_name(t))
 }
 
 /// `s<T>` with T = index + 1.

@@ -139,3 +139,47 @@ fn kernel_random_macs_are_read_back_and_two_runs_coexist() {
     drop(b);
     assert_eq!(lh_namespaces(), ns_before);
 }
+
+#[test]
+fn a_bmv2_tor_gets_its_own_namespace_with_host_uplink_and_cpu_ports() {
+    if skip_unless_root("a_bmv2_tor_gets_its_own_namespace_with_host_uplink_and_cpu_ports") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let ns_before = lh_namespaces();
+    let mut plan = Plan::new(3, 2);
+    plan.uplinks = 2;
+    plan.targets = lh_emu::target::parse("bmv2:s2", 3).unwrap();
+    let mut net = Net::bring_up(plan, &NetOptions::default()).expect("bring up");
+    let p = net.prefix.clone();
+    assert!(lh_namespaces().contains(&format!("{p}-s2")));
+    let mut in_tor = links::with_netlink(Some(&net.tor_ns(1)), |h| async move {
+        links::link_names(&h).await
+    })
+    .unwrap();
+    in_tor.sort();
+    assert_eq!(
+        in_tor,
+        vec!["lo", "s2-cpu", "s2-eth1", "s2-eth2", "s2-up0", "s2-up1"]
+    );
+    let mut in_fab = links::with_netlink(Some(&net.fabric_ns()), |h| async move {
+        links::link_names(&h).await
+    })
+    .unwrap();
+    in_fab.sort();
+    // Native ToRs' host ports, and the OCS ends of s2's uplinks and CPU port.
+    assert_eq!(
+        in_fab,
+        vec![
+            "lo", "s1-eth1", "s1-eth2", "s2-cpu", "s2-up0", "s2-up1", "s3-eth1", "s3-eth2"
+        ]
+    );
+    let ns = net.fabric_ns();
+    let off = netns::run_in(Some(&ns), || offload::get("s2-up0", Offload::TxChecksum)).unwrap();
+    assert!(
+        !off.unwrap(),
+        "tx checksum offload must be off on the OCS end"
+    );
+    net.teardown();
+    assert_eq!(lh_namespaces(), ns_before);
+}
