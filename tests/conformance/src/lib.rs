@@ -1,0 +1,15 @@
+//! The ToR conformance suite (docs/p4.md, "Conformance"). A case is a small
+//! fabric, one ToR under test, frames in with their arrival slices, and the
+//! expected result per frame: the output port, the departure slice, the
+//! source-route steps left, or a drop reason. Every case runs on the native
+//! ToR ([`native`]) and, where the P4 toolchain is present, on BMv2.
+
+pub mod case;
+pub mod frame;
+
+pub use case::{Case, CaseError, Expect, FrameSpec, Outcome, load_cases};
+
+/// The cases shipped with the repository (`tests/conformance/cases.json`).
+pub fn shipped_cases() -> Result<Vec<Case>, CaseError> {
+    load_cases(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases.json"))
+}
