@@ -1,0 +1,3 @@
+//! BMv2 runtime client for Lighthouse.
+
+pub mod generated;
