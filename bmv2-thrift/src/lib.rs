@@ -20,3 +20,10 @@ pub use client::{Bmv2Client, EntryHandle, Key, Value};
 pub use error::Error;
 pub use model::{ActionInfo, CounterInfo, KeyField, MatchKind, Pipeline, RegisterInfo, TableInfo};
 pub use sys::run_in_netns;
+mod switch;
+pub mod toolchain;
+
+pub use switch::{Bmv2Switch, ProcessRecord, SwitchError, SwitchOpts, log_tail, proc_start_time};
+pub use toolchain::{
+    CompileError, Diagnostic, Severity, Toolchain, ToolchainError, compile, toolchain,
+};
