@@ -427,6 +427,22 @@ impl Bmv2Client {
             .map_err(|e| table_err("bm_mt_delete_entry", &t, e))
     }
 
+    /// Changes the action (and its parameters) of an existing entry.
+    pub fn table_modify(
+        &mut self,
+        table: &str,
+        handle: EntryHandle,
+        action: &str,
+        params: &[Value],
+    ) -> Result<(), Error> {
+        let t = self.table(table)?.clone();
+        let a = self.table_action(&t, action)?;
+        let data = Self::encode_params(&a, params)?;
+        self.standard
+            .bm_mt_modify_entry(CXT, t.name.clone(), handle, a.name.clone(), data)
+            .map_err(|e| table_err("bm_mt_modify_entry", &t.name, e))
+    }
+
     /// Removes all entries of a table (its default action is kept).
     pub fn table_clear(&mut self, table: &str) -> Result<(), Error> {
         let t = self.table(table)?.name.clone();
@@ -694,6 +710,13 @@ fn counter_err(call: &'static str, counter: &str, e: thrift::Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A client can move to the thread that owns a switch.
+    #[test]
+    fn client_is_send() {
+        fn send<T: Send>() {}
+        send::<Bmv2Client>();
+    }
 
     #[test]
     fn encodes_to_exact_byte_width() {

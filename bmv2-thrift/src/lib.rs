@@ -23,7 +23,9 @@ pub use sys::run_in_netns;
 mod switch;
 pub mod toolchain;
 
-pub use switch::{Bmv2Switch, ProcessRecord, SwitchError, SwitchOpts, log_tail, proc_start_time};
+pub use switch::{
+    Bmv2Switch, ProcessRecord, SwitchError, SwitchOpts, clean, log_tail, proc_start_time,
+};
 pub use toolchain::{
     CompileError, Diagnostic, Severity, Toolchain, ToolchainError, compile, toolchain,
 };

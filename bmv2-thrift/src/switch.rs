@@ -94,9 +94,11 @@ impl ProcessRecord {
         })
     }
 
-    /// Whether the recorded process still runs (same pid and start time).
+    /// Whether the recorded process still runs (same pid and start time,
+    /// and not a zombie waiting to be reaped).
     pub fn is_running(&self) -> bool {
-        proc_start_time(self.pid) == Some(self.start_time)
+        proc_stat(self.pid)
+            .is_some_and(|(state, start)| start == self.start_time && state != 'Z' && state != 'X')
     }
 
     /// SIGKILLs the process if it is still the recorded one. Returns
@@ -110,12 +112,48 @@ impl ProcessRecord {
     }
 }
 
+/// Kills the switches recorded in `state_dir` (`*.pid.json`) that still
+/// run as recorded (same pid and start time), and removes the records.
+/// Returns the records of the processes it signalled.
+pub fn clean(state_dir: &Path) -> io::Result<Vec<ProcessRecord>> {
+    let mut killed = Vec::new();
+    let rd = match std::fs::read_dir(state_dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(killed),
+        Err(e) => return Err(e),
+    };
+    for ent in rd {
+        let p = ent?.path();
+        if !p.to_string_lossy().ends_with(".pid.json") {
+            continue;
+        }
+        match ProcessRecord::load(&p) {
+            Ok(rec) => {
+                if rec.kill()? {
+                    tracing::info!(switch = %rec.name, pid = rec.pid, "killed a leftover simple_switch");
+                    killed.push(rec);
+                }
+            }
+            Err(e) => tracing::warn!("skipping {}: {e}", p.display()),
+        }
+        let _ = std::fs::remove_file(&p);
+    }
+    Ok(killed)
+}
+
 /// Start time of `pid` (field 22 of /proc/<pid>/stat), None if it is gone.
 pub fn proc_start_time(pid: u32) -> Option<u64> {
+    proc_stat(pid).map(|(_, start)| start)
+}
+
+/// (state, start time) of `pid`: fields 3 and 22 of /proc/<pid>/stat.
+fn proc_stat(pid: u32) -> Option<(char, u64)> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may hold spaces and ')': skip past the last ')'.
     let rest = &s[s.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    let mut f = rest.split_whitespace();
+    let state = f.next()?.chars().next()?;
+    Some((state, f.nth(18)?.parse().ok()?))
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -225,6 +225,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn missing_toolchain_says_how_to_install() {
+        let e = ToolchainError::Missing {
+            missing: vec!["simple_switch", "p4c-bm2-ss"],
+        }
+        .to_string();
+        assert!(
+            e.contains("simple_switch and p4c-bm2-ss not found on PATH"),
+            "{e}"
+        );
+        assert!(e.contains("bash ../shared/toolchains/install-p4.sh"), "{e}");
+        assert!(e.contains("p4lang-bmv2") && e.contains("p4lang-p4c"), "{e}");
+    }
+
+    #[test]
     fn parses_p4c_diagnostics() {
         let out = "broken.p4(9): [--Werror=not-found] error: undefined_thing: declaration not found\n        undefined_thing(x);\n        ^^^^^^^^^^^^^^^\n\
 /a/b(c).p4(14): [--Wwarn=unused] warning: unused_reg: unused instance\n\

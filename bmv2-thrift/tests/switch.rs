@@ -465,3 +465,61 @@ fn compile_errors_and_warnings_name_file_and_line() {
     let json = compile(&p4.join("basic.p4"), dir.path(), &[]).unwrap();
     assert!(json.is_file());
 }
+
+/// The switch dies with the thread that spawned it (PR_SET_PDEATHSIG), and
+/// `clean` kills a leftover switch found through its record.
+#[test]
+fn switch_dies_with_its_parent_thread_and_clean_kills_leftovers() {
+    if !can_run("switch_dies_with_its_parent_thread_and_clean_kills_leftovers") {
+        return;
+    }
+    let dir = state_dir();
+    let ns = TestNs::new();
+    let json = basic_json(dir.path());
+    let spawn = |name: &str| {
+        let mut opts = SwitchOpts::new(
+            name,
+            &json,
+            6000 + seq() as u64,
+            9090 + seq() as u16,
+            dir.path(),
+        );
+        opts.netns = Some(ns.path.clone());
+        opts.interfaces = vec![(1, "a0".into())];
+        opts
+    };
+
+    // Spawned from a thread that exits without stopping it.
+    let opts = spawn("sw-orphan");
+    let rec = std::thread::spawn(move || {
+        let sw = Bmv2Switch::spawn(opts).unwrap_or_else(|e| panic!("{e}"));
+        let rec = sw.record().clone();
+        std::mem::forget(sw);
+        rec
+    })
+    .join()
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while rec.is_running() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !rec.is_running(),
+        "pid {} outlived its parent thread",
+        rec.pid
+    );
+
+    // A leftover recorded in the state directory.
+    let sw = Bmv2Switch::spawn(spawn("sw-left")).unwrap_or_else(|e| panic!("{e}"));
+    let rec = sw.record().clone();
+    std::mem::forget(sw);
+    assert!(rec.is_running());
+    let killed = bmv2_thrift::clean(dir.path()).unwrap();
+    assert!(killed.iter().any(|r| r.pid == rec.pid), "{killed:?}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while rec.is_running() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!rec.is_running());
+    assert!(!dir.path().join("sw-left.pid.json").exists());
+}
