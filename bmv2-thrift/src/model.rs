@@ -270,3 +270,108 @@ pub(crate) fn resolve<'a, T>(
         _ => Err(hits.into_iter().map(|(k, _)| k.clone()).collect()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Bmv2Client, Key, Value};
+
+    /// The shape p4c-bm2-ss emits, trimmed: no toolchain needed.
+    fn pipeline() -> Pipeline {
+        let j = serde_json::json!({
+            "header_types": [
+                {"name": "standard_metadata", "fields": [["ingress_port", 9, false], ["egress_spec", 9, false]]},
+                {"name": "ethernet_t", "fields": [["dst", 48, false], ["ether_type", 16, false]]}
+            ],
+            "headers": [
+                {"name": "standard_metadata", "header_type": "standard_metadata"},
+                {"name": "ethernet", "header_type": "ethernet_t"}
+            ],
+            "actions": [
+                {"name": "NoAction", "id": 0, "runtime_data": []},
+                {"name": "Ing.set_port", "id": 1, "runtime_data": [{"name": "port", "bitwidth": 9}]}
+            ],
+            "pipelines": [{"name": "ingress", "tables": [
+                {"name": "Ing.fwd", "match_type": "exact", "actions": ["Ing.set_port", "NoAction"],
+                 "key": [{"match_type": "exact", "name": "sm.ingress_port", "target": ["standard_metadata", "ingress_port"], "mask": null}]},
+                {"name": "Ing.acl", "match_type": "ternary", "actions": ["NoAction"],
+                 "key": [{"match_type": "lpm", "name": "hdr.ethernet.dst", "target": ["ethernet", "dst"], "mask": null},
+                         {"match_type": "ternary", "name": "hdr.ethernet.ether_type", "target": ["ethernet", "ether_type"], "mask": null},
+                         {"match_type": "exact", "name": "ethernet.$valid$", "target": ["ethernet", "$valid$"], "mask": null}]}
+            ]}],
+            "register_arrays": [{"name": "Ing.r", "id": 0, "size": 4, "bitwidth": 8}],
+            "counter_arrays": [{"name": "Ing.c", "id": 0, "size": 64, "is_direct": false}]
+        });
+        Pipeline::from_json(&j).unwrap()
+    }
+
+    #[test]
+    fn widths_come_from_header_types() {
+        let p = pipeline();
+        let acl = &p.tables["Ing.acl"];
+        let w: Vec<(MatchKind, u32)> = acl.key.iter().map(|k| (k.kind, k.bitwidth)).collect();
+        assert_eq!(
+            w,
+            vec![
+                (MatchKind::Lpm, 48),
+                (MatchKind::Ternary, 16),
+                (MatchKind::Exact, 1)
+            ]
+        );
+        assert!(acl.needs_priority());
+        assert!(!p.tables["Ing.fwd"].needs_priority());
+        assert_eq!(
+            p.actions["Ing.set_port"].params,
+            vec![("port".to_string(), 9)]
+        );
+        assert_eq!(p.registers["Ing.r"].bitwidth, 8);
+        assert_eq!(p.counters["Ing.c"].size, 64);
+        assert_eq!(resolve(&p.tables, "fwd").unwrap().name, "Ing.fwd");
+        assert!(resolve(&p.tables, "nope").is_err());
+    }
+
+    #[test]
+    fn encoding_errors_name_the_field() {
+        let p = pipeline();
+        let fwd = &p.tables["Ing.fwd"];
+        let k = Bmv2Client::encode_key(fwd, &[Key::exact(511u16)]).unwrap();
+        assert_eq!(k[0].exact.as_ref().unwrap().key, Some(vec![1, 0xff]));
+        let e = Bmv2Client::encode_key(fwd, &[Key::exact(512u16)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("Ing.fwd") && e.contains("sm.ingress_port") && e.contains("9 bit"),
+            "{e}"
+        );
+        let e = Bmv2Client::encode_params(&p.actions["Ing.set_port"], &[Value::from(1000u16)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("Ing.set_port") && e.contains("port") && e.contains("1000"),
+            "{e}"
+        );
+        let acl = &p.tables["Ing.acl"];
+        let ok = [
+            Key::lpm([10u8, 0, 0, 0, 0, 0], 8),
+            Key::ternary(0x0800u16, 0xffffu16),
+            Key::exact(1u8),
+        ];
+        let k = Bmv2Client::encode_key(acl, &ok).unwrap();
+        assert_eq!(k[0].lpm.as_ref().unwrap().key.as_ref().unwrap().len(), 6);
+        assert_eq!(k[1].ternary.as_ref().unwrap().mask, Some(vec![0xff, 0xff]));
+        let e = Bmv2Client::encode_key(
+            acl,
+            &[
+                ok[0].clone(),
+                Key::ternary(0u16, 0x1_0000u32),
+                ok[2].clone(),
+            ],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("mask") && e.contains("hdr.ethernet.ether_type"),
+            "{e}"
+        );
+    }
+}
