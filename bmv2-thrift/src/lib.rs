@@ -1,0 +1,31 @@
+//! BMv2 runtime client for Lighthouse's P4 ToRs.
+//!
+//! - [`generated`]: Thrift bindings generated from BMv2's IDL (`regen.sh`).
+//! - [`Bmv2Client`]: a typed client that encodes every key and action
+//!   parameter to the bit width in the switch's JSON, and names the table,
+//!   action or field when something does not fit or does not exist.
+//!   [`Bmv2Client::connect_in_netns`] reaches a switch inside a network
+//!   namespace without moving the calling thread.
+//! - [`Bmv2Switch`]: one `simple_switch` process per ToR, started in its
+//!   namespace, waited for, checked, stopped.
+//! - [`toolchain`] and [`compile`]: finding and running `p4c-bm2-ss`.
+
+mod client;
+mod error;
+pub mod generated;
+pub mod model;
+mod sys;
+
+pub use client::{Bmv2Client, EntryHandle, Key, Value};
+pub use error::Error;
+pub use model::{ActionInfo, CounterInfo, KeyField, MatchKind, Pipeline, RegisterInfo, TableInfo};
+pub use sys::run_in_netns;
+mod switch;
+pub mod toolchain;
+
+pub use switch::{
+    Bmv2Switch, ProcessRecord, SwitchError, SwitchOpts, clean, log_tail, proc_start_time,
+};
+pub use toolchain::{
+    CompileError, Diagnostic, Severity, Toolchain, ToolchainError, compile, toolchain,
+};

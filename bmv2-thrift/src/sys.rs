@@ -1,0 +1,139 @@
+//! The crate's only `unsafe`: entering a network namespace (on a thread we
+//! own, or in a forked child before exec), the parent-death signal, and
+//! bringing `lo` up. Callers never move their own thread.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Opens a namespace file (e.g. /run/netns/NAME) with a readable error.
+pub(crate) fn open_ns(path: &Path) -> io::Result<File> {
+    File::open(path).map_err(|e| io::Error::new(e.kind(), format!("open {}: {e}", path.display())))
+}
+
+/// Moves the calling thread into the network namespace open at `ns`.
+/// Use only on a thread that will be discarded.
+fn setns_thread(ns: &File, path: &Path) -> io::Result<()> {
+    // SAFETY: `ns` is an open file for the duration of the call; setns only
+    // changes the calling thread's namespace, and the callers of this
+    // function run it on a short-lived thread of their own.
+    let r = unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        return Err(io::Error::new(
+            e.kind(),
+            format!("setns {}: {e}", path.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `f` on a fresh OS thread inside the namespace at `ns_path` (None: the
+/// caller's namespace) and returns its result. Sockets opened by `f` keep
+/// that namespace after the thread exits.
+pub fn run_in_netns<T, F>(ns_path: Option<&Path>, f: F) -> io::Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> io::Result<T> + Send + 'static,
+{
+    let p: Option<PathBuf> = ns_path.map(Path::to_path_buf);
+    std::thread::Builder::new()
+        .name("bmv2-netns".into())
+        .spawn(move || {
+            if let Some(p) = &p {
+                let ns = open_ns(p)?;
+                setns_thread(&ns, p)?;
+            }
+            f()
+        })?
+        .join()
+        .map_err(|_| io::Error::other("namespace helper thread panicked"))?
+}
+
+/// Sets `lo` up in the calling thread's namespace (a fresh namespace has it
+/// down, and simple_switch's Thrift server is reached over 127.0.0.1).
+pub(crate) fn loopback_up() -> io::Result<()> {
+    // SAFETY: a plain datagram socket; the fd is owned by `sock` below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by socket() and is owned by nobody else.
+    let sock = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    // SAFETY: ifreq is plain old data; all-zero is a valid value.
+    let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (d, s) in ifr.ifr_name.iter_mut().zip(b"lo\0") {
+        *d = *s as libc::c_char;
+    }
+    // SAFETY: SIOCGIFFLAGS reads into the ifreq we own; fd is valid.
+    if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut ifr) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: after SIOCGIFFLAGS the union holds ifru_flags.
+    let flags = unsafe { ifr.ifr_ifru.ifru_flags };
+    if flags & libc::IFF_UP as libc::c_short != 0 {
+        return Ok(());
+    }
+    ifr.ifr_ifru.ifru_flags = flags | libc::IFF_UP as libc::c_short;
+    // SAFETY: SIOCSIFFLAGS reads the ifreq we own; fd is valid.
+    if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &ifr) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Arranges for the child of `cmd` to enter the namespace open at `ns_fd`
+/// (if any) and to get SIGKILL when the thread that spawned it exits.
+/// `ns_fd` must stay open until `cmd.spawn()` returns.
+pub(crate) fn child_setup(cmd: &mut Command, ns_fd: Option<RawFd>) {
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    let hook = move || -> io::Result<()> {
+        // Only async-signal-safe calls here (raw syscalls, no allocation).
+        // SAFETY: prctl(PR_SET_PDEATHSIG) takes a signal number and changes
+        // only this (child) process.
+        if unsafe {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            )
+        } < 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+        // The parent may have died before prctl: then nobody would kill us.
+        // SAFETY: getppid has no preconditions.
+        if unsafe { libc::getppid() } != parent {
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+        if let Some(fd) = ns_fd {
+            // SAFETY: `fd` is a namespace file the parent keeps open across
+            // fork; setns changes only this single-threaded child.
+            if unsafe { libc::setns(fd, libc::CLONE_NEWNET) } < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    };
+    // SAFETY: the hook only makes async-signal-safe system calls and touches
+    // no locks or heap memory (io::Error::last_os_error/from_raw_os_error
+    // do not allocate).
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+}
+
+/// Sends `sig` to `pid`.
+pub(crate) fn kill(pid: u32, sig: libc::c_int) -> io::Result<()> {
+    // SAFETY: kill has no memory-safety preconditions.
+    if unsafe { libc::kill(pid as libc::pid_t, sig) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
