@@ -12,6 +12,7 @@ the BMv2 back end of a shared conformance suite.
 """
 import ctypes
 import os
+import re
 import select
 import socket
 import struct
@@ -129,16 +130,18 @@ class Bmv2Tor:
             r, _, _ = select.select([s], [], [], left)
             if not r:
                 return None
-            f = s.recv(65535)
+            f, addr = s.recvfrom(65535)
+            if addr[2] == socket.PACKET_OUTGOING:
+                continue  # our own transmission on this veth
             if keep is None or keep(f):
                 return f
 
     def counter(self, name, index):
         r = self.cli("counter_read LhIngress.%s %d\n" % (name, index))
-        for line in r.stdout.splitlines():
-            if "packets=" in line:
-                return int(line.split("packets=")[1].split(",")[0].split(")")[0])
-        raise RuntimeError(r.stdout)
+        m = re.search(r"(\d+) packets", r.stdout) or re.search(r"packets=(\d+)", r.stdout)
+        if not m:
+            raise RuntimeError(r.stdout)
+        return int(m.group(1))
 
     def register(self, name, index):
         r = self.cli("register_read LhIngress.%s %d\n" % (name, index))
