@@ -414,8 +414,14 @@ pub fn translate(inp: &P4Inputs, tor: TorId) -> Result<TorProgram, P4GenError> {
     // ---- registers
     let unit = inp.target.ns_per_unit();
     let to_units = |n: Nanos| n.0 / unit;
+    let slice_len = to_units(tm.slice);
+    limit(
+        "slice length in timestamp units",
+        slice_len as usize,
+        u32::MAX as usize,
+    )?;
     registers.push(reg(R_N_SLICES, 0, s as u64));
-    registers.push(reg(R_SLICE_LEN, 0, to_units(tm.slice)));
+    registers.push(reg(R_SLICE_LEN, 0, slice_len));
     registers.push(reg(R_N_UPLINKS, 0, tm.uplinks as u64));
     registers.push(reg(
         R_MULTIPATH,
