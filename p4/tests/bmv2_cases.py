@@ -9,6 +9,7 @@ Each case is a function taking the running switch; the same inputs and
 expectations are meant to be replayed on the native ToR by a shared suite.
 """
 import argparse
+import re
 import struct
 import sys
 import time
@@ -19,8 +20,8 @@ from bmv2 import (Bmv2Tor, arp_request, ip, ipv4_udp, mac, parse_tag, push_srh,
 
 H1, H2 = "02:00:00:00:00:01", "02:00:00:00:00:02"
 SLOT0 = 100
-DROP_QUEUE_FULL, DROP_UNKNOWN_HOST = 2, 5
-EV_REROUTED = 2
+DROP_QUEUE_FULL, DROP_UNKNOWN_HOST, DROP_BAD_HEADER = 2, 5, 12
+EV_REROUTED, EV_DEFERRED, EV_LATE_SLICE = 2, 3, 4
 
 
 def frame(dst_ip, size=None, sport=1000, dport=2000, dst_mac="02:00:00:00:00:09"):
@@ -117,8 +118,111 @@ def case_alternate_on_full_queue(t):
     assert t.counter("drops", DROP_QUEUE_FULL) == before + 1
 
 
+def case_slice_miss_defers(t):
+    """The primary's slice cannot carry the frame (its circuit is dark the
+    whole slice) and there is no alternate: the frame keeps the primary
+    queue, flagged deferred (swtor waits a cycle)."""
+    t.cli("register_write LhIngress.dark %d 60000000\n" % ((0 << 8) | 2))
+    try:
+        f = frame("10.0.0.3")
+        t.send(1, f)
+        expect_tag(t.recv(32), 2, SLOT0 + 2, flags=2)
+        assert t.counter("events", EV_DEFERRED) >= 1
+    finally:
+        t.cli("register_write LhIngress.dark %d 0\n" % ((0 << 8) | 2))
+
+
+def case_late_rotation_advances_one_slice(t):
+    """No rotation packet for longer than a slice: a data frame advances the
+    slice by one itself (arrival 1, slot + 1), and only by one."""
+    t.cli("register_write LhIngress.slice_len 0 1\n")
+    try:
+        time.sleep(0.05)
+        before = t.counter("events", EV_LATE_SLICE)
+        t.send(1, frame("10.0.0.3"))
+        # arrival 1 only matches the wildcard entry (uplink 1, slice 1): rank 0,
+        # and that 1-us slot is long over, so the frame is also deferred
+        expect_tag(t.recv(33), 1, SLOT0 + 1, flags=2)
+        assert t.counter("events", EV_LATE_SLICE) == before + 1
+    finally:
+        t.cli("register_write LhIngress.slice_len 0 60000000\n")
+        t.send(64, rotation(0, SLOT0))
+        time.sleep(0.1)
+
+
+def _add(t, line):
+    r = t.cli(line + "\n")
+    m = re.search(r"handle (\d+)", r.stdout)
+    assert m, r.stdout
+    return int(m.group(1))
+
+
+def case_flow_bucket_is_crc32_mod_buckets(t):
+    """multipath flow with 3 buckets: the bucket is CRC-32(5-tuple) mod 3;
+    one entry per bucket sends bucket b to departure slice b."""
+    handles = [_add(t, "table_add LhIngress.time_flow LhIngress.set_choices 1 0&&&65535 0&&&0 0&&&0 "
+                       "%d&&&255 => 1 0 %d 0 0 0 0 0 0 0 0 0 0 3" % (b, b)) for b in range(3)]
+    t.cli("register_write LhIngress.multipath_mode 0 2\nregister_write LhIngress.n_buckets 0 3\n")
+    try:
+        for sport in (1, 2, 3, 4, 5, 6):
+            t.send(1, frame("10.0.0.3", sport=sport, dport=80))
+            h = zlib.crc32(ip("10.0.0.1") + ip("10.0.0.3") + bytes([17]) + struct.pack("!HH", sport, 80))
+            expect_tag(t.recv(32), h % 3, SLOT0 + h % 3)
+    finally:
+        t.cli("register_write LhIngress.multipath_mode 0 0\nregister_write LhIngress.n_buckets 0 1\n"
+              + "".join("table_delete LhIngress.time_flow %d\n" % h for h in handles))
+
+
+def case_packet_bucket_round_robin(t):
+    """multipath packet with 3 buckets: buckets 1, 2, 0, 1, ... (the first
+    packet gets bucket 1, like swtor's per-ToR counter)."""
+    handles = [_add(t, "table_add LhIngress.time_flow LhIngress.set_choices 1 0&&&65535 0&&&0 0&&&0 "
+                       "%d&&&255 => 1 0 %d 0 0 0 0 0 0 0 0 0 0 3" % (b, b)) for b in range(3)]
+    t.cli("register_write LhIngress.pkt_seq 0 0\nregister_write LhIngress.multipath_mode 0 1\n"
+          "register_write LhIngress.n_buckets 0 3\n")
+    try:
+        for want in (1, 2, 0, 1):
+            t.send(1, frame("10.0.0.3"))
+            expect_tag(t.recv(32), want, SLOT0 + want)
+    finally:
+        t.cli("register_write LhIngress.multipath_mode 0 0\nregister_write LhIngress.n_buckets 0 1\n"
+              + "".join("table_delete LhIngress.time_flow %d\n" % h for h in handles))
+
+
+def case_ucmp_class_by_flow_bytes(t):
+    """UCMP: class 1 once the flow has sent 200 bytes (range table on the
+    per-flow byte register); class-1 entries leave in slice 1."""
+    handles = [_add(t, "table_add LhIngress.ucmp_class LhIngress.set_class 0->199 => 0 1"),
+               _add(t, "table_add LhIngress.ucmp_class LhIngress.set_class 200->4294967295 => 1 1"),
+               _add(t, "table_add LhIngress.time_flow LhIngress.set_choices 1 0&&&65535 0&&&0 1&&&255 "
+                       "0&&&0 => 1 0 1 0 0 0 0 0 0 0 0 0 0 3")]
+    t.cli("register_write LhIngress.use_classes 0 1\n")
+    try:
+        f = frame("10.0.0.3", size=120, sport=4242, dport=4242)
+        t.send(1, f)
+        expect_tag(t.recv(32), 2, SLOT0 + 2)   # 120 bytes seen: class 0
+        t.send(1, f)
+        expect_tag(t.recv(32), 1, SLOT0 + 1)   # 240 bytes seen: class 1
+    finally:
+        t.cli("register_write LhIngress.use_classes 0 0\ntable_delete LhIngress.ucmp_class %d\n"
+              "table_delete LhIngress.ucmp_class %d\ntable_delete LhIngress.time_flow %d\n" % tuple(handles))
+
+
+def case_bad_source_route_header(t):
+    """A source-route header with version 2 is dropped as bad_header."""
+    before = t.counter("drops", DROP_BAD_HEADER)
+    g = bytearray(push_srh(frame("10.0.0.5"), [(1, 2)]))
+    g[14] = 2
+    t.send(32, bytes(g))
+    assert t.recv(32, 0.3) is None and t.recv(33, 0.1) is None
+    assert t.counter("drops", DROP_BAD_HEADER) == before + 1
+
+
 CASES = [case_direct_hop, case_source_push, case_transit_pop, case_proxy_arp,
-         case_local_delivery, case_alternate_on_full_queue]
+         case_local_delivery, case_alternate_on_full_queue, case_slice_miss_defers,
+         case_late_rotation_advances_one_slice, case_flow_bucket_is_crc32_mod_buckets,
+         case_packet_bucket_round_robin, case_ucmp_class_by_flow_bytes,
+         case_bad_source_route_header]
 
 
 def main():
