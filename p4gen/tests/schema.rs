@@ -137,3 +137,30 @@ fn field_width(j: &Value, header: &str, field: &str) -> u32 {
         .unwrap();
     f[1].as_u64().unwrap() as u32
 }
+
+/// The Tofino2 variant passes the P4 front end with Open-Tofino's TNA
+/// includes, warnings as errors (no Tofino compiler here: semantics only).
+#[test]
+fn tna_variant_passes_p4test() {
+    let inc = std::path::Path::new("/opt/p4/share/open-tofino/p4include");
+    if !common::on_path("p4test") || !inc.is_dir() {
+        println!(
+            "SKIPPED tna_variant_passes_p4test: p4test or {} missing",
+            inc.display()
+        );
+        return;
+    }
+    let r = std::process::Command::new("p4test")
+        .arg("--Werror")
+        .arg("-I")
+        .arg(inc)
+        .arg("-D__TARGET_TOFINO__=2")
+        .arg(common::repo().join("p4/tna/lighthouse.p4"))
+        .output()
+        .unwrap();
+    assert!(
+        r.status.success() && r.stderr.is_empty(),
+        "p4test:\n{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+}
