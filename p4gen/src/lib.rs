@@ -315,7 +315,9 @@ pub fn translate(inp: &P4Inputs, tor: TorId) -> Result<TorProgram, P4GenError> {
     let t = inp.tables;
     let tm = inp.timing;
     let table = t.table(tor).ok_or(P4GenError::NoTor { tor })?;
-    let s = t.slices.max(1);
+    // S is the schedule's (rotation packets count its slices, as swtor's
+    // clock does); tables without arrival slices say 1.
+    let s = tm.slices.max(1);
     let limit = |what, n, max| {
         if n > max {
             Err(P4GenError::Limit { tor, what, n, max })
@@ -325,10 +327,10 @@ pub fn translate(inp: &P4Inputs, tor: TorId) -> Result<TorProgram, P4GenError> {
     };
     limit("slices per cycle", s, MAX_SLICES)?;
     limit("uplinks", tm.uplinks, MAX_UPLINKS)?;
-    if (tor as usize) >= tm.tors || (tm.slices != s && tm.slices != 1) {
+    if (tor as usize) >= tm.tors || (t.slices.max(1) != s && t.slices.max(1) != 1) {
         return Err(P4GenError::Timing {
             got: format!("{} ToRs x {} slices", tm.tors, tm.slices),
-            want: format!("ToR {tor} and {s} slices"),
+            want: format!("ToR {tor} and {} slices", t.slices),
         });
     }
     let mut entries = Vec::new();
@@ -441,10 +443,9 @@ pub fn translate(inp: &P4Inputs, tor: TorId) -> Result<TorProgram, P4GenError> {
         let v = (r.0 as u128 * unit as u128 * 1024 / 8_000_000_000) as u64;
         registers.push(reg(R_RATE, p as u32, v.min(u32::MAX as u64)));
     }
-    let ts_count = tm.slices;
     for p in 0..tm.uplinks {
         for ts in 0..s {
-            let ws = tm.window_start(tor, if ts_count == 1 { 0 } else { ts }, p);
+            let ws = tm.window_start(tor, ts, p);
             let v = to_units(ws.min(tm.slice));
             registers.push(reg(R_DARK, ((p << 8) | ts) as u32, v));
         }

@@ -382,3 +382,25 @@ fn bfrt_json_matches_golden() {
         "bfrt JSON changed; rerun with UPDATE_GOLDEN=1 if intended"
     );
 }
+
+/// S comes from the schedule (the rotation packets count its slices);
+/// wildcard-arrival tables (S = 1) fit any schedule, others must agree.
+#[test]
+fn slices_come_from_the_schedule() {
+    let hosts: [HostPlan; 0] = [];
+    let t = small(vec![], 1);
+    let timing = FabricTiming::uniform(2, 2, 4, Nanos(50_000), BitsPerSec(10_000_000_000), 60_000);
+    let inp = P4Inputs {
+        tables: &t,
+        hosts: &hosts,
+        timing: &timing,
+        target: Target::Bmv2,
+    };
+    let p = translate(&inp, 0).unwrap();
+    assert_eq!(reg(&p, R_N_SLICES, 0), 4);
+    assert_eq!(reg(&p, R_SLICE_CHECK, 0), 1);
+    assert_eq!(reg(&p, R_DARK, (1 << 8) | 3), 0);
+    let t3 = small(vec![], 3);
+    let inp = P4Inputs { tables: &t3, ..inp };
+    assert!(matches!(translate(&inp, 0), Err(P4GenError::Timing { .. })));
+}
