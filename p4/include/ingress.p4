@@ -268,12 +268,11 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
             if (meta.kind == KIND_HOST) {
                 LH_COUNT(host_rx, LH_IN_PORT);
             }
-            /* A stray tag from a port is not ours to keep. */
-            if (hdr.shim.isValid()) {
-                hdr.eth.ether_type = hdr.shim.next_type;
-                hdr.shim.setInvalid();
-            }
-            if (meta.bad_srh == 1) {
+            if (meta.kind == KIND_HOST
+                    && (hdr.shim.isValid() || hdr.srh.isValid() || meta.bad_srh == 1)) {
+                /* Hosts send plain Ethernet/IPv4 (swtor: EtherType not IPv4). */
+                drop_with(DROP_NOT_IPV4);
+            } else if (meta.bad_srh == 1) {
                 drop_with(DROP_BAD_HEADER);
             } else if (!hdr.ipv4.isValid()) {
                 if (meta.kind == KIND_FABRIC) {
@@ -285,6 +284,12 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
                 }
             } else if (!hosts.apply().hit) {
                 drop_with(DROP_UNKNOWN_HOST);
+            }
+
+            /* A stray tag from the fabric is not ours to keep. */
+            if (hdr.shim.isValid()) {
+                hdr.eth.ether_type = hdr.shim.next_type;
+                hdr.shim.setInvalid();
             }
 
             if (meta.drop == 0 && meta.local == 1) {

@@ -20,7 +20,7 @@ from bmv2 import (Bmv2Tor, arp_request, ip, ipv4_udp, mac, parse_tag, push_srh,
 
 H1, H2 = "02:00:00:00:00:01", "02:00:00:00:00:02"
 SLOT0 = 100
-DROP_QUEUE_FULL, DROP_UNKNOWN_HOST, DROP_BAD_HEADER = 2, 5, 12
+DROP_QUEUE_FULL, DROP_UNKNOWN_HOST, DROP_NOT_IPV4, DROP_BAD_HEADER = 2, 5, 7, 12
 EV_REROUTED, EV_DEFERRED, EV_LATE_SLICE = 2, 3, 4
 
 
@@ -209,13 +209,19 @@ def case_ucmp_class_by_flow_bytes(t):
 
 
 def case_bad_source_route_header(t):
-    """A source-route header with version 2 is dropped as bad_header."""
+    """A source-route header with version 2 from the fabric is dropped as
+    bad_header; a host may not send one at all (not_ipv4, like swtor)."""
     before = t.counter("drops", DROP_BAD_HEADER)
     g = bytearray(push_srh(frame("10.0.0.5"), [(1, 2)]))
     g[14] = 2
     t.send(32, bytes(g))
     assert t.recv(32, 0.3) is None and t.recv(33, 0.1) is None
     assert t.counter("drops", DROP_BAD_HEADER) == before + 1
+    # from a host, any Lighthouse header makes the frame "not IPv4"
+    before = t.counter("drops", DROP_NOT_IPV4)
+    t.send(1, push_srh(frame("10.0.0.5"), [(1, 2)]))
+    assert t.recv(32, 0.3) is None and t.recv(33, 0.1) is None
+    assert t.counter("drops", DROP_NOT_IPV4) == before + 1
 
 
 CASES = [case_direct_hop, case_source_push, case_transit_pop, case_proxy_arp,
