@@ -224,11 +224,32 @@ def case_bad_source_route_header(t):
     assert t.counter("drops", DROP_NOT_IPV4) == before + 1
 
 
+def case_active_queue_drains_at_link_rate(t):
+    """The active queue's estimate drains at the uplink rate. With rate 0 a
+    1000-byte transit frame for "now" on uplink 0 cannot be carried (kept,
+    deferred) and a second one overflows the 1500-byte queue (queue_full);
+    with 10 Gb/s restored the estimate has drained and the next is admitted."""
+    f = push_srh(frame("10.0.0.5", size=1000), [(0, 0xFFFF)])
+    t.cli("register_write LhIngress.uplink_rate 0 0\n")
+    try:
+        t.send(33, f)
+        expect_tag(t.recv(32), 0, SLOT0, flags=2)
+        before = t.counter("drops", DROP_QUEUE_FULL)
+        t.send(33, f)
+        assert t.recv(32, 0.3) is None
+        assert t.counter("drops", DROP_QUEUE_FULL) == before + 1
+    finally:
+        t.cli("register_write LhIngress.uplink_rate 0 1280000\n")
+    time.sleep(0.01)
+    t.send(33, f)
+    expect_tag(t.recv(32), 0, SLOT0, flags=0)
+
+
 CASES = [case_direct_hop, case_source_push, case_transit_pop, case_proxy_arp,
          case_local_delivery, case_alternate_on_full_queue, case_slice_miss_defers,
          case_late_rotation_advances_one_slice, case_flow_bucket_is_crc32_mod_buckets,
          case_packet_bucket_round_robin, case_ucmp_class_by_flow_bytes,
-         case_bad_source_route_header]
+         case_bad_source_route_header, case_active_queue_drains_at_link_rate]
 
 
 def main():
