@@ -1,0 +1,70 @@
+//! The generated entries on a real simple_switch: p4/tests/bmv2_cases.py
+//! (direct hop, source push, transit pop, proxy ARP, local delivery,
+//! alternate on a full queue, slice-miss deferral, late rotation, flow and
+//! packet buckets, UCMP class, bad header, active-queue drain). Needs root, simple_switch(_CLI), p4c-bm2-ss
+//! (or p4/build/lighthouse.json) and python3; skips visibly otherwise.
+
+mod common;
+
+use lh_p4gen::Target;
+use std::process::Command;
+
+#[test]
+fn fixture_cases_pass_on_simple_switch() {
+    let root = unsafe { libc_geteuid() } == 0;
+    let missing: Vec<&str> = ["simple_switch", "simple_switch_CLI", "python3", "ip"]
+        .into_iter()
+        .filter(|t| !common::on_path(t))
+        .collect();
+    if !root || !missing.is_empty() {
+        println!(
+            "SKIPPED fixture_cases_pass_on_simple_switch: {}",
+            if root {
+                format!("not on PATH: {missing:?}")
+            } else {
+                "needs root (netns, veth)".into()
+            }
+        );
+        return;
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix("wt-p4-bmv2-")
+        .tempdir()
+        .unwrap();
+    let json = match common::bmv2_json(tmp.path()) {
+        Ok(p) => p,
+        Err(why) => {
+            println!("SKIPPED fixture_cases_pass_on_simple_switch: {why}");
+            return;
+        }
+    };
+    let cli = tmp.path().join("tor0.cli");
+    std::fs::write(
+        &cli,
+        common::fixture().program(Target::Bmv2).unwrap().to_cli(),
+    )
+    .unwrap();
+    let out = Command::new("python3")
+        .arg(common::repo().join("p4/tests/bmv2_cases.py"))
+        .arg("--json")
+        .arg(&json)
+        .arg("--cli")
+        .arg(&cli)
+        .arg("--log-dir")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "BMv2 cases failed (switch log kept in {:?})",
+        tmp.keep()
+    );
+    assert!(text.contains("cases passed") && !text.contains("FAIL"));
+}
+
+unsafe extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
