@@ -18,6 +18,7 @@
 pub mod bfrt;
 mod cli;
 pub mod fixture;
+pub mod load;
 pub mod schema;
 
 use lh_ctrl::config::{Config, Lookup, Multipath};

@@ -63,7 +63,7 @@ fn default_dport() -> u16 {
     5001
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
     pub id: String,

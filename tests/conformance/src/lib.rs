@@ -4,6 +4,7 @@
 //! source-route steps left, or a drop reason. Every case runs on the native
 //! ToR ([`native`]) and, where the P4 toolchain is present, on BMv2.
 
+pub mod bmv2;
 pub mod case;
 pub mod frame;
 

@@ -1,0 +1,373 @@
+//! Runs conformance cases on the Lighthouse P4 program in a stock BMv2
+//! `simple_switch`. One switch per case, in a private network namespace
+//! with one veth per BMv2 port; the test ends of the veths live in a second
+//! namespace where one AF_PACKET socket sends and receives. The slice is
+//! set with rotation frames on the CPU port (docs/p4.md); the departure
+//! slice and the rerouted/deferred flags are read from the departure tag,
+//! drop reasons from the program's `drops` counters.
+
+use crate::case::{Case, Expect, Outcome, host_mac, host_number, uplink_number};
+use crate::frame::{self, FLAG_DEFERRED, FLAG_REROUTED};
+use bmv2_thrift::{Bmv2Client, Bmv2Switch, SwitchOpts};
+use lh_p4gen::{FabricTiming, HostPlan, P4Inputs, Target};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+use swtor::DropReason;
+use swtor::afpacket::{RawSocket, SocketOptions};
+use swtor::pool::FramePool;
+
+/// BMv2 port numbers (docs/p4.md).
+pub const HOST_PORT_BASE: u32 = 1;
+pub const UPLINK_PORT_BASE: u32 = 32;
+pub const CPU_PORT: u32 = 64;
+
+/// Where the compiled program and the switches' logs go.
+pub struct Bmv2Target {
+    pub json: PathBuf,
+    pub work: PathBuf,
+    /// How long to wait for a frame to come out or be counted as dropped
+    /// before calling it lost.
+    pub settle: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Bmv2RunError {
+    #[error("{0}")]
+    Setup(String),
+    #[error(transparent)]
+    Switch(#[from] bmv2_thrift::SwitchError),
+    #[error(transparent)]
+    Thrift(#[from] bmv2_thrift::Error),
+    #[error(transparent)]
+    Load(#[from] lh_p4gen::load::LoadError),
+    #[error(transparent)]
+    P4Gen(#[from] lh_p4gen::P4GenError),
+}
+
+fn setup(what: impl std::fmt::Display) -> Bmv2RunError {
+    Bmv2RunError::Setup(what.to_string())
+}
+
+/// A namespace made with `ip netns add`, deleted on drop.
+struct Ns(String);
+
+impl Ns {
+    fn new(name: String) -> Result<Ns, Bmv2RunError> {
+        let _ = Command::new("ip").args(["netns", "del", &name]).output();
+        ip(&["netns", "add", &name])?;
+        let ns = Ns(name);
+        ip(&["-n", &ns.0, "link", "set", "lo", "up"])?;
+        let path = ns.path();
+        swtor::netns::run_in(Some(&path), || {
+            for k in ["all", "default"] {
+                let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6"), "1");
+            }
+            Ok(())
+        })
+        .map_err(setup)?;
+        Ok(ns)
+    }
+    fn path(&self) -> PathBuf {
+        PathBuf::from("/run/netns").join(&self.0)
+    }
+}
+
+impl Drop for Ns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).output();
+    }
+}
+
+fn ip(args: &[&str]) -> Result<(), Bmv2RunError> {
+    let o = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| setup(format!("ip {}: {e}", args.join(" "))))?;
+    if !o.status.success() {
+        return Err(setup(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stderr).trim()
+        )));
+    }
+    Ok(())
+}
+
+/// The fabric's hosts as the P4 program knows them (Mininet numbering).
+pub fn host_plan(tors: usize, hosts_per_tor: usize) -> Vec<HostPlan> {
+    (1..=tors * hosts_per_tor)
+        .map(|k| HostPlan {
+            ip: crate::case::host_ip(k),
+            mac: host_mac(k),
+            tor: ((k - 1) / hosts_per_tor) as u16,
+        })
+        .collect()
+}
+
+impl Bmv2Target {
+    /// Runs one case; returns the outcome per frame id, in frame order.
+    pub fn run(&self, case: &Case) -> Result<Vec<(String, Outcome)>, Bmv2RunError> {
+        let fab = case.fabric().map_err(setup)?;
+        let c = &fab.compiled;
+        let hpt = c.config.tors.hosts_per_tor as usize;
+        let (tors, uplinks, s) = (c.schedule.tors(), c.schedule.uplinks(), c.schedule.slices());
+        let hosts = host_plan(tors, hpt);
+        let timing = FabricTiming::from_config(&c.config, &c.schedule);
+        let prog = lh_p4gen::translate(
+            &P4Inputs {
+                tables: &c.tables,
+                hosts: &hosts,
+                timing: &timing,
+                target: Target::Bmv2,
+            },
+            fab.tor as u16,
+        )?;
+
+        let tag = format!("lhcf{:x}", std::process::id() & 0xffff);
+        let sw_ns = Ns::new(format!("{tag}-sw"))?;
+        let test_ns = Ns::new(format!("{tag}-t"))?;
+        // BMv2 port -> (switch-side name, test-side name, name in the case).
+        let mut ports: Vec<(u32, String)> = (0..hpt)
+            .map(|k| {
+                (
+                    HOST_PORT_BASE + k as u32,
+                    format!("h{}", fab.tor * hpt + k + 1),
+                )
+            })
+            .collect();
+        ports.extend((0..uplinks).map(|p| (UPLINK_PORT_BASE + p as u32, format!("up{p}"))));
+        ports.push((CPU_PORT, "cpu".into()));
+        for (n, _) in &ports {
+            let (a, b) = (format!("p{n}"), format!("t{n}"));
+            ip(&[
+                "-n", &sw_ns.0, "link", "add", &a, "mtu", "1600", "type", "veth", "peer", "name",
+                &b, "mtu", "1600", "netns", &test_ns.0,
+            ])?;
+            ip(&["-n", &sw_ns.0, "link", "set", &a, "up"])?;
+            ip(&["-n", &test_ns.0, "link", "set", &b, "up"])?;
+        }
+        let tpath = test_ns.path();
+        let names: Vec<(u32, String)> = ports.iter().map(|(n, _)| (*n, format!("t{n}"))).collect();
+        let (mut sock, ifx) = swtor::netns::run_in(Some(&tpath), move || {
+            let sock = RawSocket::open(SocketOptions::default())?;
+            let ifx: Vec<(u32, i32)> = names
+                .iter()
+                .map(|(n, name)| swtor::afpacket::if_nametoindex(name).map(|i| (*n, i)))
+                .collect::<std::io::Result<_>>()?;
+            Ok((sock, ifx))
+        })
+        .map_err(setup)?;
+        let port_of_ifindex: BTreeMap<i32, u32> = ifx.iter().map(|&(n, i)| (i, n)).collect();
+        let ifindex_of_port: BTreeMap<u32, i32> = ifx.iter().copied().collect();
+
+        std::fs::create_dir_all(&self.work).map_err(setup)?;
+        let mut opts = SwitchOpts::new(
+            format!("{tag}-{}", case_slug(&case.name)),
+            &self.json,
+            u64::from(std::process::id()),
+            9090,
+            &self.work,
+        );
+        opts.netns = Some(sw_ns.path());
+        opts.interfaces = ports.iter().map(|(n, _)| (*n, format!("p{n}"))).collect();
+        let mut sw = Bmv2Switch::spawn(opts)?;
+        let mut client = sw.client()?;
+        lh_p4gen::load::load(&mut client, &prog)?;
+
+        let mut pool = FramePool::new(8);
+        let mut send = |sock: &mut RawSocket, port: u32, f: &[u8]| -> Result<(), Bmv2RunError> {
+            let i = pool.alloc_from(f).ok_or_else(|| setup("frame too big"))?;
+            let r = sock.send_batch(&pool, &[(i, ifindex_of_port[&port])]);
+            pool.release(i);
+            match r {
+                Ok(1) => Ok(()),
+                Ok(_) => Err(setup(format!("port {port}: frame not sent"))),
+                Err(e) => Err(setup(format!("port {port}: {e}"))),
+            }
+        };
+        let base_slot: u64 = 1000 * s as u64;
+        let mut out: Vec<(String, Outcome)> = Vec::new();
+        let mut drops = read_drops(&mut client)?;
+        let mut rotations = 0u64;
+        for (idx, f) in case.frames.iter().enumerate() {
+            let bytes = frame::build(f, idx as u32).map_err(setup)?;
+            // A fresh rotation before every frame: the program's one-slice
+            // correction must not fire however slow this harness is.
+            let slot = base_slot + f.cycle * s as u64 + f.slice as u64;
+            send(&mut sock, CPU_PORT, &frame::rotation(f.slice, slot as u32))?;
+            rotations += 1;
+            // BMv2 reads each port on its own thread: wait until the
+            // rotation is taken before the frame goes in on another port
+            // (a frame that overtook it would see the previous rotation,
+            // possibly more than a slice old, and advance the slice).
+            wait_rotations(&mut client, rotations)?;
+            let in_port = if let Some(k) = host_number(&f.ingress) {
+                let k0 = k
+                    .checked_sub(fab.tor * hpt + 1)
+                    .filter(|&x| x < hpt)
+                    .ok_or_else(|| setup(format!("{}: not a host of {}", f.ingress, case.tor)))?;
+                HOST_PORT_BASE + k0 as u32
+            } else {
+                let p = uplink_number(&f.ingress)
+                    .filter(|&p| p < uplinks)
+                    .ok_or_else(|| setup(format!("bad ingress {:?}", f.ingress)))?;
+                UPLINK_PORT_BASE + p as u32
+            };
+            send(&mut sock, in_port, &bytes)?;
+            // Wait until the frame is accounted for: it came out (its marker,
+            // or an ARP reply) or a drop counter moved; then a short settle
+            // for anything else it caused.
+            let t0 = Instant::now();
+            let mut got = Vec::new();
+            let mut dropped = None;
+            loop {
+                collect(
+                    &mut sock,
+                    &port_of_ifindex,
+                    Duration::from_millis(5),
+                    &mut got,
+                );
+                let out_seen = got.iter().any(|(_, fr)| {
+                    let p = frame::parse(fr);
+                    if f.arp {
+                        p.arp_reply_mac.is_some()
+                    } else {
+                        p.index == Some(idx as u32)
+                    }
+                });
+                let after = read_drops(&mut client)?;
+                if let Some((r, _)) = DropReason::ALL
+                    .iter()
+                    .zip(after.iter().zip(&drops))
+                    .find(|(_, (a, b))| a > b)
+                {
+                    dropped = Some(r.name().to_string());
+                }
+                drops = after;
+                if out_seen || dropped.is_some() {
+                    break;
+                }
+                if t0.elapsed() > self.settle {
+                    sw.check()?;
+                    break;
+                }
+            }
+            collect(
+                &mut sock,
+                &port_of_ifindex,
+                Duration::from_millis(20),
+                &mut got,
+            );
+            sw.check()?;
+            out.push((
+                f.id.clone(),
+                outcome(&ports, f.arp, idx as u32, &got, dropped),
+            ));
+        }
+        sw.stop()?;
+        Ok(out)
+    }
+}
+
+fn case_slug(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .take(24)
+        .collect();
+    s.trim_matches('-').to_string()
+}
+
+/// The program's `events` counter index of rotation frames taken (docs/p4.md).
+pub const EV_ROTATION: u32 = 5;
+
+fn wait_rotations(c: &mut Bmv2Client, want: u64) -> Result<(), Bmv2RunError> {
+    let t0 = Instant::now();
+    loop {
+        let v = c.counter_read("events", EV_ROTATION)?.0;
+        if v >= want {
+            return Ok(());
+        }
+        if t0.elapsed() > Duration::from_secs(5) {
+            return Err(setup(format!(
+                "{v} rotation frames taken, not {want}, after 5 s"
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn read_drops(c: &mut Bmv2Client) -> Result<Vec<u64>, Bmv2RunError> {
+    (0..DropReason::COUNT as u32)
+        .map(|i| Ok(c.counter_read("drops", i)?.0))
+        .collect()
+}
+
+/// Frames that came out of the switch until `settle` passed with nothing.
+fn collect(
+    sock: &mut RawSocket,
+    port_of: &BTreeMap<i32, u32>,
+    settle: Duration,
+    got: &mut Vec<(u32, Vec<u8>)>,
+) {
+    let mut buf = vec![0u8; 4096];
+    let mut last = Instant::now();
+    while last.elapsed() < settle {
+        match sock.recv_one(&mut buf, 10) {
+            Ok(Some((n, _, ifx, outgoing))) if !outgoing => {
+                if let Some(&p) = port_of.get(&ifx) {
+                    got.push((p, buf[..n].to_vec()));
+                    last = Instant::now();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn outcome(
+    ports: &[(u32, String)],
+    arp: bool,
+    idx: u32,
+    got: &[(u32, Vec<u8>)],
+    dropped: Option<String>,
+) -> Outcome {
+    let mut o = Expect::default();
+    let mine = got.iter().find(|(_, f)| {
+        let p = frame::parse(f);
+        if arp {
+            p.arp_reply_mac.is_some()
+        } else {
+            p.index == Some(idx)
+        }
+    });
+    match mine {
+        Some((port, f)) => {
+            let p = frame::parse(f);
+            o.out = ports
+                .iter()
+                .find(|(n, _)| n == port)
+                .map(|(_, s)| s.clone());
+            if let Some(sh) = p.shim {
+                o.depart = Some(sh.slice);
+                o.rerouted = sh.flags & FLAG_REROUTED != 0;
+                o.deferred = sh.flags & FLAG_DEFERRED != 0;
+            }
+            o.srh = Some(p.srh);
+            o.arp_reply_for = p.arp_reply_mac.and_then(|m| {
+                let k = u32::from_be_bytes([m[2], m[3], m[4], m[5]]) as usize;
+                (m[..2] == [0, 0] && k > 0).then(|| format!("h{k}"))
+            });
+        }
+        None => o.drop = Some(dropped.unwrap_or_else(|| "lost".into())),
+    }
+    o
+}
+
+/// Compiles the P4 program with p4c-bm2-ss (warnings are failures) into
+/// `out_dir`; returns the JSON path.
+pub fn compile(p4: &Path, out_dir: &Path) -> Result<PathBuf, bmv2_thrift::CompileError> {
+    bmv2_thrift::compile(p4, out_dir, &[])
+}
