@@ -8,20 +8,28 @@
 //! docs/dataplane.md; header layout: docs/wire-formats.md.
 
 pub mod afpacket;
+pub mod calendar;
+pub mod capture;
 pub mod clock;
 pub mod counters;
 pub mod engine;
+pub(crate) mod host;
 pub mod lookup;
 pub mod netns;
+pub mod ocs;
 pub mod pcap;
 pub mod pool;
+pub mod port;
 pub mod sched;
 pub mod timestamp;
+pub(crate) mod tor;
 pub mod wire;
 
 pub use clock::{SliceClock, monotonic_ns};
 pub use counters::{Counters, DropReason, LATENESS_BUCKETS};
 pub use engine::{CapturePoint, EngineOptions, Port};
+pub use ocs::Ocs;
+pub use port::{MemPort, SentFrame};
 
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::Tables;
