@@ -228,6 +228,7 @@ fn spec(hosts: Vec<HostAttach>) -> FabricSpec {
             tor_clock_offset: 0,
         },
         hosts,
+        external: Vec::new(),
     }
 }
 
@@ -292,6 +293,7 @@ fn engine_only(len: usize, secs: f64) -> f64 {
         EngineOptions {
             pool_frames: 4096,
             host_queue_bytes: 64 << 20,
+            epoch: None,
         },
     )
     .unwrap();

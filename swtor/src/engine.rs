@@ -11,20 +11,23 @@
 
 use crate::afpacket::RxFrame;
 use crate::calendar::Calendar;
+use crate::calendar::Refusal;
 use crate::capture::Captures;
-use crate::clock::SliceClock;
-use crate::counters::Counters;
+use crate::clock::{SliceClock, offset};
+use crate::counters::{Counters, DropReason};
 use crate::host::Hosts;
 use crate::lookup::LookupIndex;
 use crate::ocs::Ocs;
 use crate::pool::FramePool;
 use crate::tor::{Ctx, Pipeline};
-use crate::{FabricSpec, Timing};
-use lh_ctrl::TorId;
+use crate::wire;
+use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::Tables;
+use lh_ctrl::{PortId, TorId};
 use std::collections::HashMap;
 use std::io;
+use std::net::Ipv4Addr;
 
 pub use crate::calendar::PACE_SLACK_NS;
 pub use crate::capture::CapturePoint;
@@ -38,6 +41,10 @@ pub struct EngineOptions {
     pub pool_frames: usize,
     /// Byte limit of each host port's egress queue.
     pub host_queue_bytes: u64,
+    /// A fixed slice-clock epoch (CLOCK_MONOTONIC ns of slice 0 of cycle
+    /// 0) for [`crate::start_with`], e.g. one shared with another process or
+    /// chosen by a test; None: the latest aligned cycle boundary.
+    pub epoch: Option<u64>,
 }
 
 impl Default for EngineOptions {
@@ -45,6 +52,7 @@ impl Default for EngineOptions {
         EngineOptions {
             pool_frames: 32 * 1024,
             host_queue_bytes: 4 << 20,
+            epoch: None,
         }
     }
 }
@@ -62,14 +70,33 @@ pub struct Engine<P: Port> {
     cal: Calendar,
     ocs: Ocs,
     cap: Captures,
-    by_ifindex: HashMap<i32, u16>,
+    /// What each interface the port reports is.
+    by_ifindex: HashMap<i32, Iface>,
+    /// Per uplink (`tor * uplinks + port`): the ifindex of an external
+    /// ToR's uplink veth, 0 for a native ToR.
+    ext_uplink: Vec<i32>,
+    /// External ToRs and their CPU interfaces.
+    ext_cpu: Vec<(TorId, i32)>,
+    /// The last ToR-clock slot rotation frames were sent for.
+    rotation_slot: u64,
+    ext_tx: Vec<(u32, i32)>,
     rx: Vec<RxFrame>,
     last_poll: u64,
     pub c: Counters,
 }
 
+/// What an interface is to the engine.
+#[derive(Clone, Copy, Debug)]
+enum Iface {
+    Host(u16),
+    /// An external ToR's uplink `tor * uplinks + port`.
+    Uplink(u32),
+}
+
 impl<P: Port> Engine<P> {
-    /// Builds an engine. `ifindex[i]` is the ifindex of `spec.hosts[i].ifname`.
+    /// Builds an engine. `ifindex[i]` is the ifindex of `spec.hosts[i].ifname`;
+    /// external ToRs' interfaces get the next free numbers as in
+    /// [`Ifindexes::sequential`].
     pub fn new(
         spec: &FabricSpec,
         ifindex: &[i32],
@@ -77,11 +104,37 @@ impl<P: Port> Engine<P> {
         clock: SliceClock,
         opts: EngineOptions,
     ) -> Result<Engine<P>, crate::FabricError> {
+        let mut ix = Ifindexes::sequential(spec);
+        let base = ifindex
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(spec.hosts.len() as i32)
+            - spec.hosts.len() as i32;
+        for x in &mut ix.external {
+            x.uplinks.iter_mut().for_each(|u| *u += base);
+            x.cpu += base;
+        }
+        ix.hosts = ifindex.to_vec();
+        Engine::with_ports(spec, &ix, port, clock, opts)
+    }
+
+    /// Builds an engine on `port` with every interface's index given, and
+    /// the slice clock given (a fixed, test-chosen epoch makes arrival
+    /// slices deterministic: time is passed to [`Engine::poll`]).
+    pub fn with_ports(
+        spec: &FabricSpec,
+        ifindex: &Ifindexes,
+        port: P,
+        clock: SliceClock,
+        opts: EngineOptions,
+    ) -> Result<Engine<P>, crate::FabricError> {
         let (schedule, tables, timing, hosts) =
             (&spec.schedule, &spec.tables, spec.timing, &spec.hosts);
-        if ifindex.len() != hosts.len() {
+        if ifindex.hosts.len() != hosts.len() || ifindex.external.len() != spec.external.len() {
             return Err(crate::FabricError::Spec(
-                "one ifindex per host is needed".into(),
+                "one ifindex per host and one set per external ToR are needed".into(),
             ));
         }
         let tors = schedule.tors();
@@ -96,8 +149,30 @@ impl<P: Port> Engine<P> {
                     h.ip, h.tor
                 )));
             }
-            let k = hs.add(h.ip, h.mac, h.tor, ifindex[i]);
-            by_ifindex.insert(ifindex[i], k);
+            if spec.is_external(h.tor) {
+                hs.add(h.ip, h.mac, h.tor, 0);
+            } else {
+                let k = hs.add(h.ip, h.mac, h.tor, ifindex.hosts[i]);
+                by_ifindex.insert(ifindex.hosts[i], Iface::Host(k));
+            }
+        }
+        let mut ext_uplink = vec![0; tors * uplinks];
+        let mut ext_cpu = Vec::new();
+        for (x, ExternalIfindexes { uplinks: ups, cpu }) in
+            spec.external.iter().zip(&ifindex.external)
+        {
+            if x.tor as usize >= tors || ups.len() != uplinks {
+                return Err(crate::FabricError::Spec(format!(
+                    "external ToR {} needs one interface per uplink ({uplinks})",
+                    x.tor
+                )));
+            }
+            for (p, &ifx) in ups.iter().enumerate() {
+                let tu = x.tor as usize * uplinks + p;
+                ext_uplink[tu] = ifx;
+                by_ifindex.insert(ifx, Iface::Uplink(tu as u32));
+            }
+            ext_cpu.push((x.tor, *cpu));
         }
         Ok(Engine {
             port,
@@ -113,6 +188,10 @@ impl<P: Port> Engine<P> {
             ocs: Ocs::new(schedule, &timing, clock),
             cap: Captures::new(tors * uplinks),
             by_ifindex,
+            ext_uplink,
+            ext_cpu,
+            rotation_slot: u64::MAX,
+            ext_tx: Vec::with_capacity(crate::afpacket::BATCH),
             rx: Vec::with_capacity(crate::afpacket::BATCH),
             last_poll: 0,
             c: Counters::default(),
@@ -136,6 +215,39 @@ impl<P: Port> Engine<P> {
         &self.ocs
     }
 
+    /// The port of the attached host with this IP (None: unknown, or a
+    /// host of an external ToR).
+    pub fn host_ifindex(&self, ip: Ipv4Addr) -> Option<i32> {
+        self.hosts
+            .by_ip(&ip)
+            .map(|h| self.hosts.ifindex(h))
+            .filter(|&x| x != 0)
+    }
+
+    /// The uplink interface of external ToR `tor`, port `port`.
+    pub fn uplink_ifindex(&self, tor: TorId, port: PortId) -> Option<i32> {
+        if tor as usize >= self.tors || port as usize >= self.uplinks {
+            return None;
+        }
+        Some(self.ext_uplink[tor as usize * self.uplinks + port as usize]).filter(|&x| x != 0)
+    }
+
+    /// The CPU interface (rotation frames) of external ToR `tor`.
+    pub fn cpu_ifindex(&self, tor: TorId) -> Option<i32> {
+        self.ext_cpu.iter().find(|x| x.0 == tor).map(|x| x.1)
+    }
+
+    /// Which external ToR uplink an interface is.
+    pub fn uplink_of_ifindex(&self, ifindex: i32) -> Option<(TorId, PortId)> {
+        match self.by_ifindex.get(&ifindex)? {
+            Iface::Uplink(tu) => Some((
+                (*tu as usize / self.uplinks) as TorId,
+                (*tu as usize % self.uplinks) as PortId,
+            )),
+            Iface::Host(_) => None,
+        }
+    }
+
     /// One loop iteration at time `now`: OCS deliveries, host receive,
     /// uplink transmit, host transmit. Returns true if anything moved.
     pub fn poll(&mut self, now: u64) -> io::Result<bool> {
@@ -145,6 +257,9 @@ impl<P: Port> Engine<P> {
         }
         self.last_poll = now;
         self.port.poll_start(now);
+        if !self.ext_cpu.is_empty() {
+            self.send_rotation(now);
+        }
         let mut busy = self.deliver_lines(now);
         busy |= self.receive(now)?;
         busy |= self.cal.rotate(
@@ -239,10 +354,17 @@ impl<P: Port> Engine<P> {
         for f in rx.iter().copied() {
             // Process at the port's receive stamp (never before `now`).
             let t = self.pool.meta(f.idx).t.max(now);
-            let Some(&h) = self.by_ifindex.get(&f.ifindex) else {
-                self.c.foreign += 1;
-                self.pool.release(f.idx);
-                continue;
+            let h = match self.by_ifindex.get(&f.ifindex) {
+                Some(&Iface::Host(h)) => h,
+                Some(&Iface::Uplink(tu)) => {
+                    self.external_ingress(f, tu as usize, t);
+                    continue;
+                }
+                None => {
+                    self.c.foreign += 1;
+                    self.pool.release(f.idx);
+                    continue;
+                }
             };
             if let Some(tor) = self.hosts.receive(&mut self.pool, &mut self.c, h, f) {
                 let mut x = Ctx {
@@ -266,11 +388,18 @@ impl<P: Port> Engine<P> {
             {
                 self.c.queued -= 1;
                 self.c.ocs_delivered += 1;
-                self.cap.tap(
-                    peer_tor as usize * self.uplinks + peer_port as usize,
-                    at,
-                    self.pool.data(i),
-                );
+                let peer_tu = peer_tor as usize * self.uplinks + peer_port as usize;
+                self.cap.tap(peer_tu, at, self.pool.data(i));
+                busy = true;
+                let ifx = self.ext_uplink[peer_tu];
+                if ifx != 0 {
+                    // An external ToR: out of its uplink veth, untagged.
+                    self.ext_tx.push((i, ifx));
+                    if self.ext_tx.len() == crate::afpacket::BATCH {
+                        self.flush_external();
+                    }
+                    continue;
+                }
                 // forward() re-counts it as queued if it is enqueued again.
                 let mut x = Ctx {
                     pool: &mut self.pool,
@@ -279,10 +408,106 @@ impl<P: Port> Engine<P> {
                     cal: &mut self.cal,
                 };
                 self.tor.forward(&mut x, peer_tor, true, i, now);
-                busy = true;
             }
         }
+        if !self.ext_tx.is_empty() {
+            self.flush_external();
+        }
         busy
+    }
+
+    /// Sends the frames the OCS delivered to external ToRs; what the port
+    /// does not take is dropped as `tx_error` (they left `queued` already).
+    fn flush_external(&mut self) {
+        let sent = match self.port.send_batch(&self.pool, &self.ext_tx) {
+            Ok(n) => n,
+            Err(e) => {
+                tracing::debug!("external uplink transmit: {e}");
+                0
+            }
+        };
+        for (k, &(i, _)) in self.ext_tx.iter().enumerate() {
+            if k < sent {
+                self.c.to_external += 1;
+            } else {
+                self.c.drop_one(DropReason::TxError);
+            }
+            self.pool.release(i);
+        }
+        self.ext_tx.clear();
+    }
+
+    /// A frame an external ToR sent on uplink `tu` (received at true time
+    /// `now`): strip its departure tag and put it into that calendar queue,
+    /// without a pipeline (the ToR decided); only the buffer is checked.
+    fn external_ingress(&mut self, f: RxFrame, tu: usize, now: u64) {
+        let i = f.idx;
+        self.c.from_external += 1;
+        let tag = if f.truncated {
+            return self.drop_frame(i, DropReason::TooBig);
+        } else {
+            match wire::shim_strip_departure(&mut self.pool, i) {
+                Some(t) => t,
+                None => return self.drop_frame(i, DropReason::BadHeader),
+            }
+        };
+        let tor = (tu / self.uplinks) as TorId;
+        let port = (tu % self.uplinks) as PortId;
+        // The destination ToR (the electrical fabric forwards by it).
+        let dst = match wire::ipv4_dst(self.pool.data(i)) {
+            Some(ip) => match self.hosts.by_ip(&ip) {
+                Some(h) => self.hosts.tor(h),
+                None => return self.drop_frame(i, DropReason::UnknownHost),
+            },
+            None => return self.drop_frame(i, DropReason::BadHeader),
+        };
+        let len = self.pool.meta(i).len as u64;
+        let q = match self.cal.admit_buffer(tor, port, tag.slice, len) {
+            Ok(q) => q,
+            Err(Refusal::Full) => return self.drop_frame(i, DropReason::QueueFull),
+            Err(_) => return self.drop_frame(i, DropReason::BadHeader),
+        };
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let slot = self.clock.slot(tnow) as u32;
+        if (tag.slot.wrapping_sub(slot) as i32) < 0 {
+            // BMv2 was slow: the slot passed; the frame waits for the next
+            // occurrence of its slice.
+            self.c.late_from_tor += 1;
+        }
+        self.pool.meta_mut(i).tag = 0;
+        self.cal
+            .enqueue(&mut self.pool, &mut self.c, tor, dst, port, q, i, tnow);
+    }
+
+    /// One rotation frame per external ToR on its CPU port at every slot
+    /// start (ToR clock); a slot the thread missed entirely is skipped.
+    fn send_rotation(&mut self, now: u64) {
+        let slot = self.clock.slot(offset(now, self.timing.tor_clock_offset));
+        if slot == self.rotation_slot {
+            return;
+        }
+        self.rotation_slot = slot;
+        let slice = (slot % self.s as u64) as u16;
+        self.ext_tx.clear();
+        for k in 0..self.ext_cpu.len() {
+            let Some(i) = self.pool.alloc_from(&[0u8; wire::ROTATION_FRAME_LEN]) else {
+                break;
+            };
+            wire::rotation_frame(self.pool.data_mut(i), slice, slot as u32);
+            self.ext_tx.push((i, self.ext_cpu[k].1));
+        }
+        let sent = self.port.send_batch(&self.pool, &self.ext_tx).unwrap_or(0);
+        self.c.rotation_tx += sent as u64;
+        for &(i, _) in &self.ext_tx {
+            self.pool.release(i);
+        }
+        self.ext_tx.clear();
+    }
+
+    #[inline]
+    fn drop_frame(&mut self, i: u32, r: DropReason) {
+        self.c.drop_one(r);
+        self.pool.release(i);
     }
 }
 
@@ -373,6 +598,7 @@ mod tests {
                 tor_clock_offset: offset,
             },
             hosts,
+            external: Vec::new(),
         };
         test_engine(&spec, 4)
     }
@@ -525,6 +751,7 @@ mod tests {
                 tor_clock_offset: 0,
             },
             hosts,
+            external: Vec::new(),
         }
     }
 

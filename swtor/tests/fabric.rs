@@ -64,6 +64,7 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
         tables,
         timing: timing(100, 1, 10_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -178,6 +179,7 @@ fn probes_leave_only_inside_the_usable_window() {
         tables,
         timing: timing(slice / 1000, dark / 1000, 1_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
@@ -257,6 +259,7 @@ fn tables_without_a_circuit_give_no_circuit_drops() {
         tables,
         timing: timing(500, 50, 1_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
@@ -301,6 +304,7 @@ fn tor_clock_ahead_of_the_ocs_gives_guardband_drops() {
         tables,
         timing: t,
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
@@ -381,6 +385,7 @@ fn slice_miss_reroutes_to_the_alternate_then_defers() {
         tables,
         timing: timing(4000, 400, 2_500_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
@@ -488,6 +493,7 @@ fn source_route_crosses_a_transit_tor_and_shows_in_the_uplink_pcap() {
         tables,
         timing: timing(1000, 50, 1_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -553,6 +559,7 @@ fn tcp_crosses_the_fabric() {
         tables,
         timing: timing(100, 1, 10_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let ip2 = net.hosts[1].ip;
@@ -613,6 +620,7 @@ fn reconfigure_moves_a_circuit_at_runtime() {
         tables: t(),
         timing: timing(100, 10, 1_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);

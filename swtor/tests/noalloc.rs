@@ -123,6 +123,7 @@ fn run(spec: FabricSpec) {
         EngineOptions {
             pool_frames: 8192,
             host_queue_bytes: 1 << 20,
+            epoch: None,
         },
     )
     .unwrap();
@@ -220,6 +221,7 @@ fn per_hop_rotation_path_does_not_allocate() {
         tables: t,
         timing: timing(20_000),
         hosts: hosts([0, 1]),
+        external: Vec::new(),
     });
 }
 
@@ -260,5 +262,6 @@ fn source_route_path_does_not_allocate() {
         tables: t,
         timing: timing(100_000),
         hosts: hosts([0, 2]),
+        external: Vec::new(),
     });
 }
