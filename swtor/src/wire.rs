@@ -156,31 +156,40 @@ pub fn ipv4_dst(f: &[u8]) -> Option<Ipv4Addr> {
     Some(Ipv4Addr::new(h[16], h[17], h[18], h[19]))
 }
 
-/// FNV-1a over (src, dst, proto, src port, dst port): the flow hash used for
-/// flow multipath and per-flow byte counts. Ports are zero for non-TCP/UDP
-/// and for fragments after the first.
+/// Bytes the flow hash covers, in order: source IP, destination IP,
+/// protocol, source port, destination port (network byte order).
+pub const FLOW_KEY_LEN: usize = 13;
+
+/// The flow key of an IPv4 frame (after any source-route header): the
+/// 5-tuple in network byte order; ports are zero for non-TCP/UDP and for
+/// fragments after the first. None if there is no IPv4 header.
 #[inline]
-pub fn flow_hash(f: &[u8]) -> u32 {
+pub fn flow_key(f: &[u8]) -> Option<[u8; FLOW_KEY_LEN]> {
     let o = l3_offset(f);
-    let Some(h) = f.get(o..o + 20) else {
-        return 0;
-    };
+    let h = f.get(o..o + 20)?;
     let ihl = (h[0] & 0x0f) as usize * 4;
     let proto = h[9];
     let frag_off = u16::from_be_bytes([h[6], h[7]]) & 0x1fff;
-    let mut ports = [0u8; 4];
+    let mut k = [0u8; FLOW_KEY_LEN];
+    k[..8].copy_from_slice(&h[12..20]);
+    k[8] = proto;
     if (proto == 6 || proto == 17)
         && frag_off == 0
         && let Some(p) = f.get(o + ihl..o + ihl + 4)
     {
-        ports.copy_from_slice(p);
+        k[9..13].copy_from_slice(p);
     }
-    let mut x: u32 = 0x811c_9dc5;
-    for b in h[12..20].iter().chain([proto].iter()).chain(ports.iter()) {
-        x ^= *b as u32;
-        x = x.wrapping_mul(0x0100_0193);
-    }
-    x
+    Some(k)
+}
+
+/// Standard CRC-32 (IEEE 802.3, reflected, init and final XOR 0xFFFFFFFF:
+/// the P4 `HashAlgorithm.crc32` of BMv2) over [`flow_key`]: the flow hash
+/// for flow multipath (bucket = hash % buckets) and per-flow byte counts,
+/// so a P4 ToR computes the same buckets (docs/p4.md, "Flow hash"). 0 for
+/// frames without an IPv4 header.
+#[inline]
+pub fn flow_hash(f: &[u8]) -> u32 {
+    flow_key(f).map_or(0, |k| crc32fast::hash(&k))
 }
 
 /// A parsed ARP request for IPv4 over Ethernet: (sender MAC, sender IP,
@@ -405,6 +414,28 @@ mod tests {
         assert_eq!(p.data(j), &rot[..]);
         // Truncated: no tag.
         assert_eq!(shim_parse(&f[..23]), None);
+    }
+
+    #[test]
+    fn flow_hash_is_crc32_of_the_five_tuple() {
+        // CRC-32 check value of the standard ("123456789" -> 0xCBF43926).
+        assert_eq!(crc32fast::hash(b"123456789"), 0xCBF4_3926);
+        // Test vector (docs/p4.md, "Flow hash"): UDP 10.0.0.1:1000 ->
+        // 10.0.0.2:2000.
+        let f = udp_frame();
+        let key = [10, 0, 0, 1, 10, 0, 0, 2, 17, 0x03, 0xE8, 0x07, 0xD0];
+        assert_eq!(flow_key(&f), Some(key));
+        assert_eq!(flow_hash(&f), 0x2359_B4D8);
+        // Not TCP/UDP (ICMP): ports count as zero.
+        let mut icmp = f.clone();
+        icmp[23] = 1;
+        assert_eq!(&flow_key(&icmp).unwrap()[8..], &[1, 0, 0, 0, 0]);
+        assert_eq!(flow_hash(&icmp), 0x3F6F_49BF);
+        // A later fragment: ports zero too.
+        let mut frag = f.clone();
+        frag[20..22].copy_from_slice(&0x0010u16.to_be_bytes());
+        assert_eq!(&flow_key(&frag).unwrap()[9..], &[0, 0, 0, 0]);
+        assert_eq!(flow_hash(&[0u8; 20]), 0);
     }
 
     #[test]
