@@ -1,7 +1,7 @@
 //! Uplink taps: pcap files of what the OCS sees on a ToR uplink.
 
 use crate::pcap::PcapWriter;
-use crate::pool::MAX_FRAME;
+use crate::pool::{FramePool, MAX_FRAME};
 use lh_ctrl::PortId;
 use std::io::{self, BufWriter};
 
@@ -53,10 +53,12 @@ impl Captures {
         }
     }
 
-    /// Records `frame` on uplink `tu` at CLOCK_MONOTONIC time `t`, if tapped.
+    /// Records frame `i` on uplink `tu` at CLOCK_MONOTONIC time `t`, if
+    /// tapped (the frame's bytes are only looked at then).
     #[inline]
-    pub(crate) fn tap(&mut self, tu: usize, t: u64, frame: &[u8]) {
+    pub(crate) fn tap(&mut self, tu: usize, t: u64, pool: &FramePool, i: u32) {
         if let Some(c) = &mut self.taps[tu] {
+            let frame = pool.data(i);
             let ts = (t as i64 + c.unix_off).max(0) as u64;
             let _ = c.w.write(ts, frame, frame.len());
         }

@@ -15,6 +15,7 @@ use crate::calendar::Refusal;
 use crate::capture::Captures;
 use crate::clock::{SliceClock, offset};
 use crate::counters::{Counters, DropReason};
+use crate::fastmap::IntMap;
 use crate::host::Hosts;
 use crate::lookup::LookupIndex;
 use crate::ocs::Ocs;
@@ -25,7 +26,6 @@ use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::Tables;
 use lh_ctrl::{PortId, TorId};
-use std::collections::HashMap;
 use std::io;
 use std::net::Ipv4Addr;
 
@@ -71,7 +71,7 @@ pub struct Engine<P: Port> {
     ocs: Ocs,
     cap: Captures,
     /// What each interface the port reports is.
-    by_ifindex: HashMap<i32, Iface>,
+    by_ifindex: IntMap<i32, Iface>,
     /// Per uplink (`tor * uplinks + port`): the ifindex of an external
     /// ToR's uplink veth, 0 for a native ToR.
     ext_uplink: Vec<i32>,
@@ -141,7 +141,7 @@ impl<P: Port> Engine<P> {
         let uplinks = schedule.uplinks();
         let s = schedule.slices();
         let mut hs = Hosts::new(opts.host_queue_bytes, timing.host_rate);
-        let mut by_ifindex = HashMap::new();
+        let mut by_ifindex = IntMap::default();
         for (i, h) in hosts.iter().enumerate() {
             if h.tor as usize >= tors {
                 return Err(crate::FabricError::Spec(format!(
@@ -389,7 +389,7 @@ impl<P: Port> Engine<P> {
                 self.c.queued -= 1;
                 self.c.ocs_delivered += 1;
                 let peer_tu = peer_tor as usize * self.uplinks + peer_port as usize;
-                self.cap.tap(peer_tu, at, self.pool.data(i));
+                self.cap.tap(peer_tu, at, &self.pool, i);
                 busy = true;
                 let ifx = self.ext_uplink[peer_tu];
                 if ifx != 0 {

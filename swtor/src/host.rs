@@ -6,12 +6,12 @@
 use crate::afpacket::{BATCH, RxFrame};
 use crate::calendar::PACE_SLACK_NS;
 use crate::counters::{Counters, DropReason};
+use crate::fastmap::IntMap;
 use crate::pool::{FramePool, FrameQueue, NIL};
 use crate::port::Port;
 use crate::wire;
 use lh_ctrl::TorId;
 use lh_ctrl::units::BitsPerSec;
-use std::collections::HashMap;
 use std::io;
 use std::net::Ipv4Addr;
 
@@ -26,7 +26,8 @@ pub(crate) struct Host {
 
 pub(crate) struct Hosts {
     hosts: Vec<Host>,
-    by_ip: HashMap<Ipv4Addr, u16>,
+    /// Keyed by the address as a `u32`.
+    by_ip: IntMap<u32, u16>,
     queue_limit: u64,
     rate: BitsPerSec,
     rr: usize,
@@ -38,7 +39,7 @@ impl Hosts {
     pub(crate) fn new(queue_limit: u64, rate: BitsPerSec) -> Hosts {
         Hosts {
             hosts: Vec::new(),
-            by_ip: HashMap::new(),
+            by_ip: IntMap::default(),
             queue_limit,
             rate,
             rr: 0,
@@ -50,7 +51,7 @@ impl Hosts {
     /// Adds a host; `ifindex` 0 means it has no port here.
     pub(crate) fn add(&mut self, ip: Ipv4Addr, mac: [u8; 6], tor: TorId, ifindex: i32) -> u16 {
         let h = self.hosts.len() as u16;
-        self.by_ip.insert(ip, h);
+        self.by_ip.insert(u32::from(ip), h);
         self.hosts.push(Host {
             mac,
             tor,
@@ -63,7 +64,7 @@ impl Hosts {
 
     #[inline]
     pub(crate) fn by_ip(&self, ip: &Ipv4Addr) -> Option<u16> {
-        self.by_ip.get(ip).copied()
+        self.by_ip.get(&u32::from(*ip)).copied()
     }
 
     #[inline]

@@ -13,6 +13,7 @@ pub mod capture;
 pub mod clock;
 pub mod counters;
 pub mod engine;
+pub(crate) mod fastmap;
 pub(crate) mod host;
 pub mod lookup;
 pub mod netns;

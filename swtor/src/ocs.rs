@@ -136,7 +136,7 @@ impl Ocs {
         done: u64,
     ) {
         let tu = tor * self.uplinks + port;
-        cap.tap(tu, tx, pool.data(i));
+        cap.tap(tu, tx, pool, i);
         let dst = (pool.meta(i).tag >> 8) as TorId;
         match self.check(tor as TorId, port as PortId, dst, tx, done) {
             Err(r) => {
