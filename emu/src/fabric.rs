@@ -25,6 +25,7 @@ pub fn start(net: &Net, c: &Compiled) -> Result<FabricHandle, FabricError> {
         tables: c.tables.clone(),
         timing: Timing::from_config(&c.config),
         hosts: host_attach(net),
+        external: Vec::new(),
     };
     swtor::start(spec, Some(&net.fabric_ns()))
 }

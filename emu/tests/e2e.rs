@@ -234,6 +234,7 @@ fn no_circuit_drops_are_counted() {
         tables: c.tables.clone(),
         timing: swtor::Timing::from_config(&c.config),
         hosts: fabric::host_attach(&net),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_ns())).expect("data plane starts");
     let (src, dst) = (&net.plan.hosts[0], &net.plan.hosts[2]);

@@ -4,6 +4,10 @@
 //!
 //!     cargo run --release -p swtor --example bench_forward -- [seconds] [frame bytes...]
 //!
+//! With `SWTOR_BENCH_ENGINE_ONLY=1` only the engine-alone mode runs (no
+//! root, no namespaces; prints frame bytes and kpps), for A/B comparisons
+//! of engine changes.
+//!
 //! Needs root. Counts frames arriving at h2's veth (kernel rx_packets), so
 //! the receiver costs no CPU; the sender blasts with AF_PACKET sendmmsg.
 
@@ -228,6 +232,7 @@ fn spec(hosts: Vec<HostAttach>) -> FabricSpec {
             tor_clock_offset: 0,
         },
         hosts,
+        external: Vec::new(),
     }
 }
 
@@ -292,6 +297,7 @@ fn engine_only(len: usize, secs: f64) -> f64 {
         EngineOptions {
             pool_frames: 4096,
             host_queue_bytes: 64 << 20,
+            epoch: None,
         },
     )
     .unwrap();
@@ -303,6 +309,14 @@ fn engine_only(len: usize, secs: f64) -> f64 {
 }
 
 fn main() {
+    if std::env::var_os("SWTOR_BENCH_ENGINE_ONLY").is_some() {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let secs: f64 = args.first().and_then(|s| s.parse().ok()).unwrap_or(2.0);
+        for len in args.iter().skip(1).filter_map(|s| s.parse::<usize>().ok()) {
+            println!("{len:>11}  {:>16.0}", engine_only(len, secs) / 1e3);
+        }
+        return;
+    }
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("bench_forward needs root (network namespaces, AF_PACKET)");

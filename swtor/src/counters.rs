@@ -33,7 +33,8 @@ pub enum DropReason {
     TxError,
     /// The frame crossed more ToRs than `MAX_HOPS` (a routing loop).
     HopLimit,
-    /// Malformed source-route header.
+    /// Malformed source-route header, or a frame on an external ToR's
+    /// uplink without a valid departure tag.
     BadHeader,
 }
 
@@ -84,8 +85,10 @@ impl fmt::Display for DropReason {
 /// loop iterations, so the conservation law holds exactly).
 ///
 /// `sent` counts every non-ARP frame accepted from a host port (IPv6 and
-/// other EtherTypes too: they are then counted as dropped), so
-/// `sent == delivered + dropped_total() + queued` always.
+/// other EtherTypes too: they are then counted as dropped) and
+/// `from_external` every frame received on an external ToR's uplink, so
+/// `sent + from_external == delivered + to_external + dropped_total() +
+/// queued` always.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counters {
     /// Frames accepted from host ports (all but ARP).
@@ -118,6 +121,18 @@ pub struct Counters {
     pub carried_over: u64,
     /// Frames from interfaces that are no host port (ignored, not counted).
     pub foreign: u64,
+    /// Frames received on external ToRs' uplinks (they enter the calendar
+    /// queues or are dropped, e.g. `bad_header` without a departure tag).
+    pub from_external: u64,
+    /// Frames the OCS delivered to external ToRs (sent out of their uplink
+    /// veths); they leave the fabric's accounting there.
+    pub to_external: u64,
+    /// Frames from external ToRs whose departure slot had already passed
+    /// when swtor received them (they wait for the next occurrence of
+    /// their departure slice).
+    pub late_from_tor: u64,
+    /// Rotation frames sent on external ToRs' CPU ports (not data).
+    pub rotation_tx: u64,
     /// Bytes accepted from host ports.
     pub sent_bytes: u64,
     /// Bytes handed to host ports.
@@ -170,9 +185,10 @@ impl Counters {
     pub fn drop_one(&mut self, r: DropReason) {
         self.dropped[r as usize] += 1;
     }
-    /// `sent == delivered + dropped + queued`.
+    /// `sent + from_external == delivered + to_external + dropped + queued`.
     pub fn conservation_holds(&self) -> bool {
-        self.sent == self.delivered + self.dropped_total() + self.queued
+        self.sent + self.from_external
+            == self.delivered + self.to_external + self.dropped_total() + self.queued
     }
     /// Records `n` slot boundaries first polled `lateness_ns` after they
     /// passed (fixed buckets: no allocation on the data plane's loop).
@@ -237,6 +253,13 @@ impl fmt::Display for Counters {
         )?;
         for (r, n) in self.drops() {
             write!(f, " {r}={n}")?;
+        }
+        if self.from_external + self.to_external > 0 {
+            write!(
+                f,
+                " from_external {} to_external {} late_from_tor {}",
+                self.from_external, self.to_external, self.late_from_tor
+            )?;
         }
         write!(
             f,

@@ -1,159 +1,38 @@
-//! The data-plane engine: native ToRs (time-flow lookup, calendar queues,
-//! slice-miss admission, rerouting) and the emulated OCS (independent circuit
-//! and guardband checks, propagation delay line). One OS thread drives it
-//! with [`Engine::poll`]; nothing here allocates per packet.
+//! The data-plane engine: composes host ports ([`crate::host`]), the native
+//! ToR pipeline ([`crate::tor`]), calendar queues with queue rotation
+//! ([`crate::calendar`]), the OCS ([`crate::ocs::Ocs`]) and uplink taps
+//! ([`crate::capture`]). One OS thread drives it with [`Engine::poll`];
+//! nothing here allocates per packet.
 //!
-//! Times: `now` is CLOCK_MONOTONIC ns (the OCS's truth). A ToR's view is
-//! `now + tor_clock_offset`; every ToR decision (arrival slice, admission,
-//! queue rotation, pacing) uses that view, the OCS uses the truth.
+//! Times: `now` is CLOCK_MONOTONIC ns (the OCS's truth), passed in. A
+//! ToR's view is `now + tor_clock_offset`; every ToR decision (arrival
+//! slice, admission, queue rotation, pacing) uses that view, the OCS uses
+//! the truth.
 
 use crate::afpacket::RxFrame;
+use crate::calendar::Calendar;
+use crate::calendar::Refusal;
+use crate::capture::Captures;
 use crate::clock::{SliceClock, offset};
 use crate::counters::{Counters, DropReason};
-use crate::lookup::{LookupIndex, Step};
-use crate::pcap::PcapWriter;
-use crate::pool::{FramePool, FrameQueue, MAX_FRAME, NIL};
+use crate::fastmap::IntMap;
+use crate::host::Hosts;
+use crate::lookup::LookupIndex;
+use crate::ocs::Ocs;
+use crate::pool::FramePool;
+use crate::tor::{Ctx, Pipeline};
 use crate::wire;
-use crate::{FabricSpec, Timing};
-use lh_ctrl::config::Multipath;
-use lh_ctrl::schedule::{Endpoint, LinkKind, Schedule};
+use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
+use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::Tables;
-use lh_ctrl::units::BitsPerSec;
-use lh_ctrl::{PortId, SliceId, TorId};
-use std::collections::HashMap;
-use std::io::{self, BufWriter};
+use lh_ctrl::{PortId, TorId};
+use std::io;
 use std::net::Ipv4Addr;
 
-/// Frames may cross at most this many ToRs (guards against table loops).
-pub const MAX_HOPS: u8 = 16;
-/// How far a paced link's virtual clock may trail real time, so a late loop
-/// iteration can catch up with a short burst instead of losing capacity.
-pub const PACE_SLACK_NS: u64 = 200_000;
-/// Peer-table marker of an electrical port: it reaches the frame's
-/// destination ToR (same port index) at any time.
-const ELECTRICAL: u32 = u32::MAX - 1;
-/// Flow byte counters for UCMP classes (direct-mapped by flow hash).
-const FLOW_SLOTS: usize = 1 << 16;
-
-/// A batch-oriented frame port: the host-facing AF_PACKET socket, or a
-/// veth-attached external ToR joining the OCS later.
-pub trait Port: Send {
-    /// Receives frames into fresh pool slots, appending them to `out`, and
-    /// stamps each `Meta::t` with its receive time (at least `now`).
-    fn recv_batch(
-        &mut self,
-        pool: &mut FramePool,
-        out: &mut Vec<RxFrame>,
-        now: u64,
-    ) -> io::Result<usize>;
-    /// Sends (pool index, ifindex) frames; returns how many leading frames
-    /// were taken. The caller keeps ownership of the slots.
-    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize>;
-    /// Frames the port lost before the engine saw them (e.g. a full kernel
-    /// socket buffer) since the previous call.
-    fn take_drops(&mut self) -> u64 {
-        0
-    }
-}
-
-impl Port for crate::afpacket::RawSocket {
-    fn recv_batch(
-        &mut self,
-        pool: &mut FramePool,
-        out: &mut Vec<RxFrame>,
-        now: u64,
-    ) -> io::Result<usize> {
-        crate::afpacket::RawSocket::recv_batch(self, pool, out, now)
-    }
-    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
-        crate::afpacket::RawSocket::send_batch(self, pool, frames)
-    }
-    fn take_drops(&mut self) -> u64 {
-        crate::afpacket::RawSocket::take_drops(self).unwrap_or(0)
-    }
-}
-
-/// Which frames of a ToR a capture records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CapturePoint {
-    /// Both directions of an optical uplink, as the OCS sees them: frames the
-    /// ToR transmits (stamped at transmit start) and frames the OCS delivers
-    /// to it (stamped at delivery).
-    Uplink(PortId),
-}
-
-struct Host {
-    mac: [u8; 6],
-    tor: TorId,
-    ifindex: i32,
-    egress: FrameQueue,
-    next_free: u64,
-}
-
-struct Capture {
-    w: PcapWriter<BufWriter<std::fs::File>>,
-    unix_off: i64,
-}
-
-pub struct Engine<P: Port> {
-    port: P,
-    pool: FramePool,
-    ix: LookupIndex,
-    timing: Timing,
-    clock: SliceClock,
-    /// Per uplink index: its serialisation rate (electrical ports of a
-    /// hybrid fabric run at `Timing::electrical_rate`).
-    rate: Vec<BitsPerSec>,
-    s: usize,
-    rotation: bool,
-    tors: usize,
-    uplinks: usize,
-    dark: u64,
-    multipath: Multipath,
-    thresholds: Vec<u64>,
-    /// `[slice][tor * uplinks + port]`: (peer tor, peer port), u32::MAX =
-    /// none, [`ELECTRICAL`] = the frame's destination ToR.
-    peer: Vec<u32>,
-    /// `[slice][tor * uplinks + port]`: circuit differs from previous slice.
-    changed: Vec<bool>,
-    /// `[(tor * uplinks + port) * S + slice]`.
-    cal: Vec<FrameQueue>,
-    /// Frames queued per uplink over all its calendar queues.
-    pending: Vec<u32>,
-    /// Per uplink: ToR-time when the link is free again (pacing).
-    next_free: Vec<u64>,
-    /// Per uplink: the OCS delay line (frames in flight, in send order).
-    line: Vec<FrameQueue>,
-    /// Per ToR: the last slot whose end was accounted (carried_over).
-    last_slot: Vec<u64>,
-    hosts: Vec<Host>,
-    by_ip: HashMap<Ipv4Addr, u16>,
-    by_ifindex: HashMap<i32, u16>,
-    host_queue_bytes: u64,
-    pkt_seq: Vec<u32>,
-    flow_bytes: Vec<u64>,
-    rx: Vec<RxFrame>,
-    tx: Vec<(u32, i32)>,
-    tx_host: Vec<u16>,
-    captures: Vec<Option<Capture>>,
-    last_poll: u64,
-    host_rr: usize,
-    /// Per uplink: until when its circuit is dark after a runtime
-    /// reconfiguration (TA topology update). The number is compared with
-    /// each side's own clock, like a switch time announced by a controller:
-    /// a ToR whose clock runs ahead sends into the OCS's dark time.
-    dark_until: Vec<u64>,
-    pub c: Counters,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Refusal {
-    Full,
-    /// The frame fits the buffer but not what the circuit can still carry
-    /// in that slice; carries the queue it would have gone to.
-    Miss(usize),
-    NoPort,
-}
+pub use crate::calendar::PACE_SLACK_NS;
+pub use crate::capture::CapturePoint;
+pub use crate::port::{MemPort, Port, SentFrame};
+pub use crate::tor::MAX_HOPS;
 
 /// Tunables of the engine beyond [`Timing`].
 #[derive(Clone, Copy, Debug)]
@@ -162,6 +41,10 @@ pub struct EngineOptions {
     pub pool_frames: usize,
     /// Byte limit of each host port's egress queue.
     pub host_queue_bytes: u64,
+    /// A fixed slice-clock epoch (CLOCK_MONOTONIC ns of slice 0 of cycle
+    /// 0) for [`crate::start_with`], e.g. one shared with another process or
+    /// chosen by a test; None: the latest aligned cycle boundary.
+    pub epoch: Option<u64>,
 }
 
 impl Default for EngineOptions {
@@ -169,12 +52,51 @@ impl Default for EngineOptions {
         EngineOptions {
             pool_frames: 32 * 1024,
             host_queue_bytes: 4 << 20,
+            epoch: None,
         }
     }
 }
 
+pub struct Engine<P: Port> {
+    port: P,
+    pool: FramePool,
+    timing: Timing,
+    clock: SliceClock,
+    tors: usize,
+    uplinks: usize,
+    s: usize,
+    hosts: Hosts,
+    tor: Pipeline,
+    cal: Calendar,
+    ocs: Ocs,
+    cap: Captures,
+    /// What each interface the port reports is.
+    by_ifindex: IntMap<i32, Iface>,
+    /// Per uplink (`tor * uplinks + port`): the ifindex of an external
+    /// ToR's uplink veth, 0 for a native ToR.
+    ext_uplink: Vec<i32>,
+    /// External ToRs and their CPU interfaces.
+    ext_cpu: Vec<(TorId, i32)>,
+    /// The last ToR-clock slot rotation frames were sent for.
+    rotation_slot: u64,
+    ext_tx: Vec<(u32, i32)>,
+    rx: Vec<RxFrame>,
+    last_poll: u64,
+    pub c: Counters,
+}
+
+/// What an interface is to the engine.
+#[derive(Clone, Copy, Debug)]
+enum Iface {
+    Host(u16),
+    /// An external ToR's uplink `tor * uplinks + port`.
+    Uplink(u32),
+}
+
 impl<P: Port> Engine<P> {
-    /// Builds an engine. `ifindex[i]` is the ifindex of `spec.hosts[i].ifname`.
+    /// Builds an engine. `ifindex[i]` is the ifindex of `spec.hosts[i].ifname`;
+    /// external ToRs' interfaces get the next free numbers as in
+    /// [`Ifindexes::sequential`].
     pub fn new(
         spec: &FabricSpec,
         ifindex: &[i32],
@@ -182,22 +104,44 @@ impl<P: Port> Engine<P> {
         clock: SliceClock,
         opts: EngineOptions,
     ) -> Result<Engine<P>, crate::FabricError> {
+        let mut ix = Ifindexes::sequential(spec);
+        let base = ifindex
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(spec.hosts.len() as i32)
+            - spec.hosts.len() as i32;
+        for x in &mut ix.external {
+            x.uplinks.iter_mut().for_each(|u| *u += base);
+            x.cpu += base;
+        }
+        ix.hosts = ifindex.to_vec();
+        Engine::with_ports(spec, &ix, port, clock, opts)
+    }
+
+    /// Builds an engine on `port` with every interface's index given, and
+    /// the slice clock given (a fixed, test-chosen epoch makes arrival
+    /// slices deterministic: time is passed to [`Engine::poll`]).
+    pub fn with_ports(
+        spec: &FabricSpec,
+        ifindex: &Ifindexes,
+        port: P,
+        clock: SliceClock,
+        opts: EngineOptions,
+    ) -> Result<Engine<P>, crate::FabricError> {
         let (schedule, tables, timing, hosts) =
             (&spec.schedule, &spec.tables, spec.timing, &spec.hosts);
-        if ifindex.len() != hosts.len() {
+        if ifindex.hosts.len() != hosts.len() || ifindex.external.len() != spec.external.len() {
             return Err(crate::FabricError::Spec(
-                "one ifindex per host is needed".into(),
+                "one ifindex per host and one set per external ToR are needed".into(),
             ));
         }
         let tors = schedule.tors();
         let uplinks = schedule.uplinks();
         let s = schedule.slices();
-        let ix = LookupIndex::build(tables, tors)?;
-        let n = tors * uplinks;
-        let (peer, changed) = circuit_tables(schedule);
-        let mut by_ip = HashMap::new();
-        let mut by_ifindex = HashMap::new();
-        let mut hs = Vec::new();
+        let mut hs = Hosts::new(opts.host_queue_bytes, timing.host_rate);
+        let mut by_ifindex = IntMap::default();
         for (i, h) in hosts.iter().enumerate() {
             if h.tor as usize >= tors {
                 return Err(crate::FabricError::Spec(format!(
@@ -205,56 +149,51 @@ impl<P: Port> Engine<P> {
                     h.ip, h.tor
                 )));
             }
-            by_ip.insert(h.ip, i as u16);
-            by_ifindex.insert(ifindex[i], i as u16);
-            hs.push(Host {
-                mac: h.mac,
-                tor: h.tor,
-                ifindex: ifindex[i],
-                egress: FrameQueue::default(),
-                next_free: 0,
-            });
+            if spec.is_external(h.tor) {
+                hs.add(h.ip, h.mac, h.tor, 0);
+            } else {
+                let k = hs.add(h.ip, h.mac, h.tor, ifindex.hosts[i]);
+                by_ifindex.insert(ifindex.hosts[i], Iface::Host(k));
+            }
         }
-        let thresholds = tables
-            .classes
-            .as_ref()
-            .map(|c| c.thresholds.clone())
-            .unwrap_or_default();
-        let flow_slots = if thresholds.len() > 1 { FLOW_SLOTS } else { 0 };
+        let mut ext_uplink = vec![0; tors * uplinks];
+        let mut ext_cpu = Vec::new();
+        for (x, ExternalIfindexes { uplinks: ups, cpu }) in
+            spec.external.iter().zip(&ifindex.external)
+        {
+            if x.tor as usize >= tors || ups.len() != uplinks {
+                return Err(crate::FabricError::Spec(format!(
+                    "external ToR {} needs one interface per uplink ({uplinks})",
+                    x.tor
+                )));
+            }
+            for (p, &ifx) in ups.iter().enumerate() {
+                let tu = x.tor as usize * uplinks + p;
+                ext_uplink[tu] = ifx;
+                by_ifindex.insert(ifx, Iface::Uplink(tu as u32));
+            }
+            ext_cpu.push((x.tor, *cpu));
+        }
         Ok(Engine {
             port,
             pool: FramePool::new(opts.pool_frames),
-            ix,
-            dark: timing.dark().0,
             timing,
             clock,
-            rate: port_rates(schedule, &timing),
-            s,
-            rotation: s > 1,
             tors,
             uplinks,
-            multipath: tables.multipath,
-            thresholds,
-            peer,
-            changed,
-            cal: vec![FrameQueue::default(); n * s],
-            pending: vec![0; n],
-            next_free: vec![0; n],
-            line: vec![FrameQueue::default(); n],
-            last_slot: vec![u64::MAX; tors],
+            s,
             hosts: hs,
-            by_ip,
+            tor: Pipeline::new(tables, tors, clock, s, timing.tor_clock_offset)?,
+            cal: Calendar::new(schedule, &timing, clock),
+            ocs: Ocs::new(schedule, &timing, clock),
+            cap: Captures::new(tors * uplinks),
             by_ifindex,
-            host_queue_bytes: opts.host_queue_bytes,
-            pkt_seq: vec![0; tors],
-            flow_bytes: vec![0; flow_slots],
+            ext_uplink,
+            ext_cpu,
+            rotation_slot: u64::MAX,
+            ext_tx: Vec::with_capacity(crate::afpacket::BATCH),
             rx: Vec::with_capacity(crate::afpacket::BATCH),
-            tx: Vec::with_capacity(crate::afpacket::BATCH),
-            tx_host: Vec::with_capacity(crate::afpacket::BATCH),
-            captures: (0..n).map(|_| None).collect(),
             last_poll: 0,
-            host_rr: 0,
-            dark_until: vec![0; n],
             c: Counters::default(),
         })
     }
@@ -265,8 +204,48 @@ impl<P: Port> Engine<P> {
     pub fn pool(&self) -> &FramePool {
         &self.pool
     }
+    pub fn port(&self) -> &P {
+        &self.port
+    }
     pub fn port_mut(&mut self) -> &mut P {
         &mut self.port
+    }
+    /// The OCS (its circuit tables and verdicts).
+    pub fn ocs(&self) -> &Ocs {
+        &self.ocs
+    }
+
+    /// The port of the attached host with this IP (None: unknown, or a
+    /// host of an external ToR).
+    pub fn host_ifindex(&self, ip: Ipv4Addr) -> Option<i32> {
+        self.hosts
+            .by_ip(&ip)
+            .map(|h| self.hosts.ifindex(h))
+            .filter(|&x| x != 0)
+    }
+
+    /// The uplink interface of external ToR `tor`, port `port`.
+    pub fn uplink_ifindex(&self, tor: TorId, port: PortId) -> Option<i32> {
+        if tor as usize >= self.tors || port as usize >= self.uplinks {
+            return None;
+        }
+        Some(self.ext_uplink[tor as usize * self.uplinks + port as usize]).filter(|&x| x != 0)
+    }
+
+    /// The CPU interface (rotation frames) of external ToR `tor`.
+    pub fn cpu_ifindex(&self, tor: TorId) -> Option<i32> {
+        self.ext_cpu.iter().find(|x| x.0 == tor).map(|x| x.1)
+    }
+
+    /// Which external ToR uplink an interface is.
+    pub fn uplink_of_ifindex(&self, ifindex: i32) -> Option<(TorId, PortId)> {
+        match self.by_ifindex.get(&ifindex)? {
+            Iface::Uplink(tu) => Some((
+                (*tu as usize / self.uplinks) as TorId,
+                (*tu as usize % self.uplinks) as PortId,
+            )),
+            Iface::Host(_) => None,
+        }
     }
 
     /// One loop iteration at time `now`: OCS deliveries, host receive,
@@ -277,10 +256,22 @@ impl<P: Port> Engine<P> {
             self.c.max_poll_gap_ns = self.c.max_poll_gap_ns.max(gap);
         }
         self.last_poll = now;
+        self.port.poll_start(now);
+        if !self.ext_cpu.is_empty() {
+            self.send_rotation(now);
+        }
         let mut busy = self.deliver_lines(now);
-        busy |= self.receive_hosts(now)?;
-        busy |= self.transmit_uplinks(now);
-        busy |= self.transmit_hosts(now)?;
+        busy |= self.receive(now)?;
+        busy |= self.cal.rotate(
+            &mut self.pool,
+            &mut self.c,
+            &mut self.ocs,
+            &mut self.cap,
+            now,
+        );
+        busy |= self
+            .hosts
+            .transmit(&mut self.pool, &mut self.c, &mut self.port, now)?;
         Ok(busy)
     }
 
@@ -292,18 +283,7 @@ impl<P: Port> Engine<P> {
 
     /// Bytes per `[uplink][calendar queue]` of a ToR.
     pub fn queues(&self, tor: TorId) -> Vec<Vec<u64>> {
-        if tor as usize >= self.tors {
-            return Vec::new();
-        }
-        (0..self.uplinks)
-            .map(|p| {
-                let tu = tor as usize * self.uplinks + p;
-                self.cal[tu * self.s..(tu + 1) * self.s]
-                    .iter()
-                    .map(|q| q.bytes)
-                    .collect()
-            })
-            .collect()
+        self.cal.queues(tor)
     }
 
     /// Replaces the schedule and tables at time `now` (a traffic-aware
@@ -331,26 +311,9 @@ impl<P: Port> Engine<P> {
             ));
         }
         let ix = LookupIndex::build(tables, self.tors)?;
-        let (peer, changed) = circuit_tables(schedule);
-        let n = self.tors * self.uplinks;
-        for tu in 0..n {
-            if (0..self.s).any(|ts| peer[ts * n + tu] != self.peer[ts * n + tu]) {
-                self.dark_until[tu] = now + self.dark;
-            }
-        }
-        self.ix = ix;
-        self.peer = peer;
-        self.changed = changed;
-        self.rate = port_rates(schedule, &self.timing);
-        self.multipath = tables.multipath;
-        self.thresholds = tables
-            .classes
-            .as_ref()
-            .map(|c| c.thresholds.clone())
-            .unwrap_or_default();
-        if self.thresholds.len() > 1 && self.flow_bytes.is_empty() {
-            self.flow_bytes = vec![0; FLOW_SLOTS];
-        }
+        let moved = self.ocs.reconfigure(schedule, now);
+        self.cal.reconfigure(schedule, &self.timing, &moved, now);
+        self.tor.reconfigure(ix, tables);
         self.c.reconfigurations += 1;
         Ok(())
     }
@@ -368,46 +331,20 @@ impl<P: Port> Engine<P> {
                 "no such ToR uplink",
             ));
         }
-        let w = PcapWriter::new(BufWriter::new(file), true, MAX_FRAME as u32)?;
-        self.captures[tor as usize * self.uplinks + p as usize] = Some(Capture {
-            w,
-            unix_off: crate::pcap::monotonic_to_unix_offset(),
-        });
-        Ok(())
+        self.cap
+            .start(tor as usize * self.uplinks + p as usize, file)
     }
 
     pub fn stop_capture(&mut self, tor: TorId, at: CapturePoint) -> io::Result<()> {
         let CapturePoint::Uplink(p) = at;
-        let k = tor as usize * self.uplinks + p as usize;
-        if let Some(mut c) = self.captures.get_mut(k).and_then(Option::take) {
-            c.w.flush()?;
-        }
-        Ok(())
+        self.cap.stop(tor as usize * self.uplinks + p as usize)
     }
 
     pub fn flush_captures(&mut self) {
-        for c in self.captures.iter_mut().flatten() {
-            let _ = c.w.flush();
-        }
+        self.cap.flush();
     }
 
-    fn tap(&mut self, tu: usize, t: u64, i: u32) {
-        if let Some(c) = &mut self.captures[tu] {
-            let ts = (t as i64 + c.unix_off).max(0) as u64;
-            let f = self.pool.data(i);
-            let _ = c.w.write(ts, f, f.len());
-        }
-    }
-
-    #[inline]
-    fn drop_frame(&mut self, i: u32, r: DropReason) {
-        self.c.drop_one(r);
-        self.pool.release(i);
-    }
-
-    // ---------------------------------------------------------------- hosts
-
-    fn receive_hosts(&mut self, now: u64) -> io::Result<bool> {
+    fn receive(&mut self, now: u64) -> io::Result<bool> {
         let mut rx = std::mem::take(&mut self.rx);
         rx.clear();
         if let Err(e) = self.port.recv_batch(&mut self.pool, &mut rx, now) {
@@ -417,506 +354,160 @@ impl<P: Port> Engine<P> {
         for f in rx.iter().copied() {
             // Process at the port's receive stamp (never before `now`).
             let t = self.pool.meta(f.idx).t.max(now);
-            self.host_frame(f, t);
+            let h = match self.by_ifindex.get(&f.ifindex) {
+                Some(&Iface::Host(h)) => h,
+                Some(&Iface::Uplink(tu)) => {
+                    self.external_ingress(f, tu as usize, t);
+                    continue;
+                }
+                None => {
+                    self.c.foreign += 1;
+                    self.pool.release(f.idx);
+                    continue;
+                }
+            };
+            if let Some(tor) = self.hosts.receive(&mut self.pool, &mut self.c, h, f) {
+                let mut x = Ctx {
+                    pool: &mut self.pool,
+                    c: &mut self.c,
+                    hosts: &mut self.hosts,
+                    cal: &mut self.cal,
+                };
+                self.tor.forward(&mut x, tor, false, f.idx, t);
+            }
         }
         self.rx = rx;
         Ok(any)
     }
 
-    fn host_frame(&mut self, f: RxFrame, now: u64) {
-        let Some(&h) = self.by_ifindex.get(&f.ifindex) else {
-            self.c.foreign += 1;
-            self.pool.release(f.idx);
-            return;
-        };
-        let data = self.pool.data(f.idx);
-        let et = wire::ethertype(data);
-        if et == Some(wire::ETH_ARP) {
-            self.proxy_arp(h, f.idx);
-            return;
-        }
-        self.c.sent += 1;
-        self.c.sent_bytes += data.len() as u64;
-        if f.truncated {
-            return self.drop_frame(f.idx, DropReason::TooBig);
-        }
-        match et {
-            Some(wire::ETH_IPV4) => {}
-            Some(wire::ETH_IPV6) => return self.drop_frame(f.idx, DropReason::Ipv6),
-            _ => return self.drop_frame(f.idx, DropReason::NotIpv4),
-        }
-        if f.csum_not_ready {
-            wire::complete_l4_checksum(self.pool.data_mut(f.idx));
-        }
-        let tor = self.hosts[h as usize].tor;
-        self.pool.meta_mut(f.idx).tag = 0;
-        self.forward(tor, false, f.idx, now);
-    }
-
-    fn proxy_arp(&mut self, h: u16, i: u32) {
-        // Never answer for the asking host itself: that would fake an
-        // address conflict (duplicate address detection sends spa 0.0.0.0).
-        let target = match wire::arp_request(self.pool.data(i)) {
-            Some((_, spa, tpa)) if spa != tpa => self.by_ip.get(&tpa).copied().filter(|&t| t != h),
-            _ => None,
-        };
-        let Some(t) = target else {
-            self.c.arp_ignored += 1;
-            self.pool.release(i);
-            return;
-        };
-        let mac = self.hosts[t as usize].mac;
-        wire::make_arp_reply(self.pool.data_mut(i), mac);
-        self.pool.meta_mut(i).ctrl = true;
-        // Replies jump the pacing but keep FIFO order with data.
-        let host = &mut self.hosts[h as usize];
-        host.egress.push(&mut self.pool, i);
-    }
-
-    fn deliver_local(&mut self, h: u16, i: u32) {
-        wire::srh_strip(&mut self.pool, i);
-        let len = self.pool.meta(i).len as u64;
-        let host = &mut self.hosts[h as usize];
-        if host.egress.bytes + len > self.host_queue_bytes {
-            return self.drop_frame(i, DropReason::HostQueueFull);
-        }
-        host.egress.push(&mut self.pool, i);
-        self.c.queued += 1;
-    }
-
-    fn transmit_hosts(&mut self, now: u64) -> io::Result<bool> {
-        self.tx.clear();
-        self.tx_host.clear();
-        let rate = self.timing.host_rate;
-        // Start at a rotating host so one busy port cannot fill every batch.
-        let n = self.hosts.len();
-        self.host_rr = if n == 0 { 0 } else { (self.host_rr + 1) % n };
-        for h in (self.host_rr..n).chain(0..self.host_rr) {
-            let host = &mut self.hosts[h];
-            let mut cur = host.egress.peek();
-            let mut t = host.next_free.max(now.saturating_sub(PACE_SLACK_NS));
-            while let Some(i) = cur {
-                if self.tx.len() == crate::afpacket::BATCH || t > now {
-                    break;
-                }
-                self.tx.push((i, host.ifindex));
-                self.tx_host.push(h as u16);
-                t += rate.time_for(self.pool.meta(i).len as u64).0;
-                let nx = self.pool.meta(i).next;
-                cur = (nx != NIL).then_some(nx);
-            }
-        }
-        if self.tx.is_empty() {
-            return Ok(false);
-        }
-        let (sent, err) = match self.port.send_batch(&self.pool, &self.tx) {
-            Ok(n) => (n, None),
-            Err(e) => (0, Some(e)),
-        };
-        for k in 0..sent {
-            let h = self.tx_host[k] as usize;
-            let host = &mut self.hosts[h];
-            let i = host
-                .egress
-                .pop(&mut self.pool)
-                .expect("frame gathered from this queue");
-            let m = *self.pool.meta(i);
-            host.next_free = host.next_free.max(now.saturating_sub(PACE_SLACK_NS))
-                + rate.time_for(m.len as u64).0;
-            if m.ctrl {
-                self.c.arp_replies += 1;
-            } else {
-                self.c.delivered += 1;
-                self.c.delivered_bytes += m.len as u64;
+    /// OCS delay lines: frames due at `now` arrive at the peer ToR.
+    fn deliver_lines(&mut self, now: u64) -> bool {
+        let mut busy = false;
+        for tu in 0..self.ocs.lines() {
+            while let Some((i, peer_tor, peer_port, at)) = self.ocs.pop_due(&mut self.pool, tu, now)
+            {
                 self.c.queued -= 1;
+                self.c.ocs_delivered += 1;
+                let peer_tu = peer_tor as usize * self.uplinks + peer_port as usize;
+                self.cap.tap(peer_tu, at, &self.pool, i);
+                busy = true;
+                let ifx = self.ext_uplink[peer_tu];
+                if ifx != 0 {
+                    // An external ToR: out of its uplink veth, untagged.
+                    self.ext_tx.push((i, ifx));
+                    if self.ext_tx.len() == crate::afpacket::BATCH {
+                        self.flush_external();
+                    }
+                    continue;
+                }
+                // forward() re-counts it as queued if it is enqueued again.
+                let mut x = Ctx {
+                    pool: &mut self.pool,
+                    c: &mut self.c,
+                    hosts: &mut self.hosts,
+                    cal: &mut self.cal,
+                };
+                self.tor.forward(&mut x, peer_tor, true, i, now);
             }
-            self.pool.release(i);
         }
-        if let Some(e) = err {
-            // The first frame was refused outright (e.g. interface gone):
-            // drop it so one bad port cannot stall the others.
-            let h = self.tx_host[0] as usize;
-            let i = self.hosts[h].egress.pop(&mut self.pool).expect("gathered");
-            if self.pool.meta(i).ctrl {
-                self.pool.release(i);
-            } else {
-                self.c.queued -= 1;
-                self.drop_frame(i, DropReason::TxError);
-            }
-            tracing::debug!("host transmit: {e}");
+        if !self.ext_tx.is_empty() {
+            self.flush_external();
         }
-        Ok(true)
+        busy
     }
 
-    // ------------------------------------------------------------ forwarding
-
-    /// A frame at ToR `tor` (from a host, or delivered by the OCS).
-    fn forward(&mut self, tor: TorId, fabric: bool, i: u32, now: u64) {
-        let Some(dst_ip) = wire::ipv4_dst(self.pool.data(i)) else {
-            let r = if fabric {
-                DropReason::BadHeader
-            } else {
-                DropReason::NotIpv4
-            };
-            return self.drop_frame(i, r);
-        };
-        let Some(&dh) = self.by_ip.get(&dst_ip) else {
-            return self.drop_frame(i, DropReason::UnknownHost);
-        };
-        let dst = self.hosts[dh as usize].tor;
-        if dst == tor {
-            return self.deliver_local(dh, i);
-        }
-        let m = self.pool.meta_mut(i);
-        m.tag += 1;
-        if m.tag > MAX_HOPS as u32 {
-            return self.drop_frame(i, DropReason::HopLimit);
-        }
-        let tnow = offset(now, self.timing.tor_clock_offset);
-        let slot = self.clock.slot(tnow);
-        let arrival = (slot % self.s as u64) as SliceId;
-        let len = self.pool.meta(i).len as u64;
-
-        if fabric && wire::srh_count(self.pool.data(i)).is_some() {
-            let Some((port, depart)) = wire::srh_pop(&mut self.pool, i) else {
-                return self.drop_frame(i, DropReason::BadHeader);
-            };
-            let step = Step {
-                port,
-                depart: (depart != wire::SRH_NOW).then_some(depart),
-            };
-            let len = self.pool.meta(i).len as u64;
-            return match self.admit(tor, step, arrival, slot, tnow, len) {
-                Ok(q) => self.enqueue(tor, dst, step.port, q, i, tnow),
-                Err(Refusal::Miss(q)) => {
-                    self.c.deferred += 1;
-                    self.enqueue(tor, dst, step.port, q, i, tnow)
-                }
-                Err(r) => self.drop_frame(i, refusal_reason(r)),
-            };
-        }
-
-        let (class, bucket) = self.class_and_bucket(tor, i, len);
-        let Some(entry) = self.ix.lookup(tor, dst, arrival, fabric, class, bucket) else {
-            return self.drop_frame(i, DropReason::NoRoute);
-        };
-        let mut first_refusal = None;
-        let n_actions = self.ix.actions(entry).len();
-        for k in 0..n_actions {
-            let a = self.ix.actions(entry)[k];
-            let steps = self.ix.steps(&a);
-            let step = steps[0];
-            let push = a.source && steps.len() > 1;
-            let extra = if push {
-                (wire::SRH_FIXED + (steps.len() - 1) * wire::SRH_STEP) as u64
-            } else {
+    /// Sends the frames the OCS delivered to external ToRs; what the port
+    /// does not take is dropped as `tx_error` (they left `queued` already).
+    fn flush_external(&mut self) {
+        let sent = match self.port.send_batch(&self.pool, &self.ext_tx) {
+            Ok(n) => n,
+            Err(e) => {
+                tracing::debug!("external uplink transmit: {e}");
                 0
-            };
-            match self.admit(tor, step, arrival, slot, tnow, len + extra) {
-                Ok(q) => {
-                    if push {
-                        let ix = &self.ix;
-                        let rest = ix.steps(&a)[1..]
-                            .iter()
-                            .map(|s| (s.port, s.depart.unwrap_or(wire::SRH_NOW)));
-                        if !wire::srh_push(&mut self.pool, i, rest) {
-                            return self.drop_frame(i, DropReason::TooBig);
-                        }
-                    }
-                    if k > 0 {
-                        self.c.rerouted += 1;
-                    }
-                    return self.enqueue(tor, dst, step.port, q, i, tnow);
-                }
-                Err(r) => {
-                    first_refusal.get_or_insert(r);
-                }
-            }
-        }
-        // No action fits its slice. Like a calendar queue without push-back
-        // (paper Table 3), the primary queue still takes the frame while its
-        // buffer lasts; what its slice cannot carry waits a cycle.
-        if let Some(Refusal::Miss(q)) = first_refusal {
-            let a = self.ix.actions(entry)[0];
-            let steps = self.ix.steps(&a);
-            let port = steps[0].port;
-            if a.source && steps.len() > 1 {
-                let rest = steps[1..]
-                    .iter()
-                    .map(|s| (s.port, s.depart.unwrap_or(wire::SRH_NOW)));
-                if !wire::srh_push(&mut self.pool, i, rest) {
-                    return self.drop_frame(i, DropReason::TooBig);
-                }
-            }
-            self.c.deferred += 1;
-            return self.enqueue(tor, dst, port, q, i, tnow);
-        }
-        let r = first_refusal.map_or(DropReason::NoRoute, refusal_reason);
-        self.drop_frame(i, r)
-    }
-
-    fn class_and_bucket(&mut self, tor: TorId, i: u32, len: u64) -> (u8, u8) {
-        let needs_hash = self.multipath == Multipath::Flow || !self.flow_bytes.is_empty();
-        let h = if needs_hash {
-            wire::flow_hash(self.pool.data(i))
-        } else {
-            0
-        };
-        let buckets = self.ix.buckets() as u32;
-        let bucket = match self.multipath {
-            Multipath::None => 0,
-            Multipath::Flow => (h % buckets) as u8,
-            Multipath::Packet => {
-                let s = &mut self.pkt_seq[tor as usize];
-                *s = s.wrapping_add(1);
-                (*s % buckets) as u8
             }
         };
-        let class = if self.flow_bytes.is_empty() {
-            0
-        } else {
-            let b = &mut self.flow_bytes[h as usize % FLOW_SLOTS];
-            *b += len;
-            let seen = *b;
-            self.thresholds
-                .iter()
-                .rposition(|&t| t <= seen)
-                .unwrap_or(0) as u8
-        };
-        (class, bucket)
-    }
-
-    /// Admission (§6.2): the calendar queue index for `step`, or why the
-    /// frame does not fit (byte capacity, or what the circuit can still carry
-    /// in the departure slice after the bytes already queued for it).
-    fn admit(
-        &self,
-        tor: TorId,
-        step: Step,
-        arrival: SliceId,
-        slot: u64,
-        tnow: u64,
-        len: u64,
-    ) -> Result<usize, Refusal> {
-        if step.port as usize >= self.uplinks {
-            return Err(Refusal::NoPort);
-        }
-        let s = self.s as u64;
-        let tu = tor as usize * self.uplinks + step.port as usize;
-        let d = step.depart.map_or(arrival as u64, |d| d as u64 % s);
-        let rank = (d + s - arrival as u64) % s;
-        let q = tu * self.s + d as usize;
-        let queued = self.cal[q].bytes;
-        if queued + len > self.timing.queue_capacity {
-            return Err(Refusal::Full);
-        }
-        if self.rotation {
-            let start = self.clock.start_of_slot(slot + rank);
-            let end = start + self.clock.slice;
-            let ws = (start + self.dark_of(d as usize, tu)).max(self.dark_until[tu]);
-            let from = if rank == 0 {
-                ws.max(tnow).max(self.next_free[tu])
+        for (k, &(i, _)) in self.ext_tx.iter().enumerate() {
+            if k < sent {
+                self.c.to_external += 1;
             } else {
-                ws
-            };
-            let avail = self.rate[step.port as usize]
-                .bytes_in(lh_ctrl::units::Nanos(end.saturating_sub(from)));
-            if queued + len > avail {
-                return Err(Refusal::Miss(q));
+                self.c.drop_one(DropReason::TxError);
             }
+            self.pool.release(i);
         }
-        Ok(q)
+        self.ext_tx.clear();
+    }
+
+    /// A frame an external ToR sent on uplink `tu` (received at true time
+    /// `now`): strip its departure tag and put it into that calendar queue,
+    /// without a pipeline (the ToR decided); only the buffer is checked.
+    fn external_ingress(&mut self, f: RxFrame, tu: usize, now: u64) {
+        let i = f.idx;
+        self.c.from_external += 1;
+        let tag = if f.truncated {
+            return self.drop_frame(i, DropReason::TooBig);
+        } else {
+            match wire::shim_strip_departure(&mut self.pool, i) {
+                Some(t) => t,
+                None => return self.drop_frame(i, DropReason::BadHeader),
+            }
+        };
+        let tor = (tu / self.uplinks) as TorId;
+        let port = (tu % self.uplinks) as PortId;
+        // The destination ToR (the electrical fabric forwards by it).
+        let dst = match wire::ipv4_dst(self.pool.data(i)) {
+            Some(ip) => match self.hosts.by_ip(&ip) {
+                Some(h) => self.hosts.tor(h),
+                None => return self.drop_frame(i, DropReason::UnknownHost),
+            },
+            None => return self.drop_frame(i, DropReason::BadHeader),
+        };
+        let len = self.pool.meta(i).len as u64;
+        let q = match self.cal.admit_buffer(tor, port, tag.slice, len) {
+            Ok(q) => q,
+            Err(Refusal::Full) => return self.drop_frame(i, DropReason::QueueFull),
+            Err(_) => return self.drop_frame(i, DropReason::BadHeader),
+        };
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let slot = self.clock.slot(tnow) as u32;
+        if (tag.slot.wrapping_sub(slot) as i32) < 0 {
+            // BMv2 was slow: the slot passed; the frame waits for the next
+            // occurrence of its slice.
+            self.c.late_from_tor += 1;
+        }
+        self.pool.meta_mut(i).tag = 0;
+        self.cal
+            .enqueue(&mut self.pool, &mut self.c, tor, dst, port, q, i, tnow);
+    }
+
+    /// One rotation frame per external ToR on its CPU port at every slot
+    /// start (ToR clock); a slot the thread missed entirely is skipped.
+    fn send_rotation(&mut self, now: u64) {
+        let slot = self.clock.slot(offset(now, self.timing.tor_clock_offset));
+        if slot == self.rotation_slot {
+            return;
+        }
+        self.rotation_slot = slot;
+        let slice = (slot % self.s as u64) as u16;
+        self.ext_tx.clear();
+        for k in 0..self.ext_cpu.len() {
+            let Some(i) = self.pool.alloc_from(&[0u8; wire::ROTATION_FRAME_LEN]) else {
+                break;
+            };
+            wire::rotation_frame(self.pool.data_mut(i), slice, slot as u32);
+            self.ext_tx.push((i, self.ext_cpu[k].1));
+        }
+        let sent = self.port.send_batch(&self.pool, &self.ext_tx).unwrap_or(0);
+        self.c.rotation_tx += sent as u64;
+        for &(i, _) in &self.ext_tx {
+            self.pool.release(i);
+        }
+        self.ext_tx.clear();
     }
 
     #[inline]
-    fn dark_of(&self, slice: usize, tu: usize) -> u64 {
-        if self.changed[slice * self.tors * self.uplinks + tu] {
-            self.dark
-        } else {
-            0
-        }
-    }
-
-    fn enqueue(&mut self, tor: TorId, dst: TorId, port: PortId, q: usize, i: u32, tnow: u64) {
-        let tu = tor as usize * self.uplinks + port as usize;
-        // A frame cannot leave before it arrived (pacing may trail real time).
-        self.pool.meta_mut(i).t = tnow;
-        // The electrical fabric needs the destination when the frame leaves.
-        let hops = self.pool.meta(i).tag & 0xff;
-        self.pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
-        self.cal[q].push(&mut self.pool, i);
-        self.pending[tu] += 1;
-        self.c.queued += 1;
-    }
-
-    // -------------------------------------------------------------- uplinks
-
-    /// Queue rotation: in each slice only that slice's calendar queue of an
-    /// uplink may send, inside the usable window, paced at the link rate.
-    fn transmit_uplinks(&mut self, now: u64) -> bool {
-        let tnow = offset(now, self.timing.tor_clock_offset);
-        let slot = self.clock.slot(tnow);
-        let slice = (slot % self.s as u64) as usize;
-        let start = self.clock.start_of_slot(slot);
-        let end = start + self.clock.slice;
-        let mut busy = false;
-        for tor in 0..self.tors {
-            if self.rotation && self.last_slot[tor] != slot {
-                // Frames left in the queues of slots that ended (one, or
-                // several if this thread was descheduled) wait a cycle.
-                let last = self.last_slot[tor];
-                if last != u64::MAX && last < slot {
-                    for k in last..slot.min(last + self.s as u64) {
-                        let prev = (k % self.s as u64) as usize;
-                        for p in 0..self.uplinks {
-                            let tu = tor * self.uplinks + p;
-                            self.c.carried_over += self.cal[tu * self.s + prev].frames as u64;
-                        }
-                    }
-                }
-                self.last_slot[tor] = slot;
-            }
-            for p in 0..self.uplinks {
-                let tu = tor * self.uplinks + p;
-                if self.pending[tu] == 0 {
-                    continue;
-                }
-                let rate = self.rate[p];
-                let q = tu * self.s + slice;
-                let ws = (start + self.dark_of(slice, tu)).max(self.dark_until[tu]);
-                // docs/time-model.md: a frame crosses only if its whole
-                // serialisation fits the window, else it waits.
-                let must_fit = self.rotation;
-                while let Some(i) = self.cal[q].peek() {
-                    let tx = self.next_free[tu]
-                        .max(tnow.saturating_sub(PACE_SLACK_NS))
-                        .max(ws)
-                        .max(self.pool.meta(i).t);
-                    if tx > tnow {
-                        break;
-                    }
-                    let len = self.pool.meta(i).len as u64;
-                    let done = tx + rate.time_for(len).0;
-                    if must_fit && done > end {
-                        break;
-                    }
-                    self.cal[q].pop(&mut self.pool);
-                    self.pending[tu] -= 1;
-                    self.next_free[tu] = done;
-                    self.c.uplink_tx += 1;
-                    let off = self.timing.tor_clock_offset;
-                    self.ocs(tor, p, i, offset(tx, -off), offset(done, -off));
-                    busy = true;
-                }
-            }
-        }
-        busy
-    }
-
-    /// The OCS: checks the frame's transmission [tx, done) (true time)
-    /// against the schedule, independently of the ToR.
-    fn ocs(&mut self, tor: usize, p: usize, i: u32, tx: u64, done: u64) {
-        let tu = tor * self.uplinks + p;
-        self.tap(tu, tx, i);
-        let slot = self.clock.slot(tx);
-        let slice = (slot % self.s as u64) as usize;
-        let n = self.tors * self.uplinks;
-        let dst_tor = self.pool.meta(i).tag >> 8;
-        let peer = match self.peer[slice * n + tu] {
-            // The electrical switch forwards by destination, always up.
-            ELECTRICAL => (dst_tor << 8) | p as u32,
-            x => x,
-        };
-        if peer == u32::MAX {
-            self.c.queued -= 1;
-            return self.drop_frame(i, DropReason::NoCircuit);
-        }
-        let start = self.clock.start_of_slot(slot);
-        let in_dark = tx < start + self.dark_of(slice, tu) || tx < self.dark_until[tu];
-        let next = (slice + 1) % self.s;
-        // Running past the slice end is fine only onto the same circuit.
-        let into_dark =
-            self.rotation && done > start + self.clock.slice && self.changed[next * n + tu];
-        if in_dark || into_dark {
-            self.c.queued -= 1;
-            return self.drop_frame(i, DropReason::Guardband);
-        }
-        // Tag on the delay line: peer ToR (bits 16..32), peer port (8..16)
-        // and the hop count (0..8).
-        let m = self.pool.meta_mut(i);
-        m.t = done + self.timing.propagation.0;
-        m.tag = (m.tag & 0xff) | (peer << 8);
-        self.line[tu].push(&mut self.pool, i);
-    }
-
-    fn deliver_lines(&mut self, now: u64) -> bool {
-        let mut busy = false;
-        for tu in 0..self.line.len() {
-            while let Some(i) = self.line[tu].peek() {
-                if self.pool.meta(i).t > now {
-                    break;
-                }
-                self.line[tu].pop(&mut self.pool);
-                let tag = self.pool.meta(i).tag;
-                let peer_tor = (tag >> 16) as TorId;
-                let peer_port = ((tag >> 8) & 0xff) as usize;
-                self.pool.meta_mut(i).tag = tag & 0xff;
-                self.c.queued -= 1;
-                self.c.ocs_delivered += 1;
-                let at = self.pool.meta(i).t;
-                self.tap(peer_tor as usize * self.uplinks + peer_port, at, i);
-                // forward() re-counts it as queued if it is enqueued again.
-                self.forward(peer_tor, true, i, now);
-                busy = true;
-            }
-        }
-        busy
-    }
-}
-
-/// `[slice][tor * uplinks + port]` peer (tor << 8 | port, u32::MAX: none,
-/// [`ELECTRICAL`]: an electrical port) and whether the circuit changed from
-/// the previous slice (never for electrical ports).
-fn circuit_tables(schedule: &Schedule) -> (Vec<u32>, Vec<bool>) {
-    let (tors, uplinks, s) = (schedule.tors(), schedule.uplinks(), schedule.slices());
-    let n = tors * uplinks;
-    let mut peer = vec![u32::MAX; s * n];
-    let mut changed = vec![false; s * n];
-    for ts in 0..s {
-        for t in 0..tors {
-            for p in 0..uplinks {
-                let ep = Endpoint::new(t as TorId, p as PortId);
-                let k = ts * n + t * uplinks + p;
-                if schedule.is_electrical(p as PortId) {
-                    peer[k] = ELECTRICAL;
-                } else if let Some(e) = schedule.peer(ts as SliceId, ep) {
-                    peer[k] = ((e.tor as u32) << 8) | e.port as u32;
-                }
-                changed[k] = schedule.changed(ts as SliceId, ep);
-            }
-        }
-    }
-    (peer, changed)
-}
-
-/// Per uplink index: electrical ports of a hybrid fabric run at
-/// `electrical_rate`; optical ports and all-electrical fabrics (Clos) at
-/// `link_rate`.
-fn port_rates(schedule: &Schedule, timing: &Timing) -> Vec<BitsPerSec> {
-    let hybrid = schedule.kind() == LinkKind::Optical;
-    (0..schedule.uplinks())
-        .map(|p| match timing.electrical_rate {
-            Some(r) if hybrid && schedule.is_electrical(p as PortId) => r,
-            _ => timing.link_rate,
-        })
-        .collect()
-}
-
-fn refusal_reason(r: Refusal) -> DropReason {
-    match r {
-        Refusal::Full => DropReason::QueueFull,
-        Refusal::Miss(_) => DropReason::SliceMiss,
-        Refusal::NoPort => DropReason::NoRoute,
+    fn drop_frame(&mut self, i: u32, r: DropReason) {
+        self.c.drop_one(r);
+        self.pool.release(i);
     }
 }
 
@@ -926,47 +517,13 @@ mod tests {
     //! rotation, pacing and the OCS checks are exercised to the nanosecond.
     use super::*;
     use crate::HostAttach;
-    use lh_ctrl::config::Lookup;
-    use lh_ctrl::schedule::Schedule;
+    use crate::counters::DropReason;
+    use crate::wire;
+    use lh_ctrl::config::{Lookup, Multipath};
+    use lh_ctrl::schedule::{Endpoint, Schedule};
     use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step as TStep, Tables, TimeFlowTable};
     use lh_ctrl::units::{BitsPerSec, Nanos};
-    use std::collections::VecDeque;
-
-    #[derive(Default)]
-    struct TestPort {
-        inject: VecDeque<Vec<u8>>,
-        sent: Vec<(u64, i32, Vec<u8>)>,
-        now: u64,
-    }
-    impl Port for TestPort {
-        fn recv_batch(
-            &mut self,
-            pool: &mut FramePool,
-            out: &mut Vec<RxFrame>,
-            now: u64,
-        ) -> io::Result<usize> {
-            self.now = now;
-            let mut n = 0;
-            while let Some(f) = self.inject.pop_front() {
-                let i = pool.alloc_from(&f).unwrap();
-                pool.meta_mut(i).t = now;
-                out.push(RxFrame {
-                    idx: i,
-                    ifindex: 1,
-                    truncated: false,
-                    csum_not_ready: false,
-                });
-                n += 1;
-            }
-            Ok(n)
-        }
-        fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
-            for &(i, ifx) in frames {
-                self.sent.push((self.now, ifx, pool.data(i).to_vec()));
-            }
-            Ok(frames.len())
-        }
-    }
+    use std::net::Ipv4Addr;
 
     fn frame(len: usize) -> Vec<u8> {
         let mut f = vec![0u8; len];
@@ -985,7 +542,7 @@ mod tests {
     /// 2 ToRs, 1 uplink, 4 slices of 10 us; circuit in slices 1 and 3 only
     /// (so both change: 1 us dark); 8 Gb/s = 1 byte/ns; ToR0 sends to ToR1
     /// departing in slice 3, alternate slice 1.
-    fn engine(offset: i64, depart: u16) -> Engine<TestPort> {
+    fn engine(offset: i64, depart: u16) -> Engine<MemPort> {
         let mut s = Schedule::new(2, 1, 4);
         s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 1)
             .unwrap();
@@ -1041,12 +598,13 @@ mod tests {
                 tor_clock_offset: offset,
             },
             hosts,
+            external: Vec::new(),
         };
         test_engine(&spec, 4)
     }
 
     /// An engine on host ifindexes 1 and 2 with the test clock.
-    fn test_engine(spec: &FabricSpec, slices: u64) -> Engine<TestPort> {
+    fn test_engine(spec: &FabricSpec, slices: u64) -> Engine<MemPort> {
         let clock = SliceClock {
             epoch: EPOCH,
             slice: SLICE,
@@ -1055,7 +613,7 @@ mod tests {
         Engine::new(
             spec,
             &[1, 2],
-            TestPort::default(),
+            MemPort::new(),
             clock,
             EngineOptions::default(),
         )
@@ -1070,7 +628,7 @@ mod tests {
         // alternate (slice 1, also 9000 bytes). The nineteenth fits neither
         // slice: it stays in the primary queue's buffer (deferred a cycle).
         for _ in 0..19 {
-            e.port.inject.push_back(frame(1000));
+            e.port.inject(1, 0, &frame(1000));
         }
         e.poll(EPOCH + 2_000).unwrap();
         let q = e.queues(0);
@@ -1082,9 +640,12 @@ mod tests {
         assert!(e.c.conservation_holds());
         // Past the buffer (100 000 bytes per queue) frames are dropped.
         for _ in 0..100 {
-            e.port.inject.push_back(frame(1000));
+            e.port.inject(1, 0, &frame(1000));
         }
+        // MemPort hands over at most one batch (64) per iteration.
         e.poll(EPOCH + 2_100).unwrap();
+        e.poll(EPOCH + 2_101).unwrap();
+        assert_eq!(e.port.pending(), 0);
         assert_eq!(e.queues(0)[0][3], 100_000);
         assert_eq!(e.c.dropped(DropReason::QueueFull), 10);
         assert!(e.c.conservation_holds());
@@ -1094,7 +655,7 @@ mod tests {
     fn queue_rotation_opens_after_the_dark_time_and_paces_at_link_rate() {
         let mut e = engine(0, 3);
         for _ in 0..9 {
-            e.port.inject.push_back(frame(1000));
+            e.port.inject(1, 0, &frame(1000));
         }
         e.poll(EPOCH + 2_000).unwrap();
         // Slice 3 starts at +30 us; its window at +31 us.
@@ -1116,7 +677,7 @@ mod tests {
         e.poll(ws + 9_000 + 301).unwrap();
         assert_eq!(e.c.delivered, 9);
         assert_eq!(e.c.dropped_total(), 0);
-        assert!(e.port.sent.iter().all(|s| s.1 == 2));
+        assert!(e.port.sent.iter().all(|s| s.ifindex == 2));
         assert!(e.c.conservation_holds());
     }
 
@@ -1124,7 +685,7 @@ mod tests {
     fn frames_that_do_not_fit_wait_for_the_next_cycle() {
         let mut e = engine(0, 3);
         for _ in 0..3 {
-            e.port.inject.push_back(frame(1000));
+            e.port.inject(1, 0, &frame(1000));
         }
         // Arrive in slice 3 itself, 8 us in: 2000 bytes of room remain.
         let t = EPOCH + 3 * SLICE + 8_000;
@@ -1139,7 +700,7 @@ mod tests {
         assert_eq!(e.c.carried_over, 0);
         // A frame left over when the slice ends is carried over a cycle.
         let mut e = engine(0, 3);
-        e.port.inject.push_back(frame(1000));
+        e.port.inject(1, 0, &frame(1000));
         e.poll(EPOCH + 2_000).unwrap();
         e.poll(EPOCH + 3 * SLICE + 5).unwrap(); // slice 3, still dark
         e.poll(EPOCH + 4 * SLICE + 5).unwrap(); // slice 0 of the next cycle
@@ -1151,15 +712,15 @@ mod tests {
     fn ocs_drops_frames_in_the_dark_and_without_a_circuit() {
         // ToR clock 600 ns ahead: it opens its window inside the OCS's dark time.
         let mut e = engine(600, 3);
-        e.port.inject.push_back(frame(100));
-        e.port.inject.push_back(frame(100));
+        e.port.inject(1, 0, &frame(100));
+        e.port.inject(1, 0, &frame(100));
         e.poll(EPOCH + 2_000).unwrap();
         let ws_tor = EPOCH + 3 * SLICE + DARK - 600;
         e.poll(ws_tor).unwrap();
         assert_eq!(e.c.dropped(DropReason::Guardband), 1, "{}", e.c);
         // Tables depart in slice 2, where there is no circuit.
         let mut e = engine(0, 2);
-        e.port.inject.push_back(frame(100));
+        e.port.inject(1, 0, &frame(100));
         e.poll(EPOCH + 2_000).unwrap();
         e.poll(EPOCH + 2 * SLICE + DARK + 5).unwrap();
         assert_eq!(e.c.dropped(DropReason::NoCircuit), 1);
@@ -1190,6 +751,7 @@ mod tests {
                 tor_clock_offset: 0,
             },
             hosts,
+            external: Vec::new(),
         }
     }
 
@@ -1225,12 +787,12 @@ mod tests {
             }],
         };
         let mut e = test_engine(&spec_with(s, tables, [0, 2]), 1);
-        e.port.inject.push_back(frame(500));
+        e.port.inject(1, 0, &frame(500));
         e.poll(EPOCH + 5).unwrap();
         e.poll(EPOCH + 1_000).unwrap();
         e.poll(EPOCH + 1_001).unwrap();
         assert_eq!(e.c.delivered, 1, "{}", e.c);
-        assert_eq!(e.port.sent[0].1, 2);
+        assert_eq!(e.port.sent[0].ifindex, 2);
         assert!(e.c.conservation_holds());
     }
 
@@ -1267,7 +829,7 @@ mod tests {
         // Send at the very start of a slice, then mid-slice: no dark time.
         let t0 = EPOCH + 5 * SLICE;
         for _ in 0..3 {
-            e.port.inject.push_back(frame(1000));
+            e.port.inject(1, 0, &frame(1000));
         }
         e.poll(t0).unwrap();
         assert_eq!(e.c.uplink_tx, 1, "leaves at once, at the slice start");
@@ -1286,7 +848,7 @@ mod tests {
         e.poll(t0 + 30_300).unwrap();
         e.poll(t0 + 30_301).unwrap();
         assert_eq!(e.c.delivered, 3, "{}", e.c);
-        assert!(e.port.sent.iter().all(|x| x.1 == 2), "to h2 on ToR2");
+        assert!(e.port.sent.iter().all(|x| x.ifindex == 2), "to h2 on ToR2");
         // A topology update darkens the changed circuit, not the electrical
         // port: a frame sent right after it leaves at once.
         let mut b = Schedule::hybrid(3, 1, 1, 1);
@@ -1294,7 +856,7 @@ mod tests {
             .unwrap();
         let t = t0 + 52_000;
         e.reconfigure(&b, &table, t).unwrap();
-        e.port.inject.push_back(frame(1000));
+        e.port.inject(1, 0, &frame(1000));
         e.poll(t + 1).unwrap();
         assert_eq!(e.c.uplink_tx, 4, "electrical port is not dark");
         e.poll(t + 1 + 10_300).unwrap();
@@ -1345,7 +907,7 @@ mod tests {
         };
         let mut e = test_engine(&spec_with(s, tables, [0, 1]), 4);
         for _ in 0..3 {
-            e.port.inject.push_back(frame(1000));
+            e.port.inject(1, 0, &frame(1000));
         }
         e.poll(EPOCH + 5).unwrap();
         // 1000 B seen: class 0; 2000 and 3000 B: class 1.
@@ -1416,7 +978,7 @@ mod tests {
         };
         let mut e = test_engine(&spec_with(s, tables, [0, 1]), 4);
         for _ in 0..4 {
-            e.port.inject.push_back(frame(100));
+            e.port.inject(1, 0, &frame(100));
         }
         e.poll(EPOCH + 5).unwrap();
         assert_eq!(e.queues(0)[0], vec![0, 200, 0, 200]);
@@ -1452,13 +1014,13 @@ mod tests {
         // h1 on ToR0, h2 on ToR2: unreachable under `a` (tables say go,
         // but the circuit leads to ToR1, which has no route).
         let mut e = test_engine(&spec_with(a, table(2), [0, 2]), 1);
-        e.port.inject.push_back(frame(100));
+        e.port.inject(1, 0, &frame(100));
         e.poll(EPOCH + 5).unwrap();
         e.poll(EPOCH + 200).unwrap();
         assert_eq!(e.c.dropped(DropReason::NoRoute), 1, "{}", e.c);
         let t = EPOCH + 1_000;
         e.reconfigure(&b, &table(2), t).unwrap();
-        e.port.inject.push_back(frame(100));
+        e.port.inject(1, 0, &frame(100));
         e.poll(t + 10).unwrap();
         assert_eq!(e.c.uplink_tx, 1, "held during the 1 us dark time");
         e.poll(t + DARK).unwrap();
@@ -1482,7 +1044,7 @@ mod tests {
         c.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
             .unwrap();
         e.reconfigure(&c, &table(2), t).unwrap();
-        e.port.inject.push_back(frame(100));
+        e.port.inject(1, 0, &frame(100));
         e.poll(t + DARK - 600).unwrap();
         assert_eq!(e.c.dropped(DropReason::Guardband), 1, "{}", e.c);
         assert!(

@@ -8,20 +8,29 @@
 //! docs/dataplane.md; header layout: docs/wire-formats.md.
 
 pub mod afpacket;
+pub mod calendar;
+pub mod capture;
 pub mod clock;
 pub mod counters;
 pub mod engine;
+pub(crate) mod fastmap;
+pub(crate) mod host;
 pub mod lookup;
 pub mod netns;
+pub mod ocs;
 pub mod pcap;
 pub mod pool;
+pub mod port;
 pub mod sched;
 pub mod timestamp;
+pub(crate) mod tor;
 pub mod wire;
 
 pub use clock::{SliceClock, monotonic_ns};
 pub use counters::{Counters, DropReason, LATENESS_BUCKETS};
 pub use engine::{CapturePoint, EngineOptions, Port};
+pub use ocs::Ocs;
+pub use port::{MemPort, SentFrame};
 
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::Tables;
@@ -82,14 +91,48 @@ impl Timing {
     }
 }
 
-/// A host port: the ToR-side veth end of one host.
+/// A host of the fabric. Hosts of native ToRs are attached to the engine
+/// through their ToR-side veth end; hosts of external ToRs (listed in
+/// [`FabricSpec::external`]) are not attached (their `ifname` is ignored)
+/// but still give the destination ToR of their IP and the MAC for proxy ARP.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostAttach {
     pub ip: Ipv4Addr,
     pub mac: [u8; 6],
     pub tor: TorId,
-    /// The ToR-side veth end inside the fabric namespace, e.g. "s1-eth1".
+    /// The ToR-side veth end inside the fabric namespace, e.g. "s1-eth1"
+    /// (ignored for hosts of external ToRs).
     pub ifname: String,
+}
+
+/// A ToR that runs outside swtor (a P4 program on BMv2, docs/p4.md) and
+/// joins the calendar queues and the OCS through veths in the fabric
+/// namespace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternalTor {
+    pub tor: TorId,
+    /// swtor's end of each uplink veth (one per uplink, in uplink order),
+    /// e.g. "lh-t1-u0"; the peer end is the ToR's port `32 + p`.
+    pub uplinks: Vec<String>,
+    /// swtor's end of the CPU-port veth that carries rotation frames.
+    pub cpu: String,
+}
+
+impl ExternalTor {
+    /// Every ToR of `schedule` except those in `native`, with interface
+    /// names `{prefix}-t{N}-u{p}` and `{prefix}-t{N}-c` (docs/p4.md).
+    pub fn all_except(schedule: &Schedule, native: &[TorId], prefix: &str) -> Vec<ExternalTor> {
+        (0..schedule.tors() as TorId)
+            .filter(|t| !native.contains(t))
+            .map(|t| ExternalTor {
+                tor: t,
+                uplinks: (0..schedule.uplinks())
+                    .map(|p| format!("{prefix}-t{t}-u{p}"))
+                    .collect(),
+                cpu: format!("{prefix}-t{t}-c"),
+            })
+            .collect()
+    }
 }
 
 /// Everything the data plane runs.
@@ -99,6 +142,61 @@ pub struct FabricSpec {
     pub tables: Tables,
     pub timing: Timing,
     pub hosts: Vec<HostAttach>,
+    /// ToRs run outside swtor (BMv2); every other ToR is native. Their
+    /// hosts stay in `hosts` but are not attached.
+    pub external: Vec<ExternalTor>,
+}
+
+impl FabricSpec {
+    /// Whether `tor` is an external ToR.
+    pub fn is_external(&self, tor: TorId) -> bool {
+        self.external.iter().any(|x| x.tor == tor)
+    }
+}
+
+/// Interface indexes of everything the engine sends to or receives from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ifindexes {
+    /// One per `FabricSpec::hosts` entry (ignored, conventionally 0, for
+    /// hosts of external ToRs).
+    pub hosts: Vec<i32>,
+    /// One per `FabricSpec::external` entry.
+    pub external: Vec<ExternalIfindexes>,
+}
+
+/// Interface indexes of one external ToR.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExternalIfindexes {
+    /// One per uplink.
+    pub uplinks: Vec<i32>,
+    pub cpu: i32,
+}
+
+impl Ifindexes {
+    /// Made-up indexes for in-memory ports ([`MemPort`]): hosts `1..=H` in
+    /// spec order (attached or not), then each external ToR's uplinks in
+    /// order followed by its CPU port.
+    pub fn sequential(spec: &FabricSpec) -> Ifindexes {
+        let mut next = spec.hosts.len() as i32;
+        let hosts = (1..=next).collect();
+        let external = spec
+            .external
+            .iter()
+            .map(|x| {
+                let uplinks = x
+                    .uplinks
+                    .iter()
+                    .map(|_| {
+                        next += 1;
+                        next
+                    })
+                    .collect();
+                next += 1;
+                ExternalIfindexes { uplinks, cpu: next }
+            })
+            .collect();
+        Ifindexes { hosts, external }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -154,25 +252,51 @@ pub fn start_with(
     opts: EngineOptions,
 ) -> Result<FabricHandle, FabricError> {
     check_spec(&spec)?;
-    let names: Vec<String> = spec.hosts.iter().map(|h| h.ifname.clone()).collect();
+    // Hosts of external ToRs are not attached: no name to resolve.
+    let names: Vec<Option<String>> = spec
+        .hosts
+        .iter()
+        .map(|h| (!spec.is_external(h.tor)).then(|| h.ifname.clone()))
+        .collect();
+    let ext = spec.external.clone();
     let (sock, ifindex) = netns::run_in(netns, move || {
         let s = afpacket::RawSocket::open(afpacket::SocketOptions::default())?;
-        let ix = names
+        let named = |n: &String| {
+            afpacket::if_nametoindex(n)
+                .map_err(|e| io::Error::new(e.kind(), format!("interface {n}: {e}")))
+        };
+        let hosts = names
             .iter()
-            .map(|n| afpacket::if_nametoindex(n))
+            .map(|n| n.as_ref().map_or(Ok(0), named))
             .collect::<io::Result<Vec<i32>>>()?;
-        Ok((s, ix))
+        let external = ext
+            .iter()
+            .map(|x| {
+                Ok(ExternalIfindexes {
+                    uplinks: x.uplinks.iter().map(named).collect::<io::Result<_>>()?,
+                    cpu: named(&x.cpu)?,
+                })
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok((s, Ifindexes { hosts, external }))
     })
     .map_err(io_err(format!(
         "opening the host-port socket in {}",
         netns.map_or("the current namespace".into(), |p| p.display().to_string())
     )))?;
-    let clock = SliceClock::aligned(
-        monotonic_ns(),
-        spec.timing.slice.0,
-        spec.schedule.slices() as u64,
-    );
-    let eng = engine::Engine::new(&spec, &ifindex, sock, clock, opts)?;
+    let clock = match opts.epoch {
+        Some(epoch) => SliceClock {
+            epoch,
+            slice: spec.timing.slice.0,
+            slices: spec.schedule.slices() as u64,
+        },
+        None => SliceClock::aligned(
+            monotonic_ns(),
+            spec.timing.slice.0,
+            spec.schedule.slices() as u64,
+        ),
+    };
+    let eng = engine::Engine::with_ports(&spec, &ifindex, sock, clock, opts)?;
     spawn(eng, clock)
 }
 
@@ -192,6 +316,23 @@ fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
             spec.tables.slices,
             spec.schedule.slices()
         )));
+    }
+    let mut ext = std::collections::HashSet::new();
+    for x in &spec.external {
+        if x.tor as usize >= spec.schedule.tors() || !ext.insert(x.tor) {
+            return Err(FabricError::Spec(format!(
+                "external ToR {} does not exist or appears twice",
+                x.tor
+            )));
+        }
+        if x.uplinks.len() != spec.schedule.uplinks() {
+            return Err(FabricError::Spec(format!(
+                "external ToR {} has {} uplink interfaces, the schedule {} uplinks",
+                x.tor,
+                x.uplinks.len(),
+                spec.schedule.uplinks()
+            )));
+        }
     }
     let mut seen = std::collections::HashSet::new();
     for h in &spec.hosts {

@@ -18,6 +18,103 @@ pub const SRH_STEP: usize = 3;
 /// `depart` value meaning "leave at once" (wildcard).
 pub const SRH_NOW: u16 = 0xFFFF;
 
+/// IEEE "local experimental" EtherType 2: the Lighthouse shim header
+/// between swtor and an external (BMv2) ToR (docs/p4.md).
+pub const ETH_SHIM: u16 = 0x88B6;
+/// Bytes of the shim header (EtherType through `slot`); the next EtherType
+/// follows it.
+pub const SHIM_LEN: usize = 10;
+/// Shim kind: departure tag on a frame an external ToR sends on an uplink.
+pub const SHIM_DEPARTURE: u8 = 1;
+/// Shim kind: rotation packet swtor sends on an external ToR's CPU port.
+pub const SHIM_ROTATION: u8 = 2;
+/// Shim flag bit 0: the frame took an alternate (rerouted).
+pub const SHIM_FLAG_REROUTED: u8 = 1;
+/// Shim flag bit 1: the frame was deferred (no action fitted its slice).
+pub const SHIM_FLAG_DEFERRED: u8 = 2;
+/// Length of a rotation frame (a minimum-size Ethernet frame).
+pub const ROTATION_FRAME_LEN: usize = 60;
+/// Source MAC of rotation frames (locally administered, "LH").
+pub const ROTATION_SRC_MAC: [u8; 6] = [0x02, 0x4c, 0x48, 0x00, 0x00, 0x01];
+
+/// The Lighthouse shim header (docs/p4.md): after the source MAC, like a
+/// VLAN tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shim {
+    /// [`SHIM_DEPARTURE`] or [`SHIM_ROTATION`].
+    pub kind: u8,
+    pub flags: u8,
+    /// Departure slice (kind 1) or current slice (kind 2).
+    pub slice: u16,
+    /// Absolute slot (slices since the epoch), low 32 bits.
+    pub slot: u32,
+}
+
+/// The shim header of a frame, if it carries one (EtherType 0x88B6 and room
+/// for the header and the next EtherType).
+#[inline]
+pub fn shim_parse(f: &[u8]) -> Option<Shim> {
+    if ethertype(f)? != ETH_SHIM || f.len() < 12 + SHIM_LEN + 2 {
+        return None;
+    }
+    Some(Shim {
+        kind: f[14],
+        flags: f[15],
+        slice: u16::from_be_bytes([f[16], f[17]]),
+        slot: u32::from_be_bytes([f[18], f[19], f[20], f[21]]),
+    })
+}
+
+/// Writes shim `s` at offset 12 of `f` (which must hold at least 24 bytes)
+/// followed by the next EtherType `next`.
+pub fn shim_write(f: &mut [u8], s: &Shim, next: u16) {
+    f[12..14].copy_from_slice(&ETH_SHIM.to_be_bytes());
+    f[14] = s.kind;
+    f[15] = s.flags;
+    f[16..18].copy_from_slice(&s.slice.to_be_bytes());
+    f[18..22].copy_from_slice(&s.slot.to_be_bytes());
+    f[22..24].copy_from_slice(&next.to_be_bytes());
+}
+
+/// Removes the departure tag of an external ToR's frame in place and
+/// returns it; `None` (frame untouched) if it has no valid departure tag.
+#[inline]
+pub fn shim_strip_departure(pool: &mut FramePool, i: u32) -> Option<Shim> {
+    let s = shim_parse(pool.data(i))?;
+    if s.kind != SHIM_DEPARTURE {
+        return None;
+    }
+    pool.remove(i, 12, SHIM_LEN).then_some(s)
+}
+
+/// `frame` with shim `s` inserted after the source MAC (what an external
+/// ToR sends on an uplink). Allocates: for tests and tools.
+pub fn shim_insert(frame: &[u8], s: &Shim) -> Vec<u8> {
+    let mut f = Vec::with_capacity(frame.len() + SHIM_LEN);
+    f.extend_from_slice(&frame[..12]);
+    f.extend_from_slice(&[0; SHIM_LEN]);
+    f.extend_from_slice(&frame[12..]);
+    let next = u16::from_be_bytes([frame[12], frame[13]]);
+    shim_write(&mut f, s, next);
+    f
+}
+
+/// Fills `f` (at least [`ROTATION_FRAME_LEN`] bytes) with a rotation frame:
+/// broadcast, from [`ROTATION_SRC_MAC`], kind 2, the current slice and
+/// slot, next EtherType 0, zero padding.
+pub fn rotation_frame(f: &mut [u8], slice: u16, slot: u32) {
+    f[..ROTATION_FRAME_LEN].fill(0);
+    f[0..6].copy_from_slice(&[0xff; 6]);
+    f[6..12].copy_from_slice(&ROTATION_SRC_MAC);
+    let s = Shim {
+        kind: SHIM_ROTATION,
+        flags: 0,
+        slice,
+        slot,
+    };
+    shim_write(f, &s, 0);
+}
+
 #[inline]
 pub fn ethertype(f: &[u8]) -> Option<u16> {
     Some(u16::from_be_bytes([*f.get(12)?, *f.get(13)?]))
@@ -59,31 +156,40 @@ pub fn ipv4_dst(f: &[u8]) -> Option<Ipv4Addr> {
     Some(Ipv4Addr::new(h[16], h[17], h[18], h[19]))
 }
 
-/// FNV-1a over (src, dst, proto, src port, dst port): the flow hash used for
-/// flow multipath and per-flow byte counts. Ports are zero for non-TCP/UDP
-/// and for fragments after the first.
+/// Bytes the flow hash covers, in order: source IP, destination IP,
+/// protocol, source port, destination port (network byte order).
+pub const FLOW_KEY_LEN: usize = 13;
+
+/// The flow key of an IPv4 frame (after any source-route header): the
+/// 5-tuple in network byte order; ports are zero for non-TCP/UDP and for
+/// fragments after the first. None if there is no IPv4 header.
 #[inline]
-pub fn flow_hash(f: &[u8]) -> u32 {
+pub fn flow_key(f: &[u8]) -> Option<[u8; FLOW_KEY_LEN]> {
     let o = l3_offset(f);
-    let Some(h) = f.get(o..o + 20) else {
-        return 0;
-    };
+    let h = f.get(o..o + 20)?;
     let ihl = (h[0] & 0x0f) as usize * 4;
     let proto = h[9];
     let frag_off = u16::from_be_bytes([h[6], h[7]]) & 0x1fff;
-    let mut ports = [0u8; 4];
+    let mut k = [0u8; FLOW_KEY_LEN];
+    k[..8].copy_from_slice(&h[12..20]);
+    k[8] = proto;
     if (proto == 6 || proto == 17)
         && frag_off == 0
         && let Some(p) = f.get(o + ihl..o + ihl + 4)
     {
-        ports.copy_from_slice(p);
+        k[9..13].copy_from_slice(p);
     }
-    let mut x: u32 = 0x811c_9dc5;
-    for b in h[12..20].iter().chain([proto].iter()).chain(ports.iter()) {
-        x ^= *b as u32;
-        x = x.wrapping_mul(0x0100_0193);
-    }
-    x
+    Some(k)
+}
+
+/// Standard CRC-32 (IEEE 802.3, reflected, init and final XOR 0xFFFFFFFF:
+/// the P4 `HashAlgorithm.crc32` of BMv2) over [`flow_key`]: the flow hash
+/// for flow multipath (bucket = hash % buckets) and per-flow byte counts,
+/// so a P4 ToR computes the same buckets (docs/p4.md, "Flow hash"). 0 for
+/// frames without an IPv4 header.
+#[inline]
+pub fn flow_hash(f: &[u8]) -> u32 {
+    flow_key(f).map_or(0, |k| crc32fast::hash(&k))
 }
 
 /// A parsed ARP request for IPv4 over Ethernet: (sender MAC, sender IP,
@@ -272,6 +378,64 @@ mod tests {
         assert_eq!(srh_pop(&mut p, i), Some((1, SRH_NOW)));
         assert_eq!(p.data(i), &orig[..]);
         assert_eq!(srh_pop(&mut p, i), None);
+    }
+
+    #[test]
+    fn shim_layout_parse_and_strip() {
+        let orig = udp_frame();
+        let tag = Shim {
+            kind: SHIM_DEPARTURE,
+            flags: SHIM_FLAG_REROUTED,
+            slice: 0x0102,
+            slot: 0xA0B0_C0D0,
+        };
+        let f = shim_insert(&orig, &tag);
+        assert_eq!(f.len(), orig.len() + SHIM_LEN);
+        assert_eq!(
+            &f[12..24],
+            &[
+                0x88, 0xB6, 1, 1, 0x01, 0x02, 0xA0, 0xB0, 0xC0, 0xD0, 0x08, 0x00
+            ]
+        );
+        assert_eq!(shim_parse(&f), Some(tag));
+        assert_eq!(shim_parse(&orig), None);
+        let mut p = FramePool::new(2);
+        let i = p.alloc_from(&f).unwrap();
+        assert_eq!(shim_strip_departure(&mut p, i), Some(tag));
+        assert_eq!(p.data(i), &orig[..]);
+        // No tag, or the wrong kind: untouched.
+        assert_eq!(shim_strip_departure(&mut p, i), None);
+        let mut rot = [0u8; ROTATION_FRAME_LEN];
+        rotation_frame(&mut rot, 3, 7);
+        assert_eq!(&rot[0..6], &[0xff; 6]);
+        assert_eq!(&rot[12..24], &[0x88, 0xB6, 2, 0, 0, 3, 0, 0, 0, 7, 0, 0]);
+        let j = p.alloc_from(&rot).unwrap();
+        assert_eq!(shim_strip_departure(&mut p, j), None);
+        assert_eq!(p.data(j), &rot[..]);
+        // Truncated: no tag.
+        assert_eq!(shim_parse(&f[..23]), None);
+    }
+
+    #[test]
+    fn flow_hash_is_crc32_of_the_five_tuple() {
+        // CRC-32 check value of the standard ("123456789" -> 0xCBF43926).
+        assert_eq!(crc32fast::hash(b"123456789"), 0xCBF4_3926);
+        // Test vector (docs/p4.md, "Flow hash"): UDP 10.0.0.1:1000 ->
+        // 10.0.0.2:2000.
+        let f = udp_frame();
+        let key = [10, 0, 0, 1, 10, 0, 0, 2, 17, 0x03, 0xE8, 0x07, 0xD0];
+        assert_eq!(flow_key(&f), Some(key));
+        assert_eq!(flow_hash(&f), 0x2359_B4D8);
+        // Not TCP/UDP (ICMP): ports count as zero.
+        let mut icmp = f.clone();
+        icmp[23] = 1;
+        assert_eq!(&flow_key(&icmp).unwrap()[8..], &[1, 0, 0, 0, 0]);
+        assert_eq!(flow_hash(&icmp), 0x3F6F_49BF);
+        // A later fragment: ports zero too.
+        let mut frag = f.clone();
+        frag[20..22].copy_from_slice(&0x0010u16.to_be_bytes());
+        assert_eq!(&flow_key(&frag).unwrap()[9..], &[0, 0, 0, 0]);
+        assert_eq!(flow_hash(&[0u8; 20]), 0);
     }
 
     #[test]

@@ -64,6 +64,7 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
         tables,
         timing: timing(100, 1, 10_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -178,6 +179,7 @@ fn probes_leave_only_inside_the_usable_window() {
         tables,
         timing: timing(slice / 1000, dark / 1000, 1_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
@@ -257,6 +259,7 @@ fn tables_without_a_circuit_give_no_circuit_drops() {
         tables,
         timing: timing(500, 50, 1_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
@@ -301,6 +304,7 @@ fn tor_clock_ahead_of_the_ocs_gives_guardband_drops() {
         tables,
         timing: t,
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
@@ -381,6 +385,7 @@ fn slice_miss_reroutes_to_the_alternate_then_defers() {
         tables,
         timing: timing(4000, 400, 2_500_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
@@ -488,6 +493,7 @@ fn source_route_crosses_a_transit_tor_and_shows_in_the_uplink_pcap() {
         tables,
         timing: timing(1000, 50, 1_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -553,6 +559,7 @@ fn tcp_crosses_the_fabric() {
         tables,
         timing: timing(100, 1, 10_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let ip2 = net.hosts[1].ip;
@@ -613,6 +620,7 @@ fn reconfigure_moves_a_circuit_at_runtime() {
         tables: t(),
         timing: timing(100, 10, 1_000_000_000),
         hosts: net.attach(),
+        external: Vec::new(),
     };
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
@@ -631,5 +639,193 @@ fn reconfigure_moves_a_circuit_at_runtime() {
     assert_eq!(got.len(), 3, "after the update the circuit reaches ToR2");
     let c = fab.stop();
     assert_eq!(c.reconfigurations, 1);
+    assert!(c.conservation_holds(), "{c}");
+}
+
+/// An IPv4/UDP frame (valid IP checksum, no UDP checksum) h2 -> h1:5000.
+fn udp_frame_to(
+    dst_mac: [u8; 6],
+    src_mac: [u8; 6],
+    src: [u8; 4],
+    dst: [u8; 4],
+    payload: &[u8],
+) -> Vec<u8> {
+    let len = 14 + 20 + 8 + payload.len();
+    let mut f = vec![0u8; len];
+    f[0..6].copy_from_slice(&dst_mac);
+    f[6..12].copy_from_slice(&src_mac);
+    f[12..14].copy_from_slice(&[8, 0]);
+    f[14] = 0x45;
+    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
+    f[22] = 64;
+    f[23] = 17;
+    f[26..30].copy_from_slice(&src);
+    f[30..34].copy_from_slice(&dst);
+    let mut s: u32 = 0;
+    for w in f[14..34].chunks(2) {
+        s += u16::from_be_bytes([w[0], w[1]]) as u32;
+    }
+    while s >> 16 != 0 {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    f[24..26].copy_from_slice(&(!(s as u16)).to_be_bytes());
+    f[34..36].copy_from_slice(&4000u16.to_be_bytes());
+    f[36..38].copy_from_slice(&5000u16.to_be_bytes());
+    f[38..40].copy_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
+    f[42..].copy_from_slice(payload);
+    f
+}
+
+#[test]
+fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
+    let Some(_serial) = can_run("external_tor_joins_over_veths_with_tags_and_rotation_frames")
+    else {
+        return;
+    };
+    // h1 on native ToR 0, h2 on ToR 1, which is external: its uplink and CPU
+    // veths end in namespace `ext` (where BMv2 would run).
+    let net = Net::new(&[0, 1]);
+    let ext = format!("{}-x", net.fabric);
+    run(&["ip", "netns", "add", &ext]);
+    struct Del(String);
+    impl Drop for Del {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("ip")
+                .args(["netns", "del", &self.0])
+                .status();
+        }
+    }
+    let _ext = Del(ext.clone());
+    for key in ["all", "default"] {
+        let k = format!("net.ipv6.conf.{key}.disable_ipv6=1");
+        run(&["ip", "netns", "exec", &ext, "sysctl", "-qw", &k]);
+        run(&["ip", "netns", "exec", &net.fabric, "sysctl", "-qw", &k]);
+    }
+    for (mine, theirs) in [("x-t1-u0", "u0"), ("x-t1-c", "c")] {
+        run(&[
+            "ip",
+            "-n",
+            &net.fabric,
+            "link",
+            "add",
+            mine,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            theirs,
+            "netns",
+            &ext,
+        ]);
+        run(&["ip", "-n", &net.fabric, "link", "set", mine, "up"]);
+        run(&["ip", "-n", &ext, "link", "set", theirs, "up"]);
+    }
+    let tables = tables(
+        1,
+        Lookup::Hop,
+        vec![(0, vec![entry(1, None, hop(0, None), vec![])])],
+    );
+    let spec = FabricSpec {
+        schedule: two_tor_schedule(1),
+        tables,
+        timing: timing(200, 0, 1_000_000_000),
+        hosts: net.attach(),
+        external: vec![swtor::ExternalTor {
+            tor: 1,
+            uplinks: vec!["x-t1-u0".into()],
+            cpu: "x-t1-c".into(),
+        }],
+    };
+    // BMv2's side: one socket per veth in `ext`.
+    let ext_path = std::path::PathBuf::from(format!("/run/netns/{ext}"));
+    let open = |name: &'static str| {
+        in_ns(ext_path.clone(), move || {
+            let ix = swtor::afpacket::if_nametoindex(name).unwrap();
+            swtor::afpacket::RawSocket::open(swtor::afpacket::SocketOptions {
+                ifindex: Some(ix),
+                ..Default::default()
+            })
+            .unwrap()
+        })
+        .join()
+        .unwrap()
+    };
+    let mut up = open("u0");
+    let mut cpu = open("c");
+    let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
+    let clock = fab.clock();
+    let mut buf = vec![0u8; 2048];
+
+    // Rotation frames: kind 2, the current slot, one per 200 us slot.
+    let mut slots = Vec::new();
+    while slots.len() < 5 {
+        let (n, _, _, _) = cpu
+            .recv_one(&mut buf, 1000)
+            .unwrap()
+            .expect("rotation frame");
+        let s = swtor::wire::shim_parse(&buf[..n]).expect("shim");
+        assert_eq!((s.kind, s.slice), (swtor::wire::SHIM_ROTATION, 0));
+        let now = clock.slot(monotonic_ns()) as u32;
+        assert!(now.wrapping_sub(s.slot) < 50, "slot {} now {now}", s.slot);
+        slots.push(s.slot);
+    }
+    assert!(slots.windows(2).all(|w| w[1] > w[0]), "{slots:?}");
+
+    // h1 -> h2 crosses native ToR 0 and the OCS and leaves on ToR 1's
+    // uplink veth untagged.
+    send_probes(
+        &net,
+        0,
+        net.hosts[1].ip,
+        vec![b"to-external".to_vec()],
+        vec![0],
+    );
+    let got = loop {
+        let (n, _, _, _) = up
+            .recv_one(&mut buf, 2000)
+            .unwrap()
+            .expect("frame for ToR 1");
+        if swtor::wire::ipv4_dst(&buf[..n]).is_some() {
+            break buf[..n].to_vec();
+        }
+    };
+    assert_eq!(swtor::wire::ethertype(&got), Some(0x0800), "no tag");
+    assert_eq!(&got[30..34], &[10, 0, 0, 2]);
+    assert!(got.ends_with(b"to-external"));
+
+    // ToR 1 sends h2 -> h1 tagged for slice 0 of the current slot.
+    let rx = udp_in(net.host_path(0), net.hosts[0].ip, 5000);
+    let f = udp_frame_to(
+        net.hosts[0].mac,
+        net.hosts[1].mac,
+        [10, 0, 0, 2],
+        [10, 0, 0, 1],
+        b"from-external",
+    );
+    let tag = swtor::wire::Shim {
+        kind: swtor::wire::SHIM_DEPARTURE,
+        flags: 0,
+        slice: 0,
+        slot: clock.slot(monotonic_ns()) as u32,
+    };
+    let mut pool = swtor::pool::FramePool::new(2);
+    let i = pool
+        .alloc_from(&swtor::wire::shim_insert(&f, &tag))
+        .unwrap();
+    let ix = in_ns(ext_path.clone(), || {
+        swtor::afpacket::if_nametoindex("u0").unwrap()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(up.send_batch(&pool, &[(i, ix)]).unwrap(), 1);
+    let got = collect(&rx, Duration::from_millis(300));
+    assert_eq!(got.len(), 1, "{}", fab.counters());
+    assert_eq!(got[0].1, b"from-external");
+
+    let c = fab.stop();
+    assert_eq!(c.from_external, 1, "{c}");
+    assert_eq!(c.to_external, 1, "{c}");
+    assert_eq!(c.dropped_total(), 0, "{c}");
+    assert!(c.rotation_tx >= 5, "{c}");
     assert!(c.conservation_holds(), "{c}");
 }

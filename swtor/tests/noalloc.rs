@@ -46,11 +46,15 @@ unsafe impl GlobalAlloc for Counting {
 static A: Counting = Counting;
 
 /// Offers UDP frames from host 0 to host 1 (ifindex 1 and 2) and takes
-/// whatever the engine sends.
+/// whatever the engine sends (to `expect`, and rotation frames to `cpu`).
+/// With `tagged` also offers those tagged frames on ifindex 3 (an
+/// external ToR's uplink).
 struct MemPort {
     frame: Vec<u8>,
+    tagged: Option<Vec<u8>>,
     per_poll: usize,
     received: u64,
+    expect: &'static [i32],
 }
 impl Port for MemPort {
     fn recv_batch(
@@ -70,11 +74,22 @@ impl Port for MemPort {
                 truncated: false,
                 csum_not_ready: true,
             });
+            if let Some(t) = &self.tagged
+                && let Some(j) = pool.alloc_from(t)
+            {
+                pool.meta_mut(j).t = now;
+                out.push(RxFrame {
+                    idx: j,
+                    ifindex: 3,
+                    truncated: false,
+                    csum_not_ready: false,
+                });
+            }
         }
         Ok(self.per_poll)
     }
     fn send_batch(&mut self, _pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
-        assert!(frames.iter().all(|f| f.1 == 2));
+        assert!(frames.iter().all(|f| self.expect.contains(&f.1)));
         self.received += frames.len() as u64;
         Ok(frames.len())
     }
@@ -105,6 +120,11 @@ fn m(dst: u16) -> Match {
 }
 
 fn run(spec: FabricSpec) {
+    run_with(spec, None, &[2]);
+}
+
+fn run_with(spec: FabricSpec, tagged: Option<Vec<u8>>, expect: &'static [i32]) {
+    let external = tagged.is_some();
     let clock = SliceClock::aligned(
         swtor::monotonic_ns(),
         spec.timing.slice.0,
@@ -112,8 +132,10 @@ fn run(spec: FabricSpec) {
     );
     let port = MemPort {
         frame: udp_frame(),
+        tagged,
         per_poll: 2,
         received: 0,
+        expect,
     };
     let mut e = Engine::new(
         &spec,
@@ -123,6 +145,7 @@ fn run(spec: FabricSpec) {
         EngineOptions {
             pool_frames: 8192,
             host_queue_bytes: 1 << 20,
+            epoch: None,
         },
     )
     .unwrap();
@@ -146,6 +169,12 @@ fn run(spec: FabricSpec) {
         "allocations on the hot path ({c})"
     );
     assert!(c.conservation_holds(), "{c}");
+    if external {
+        assert!(
+            c.from_external > 1000 && c.to_external > 1000 && c.rotation_tx > 10,
+            "the external paths ran: {c}"
+        );
+    }
 }
 
 fn timing(slice_ns: u64) -> Timing {
@@ -220,6 +249,7 @@ fn per_hop_rotation_path_does_not_allocate() {
         tables: t,
         timing: timing(20_000),
         hosts: hosts([0, 1]),
+        external: Vec::new(),
     });
 }
 
@@ -260,5 +290,56 @@ fn source_route_path_does_not_allocate() {
         tables: t,
         timing: timing(100_000),
         hosts: hosts([0, 2]),
+        external: Vec::new(),
     });
+}
+
+#[test]
+fn external_tor_path_does_not_allocate() {
+    // ToR 1 is external (uplink ifindex 3, CPU 4): h1's frames leave on
+    // its uplink veth, its tagged frames to h1 enter calendar queues, and
+    // rotation frames go out every slot (2 slices of 20 us).
+    let mut s = Schedule::new(2, 1, 2);
+    s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
+        .unwrap();
+    s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 1)
+        .unwrap();
+    let t = Tables {
+        slices: 2,
+        lookup: Lookup::Hop,
+        multipath: Multipath::Flow,
+        buckets: 2,
+        classes: None,
+        tors: vec![TimeFlowTable {
+            tor: 0,
+            entries: vec![Entry {
+                m: m(1),
+                action: Action::Hop(Step {
+                    port: 0,
+                    depart: None,
+                }),
+                alternates: vec![],
+            }],
+        }],
+    };
+    let mut back = udp_frame();
+    back[0..12].copy_from_slice(&[2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2]);
+    back[26..34].copy_from_slice(&[10, 0, 0, 2, 10, 0, 0, 1]);
+    let tagged = swtor::wire::shim_insert(
+        &back,
+        &swtor::wire::Shim {
+            kind: swtor::wire::SHIM_DEPARTURE,
+            flags: 0,
+            slice: 1,
+            slot: 0,
+        },
+    );
+    let spec = FabricSpec {
+        schedule: s,
+        tables: t,
+        timing: timing(20_000),
+        hosts: hosts([0, 1]),
+        external: swtor::ExternalTor::all_except(&Schedule::new(2, 1, 2), &[0], "x"),
+    };
+    run_with(spec, Some(tagged), &[1, 3, 4]);
 }

@@ -56,7 +56,7 @@ pub fn have(tool: &str) -> bool {
         .unwrap_or(false)
 }
 
-fn run(args: &[&str]) {
+pub fn run(args: &[&str]) {
     let out = Command::new(args[0])
         .args(&args[1..])
         .output()

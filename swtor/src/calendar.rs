@@ -1,0 +1,311 @@
+//! Calendar queues and queue rotation (paper §6.1): one FIFO per
+//! `(ToR, uplink, departure slice)`; in each slice only that slice's queue
+//! of an uplink may send, inside the usable window, paced at the link rate.
+//! Also the admission test of §6.2 (buffer capacity and what the circuit
+//! can still carry in the departure slice), on the ToR's own view of the
+//! schedule. Native and external ToRs' uplinks share this module.
+
+use crate::Timing;
+use crate::capture::Captures;
+use crate::clock::{SliceClock, offset};
+use crate::counters::Counters;
+use crate::lookup::Step;
+use crate::ocs::Ocs;
+use crate::pool::FramePool;
+use crate::pool::FrameQueue;
+use lh_ctrl::schedule::{LinkKind, Schedule};
+use lh_ctrl::units::{BitsPerSec, Nanos};
+use lh_ctrl::{PortId, SliceId, TorId};
+
+/// How far a paced link's virtual clock may trail real time, so a late loop
+/// iteration can catch up with a short burst instead of losing capacity.
+pub const PACE_SLACK_NS: u64 = 200_000;
+
+/// Why a calendar queue refused a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Over the queue's byte capacity.
+    Full,
+    /// The frame fits the buffer but not what the circuit can still carry
+    /// in that slice (slice miss); carries the queue it would have gone to.
+    Miss(usize),
+    /// The uplink does not exist.
+    NoPort,
+}
+
+pub(crate) struct Calendar {
+    clock: SliceClock,
+    s: usize,
+    rotation: bool,
+    tors: usize,
+    uplinks: usize,
+    dark: u64,
+    capacity: u64,
+    tor_clock_offset: i64,
+    /// Per uplink index: its serialisation rate (electrical ports of a
+    /// hybrid fabric run at `Timing::electrical_rate`).
+    rate: Vec<BitsPerSec>,
+    /// `[slice][tor * uplinks + port]`: circuit differs from previous slice
+    /// (the ToRs' view of the schedule).
+    changed: Vec<bool>,
+    /// Per uplink: until when it is dark after a runtime reconfiguration
+    /// (compared with the ToR's clock).
+    dark_until: Vec<u64>,
+    /// `[(tor * uplinks + port) * S + slice]`.
+    cal: Vec<FrameQueue>,
+    /// Frames queued per uplink over all its calendar queues.
+    pending: Vec<u32>,
+    /// Per uplink: ToR-time when the link is free again (pacing).
+    next_free: Vec<u64>,
+    /// Per ToR: the last slot whose end was accounted (carried_over).
+    last_slot: Vec<u64>,
+}
+
+impl Calendar {
+    pub(crate) fn new(schedule: &Schedule, timing: &Timing, clock: SliceClock) -> Calendar {
+        let (tors, uplinks, s) = (schedule.tors(), schedule.uplinks(), schedule.slices());
+        let n = tors * uplinks;
+        let (_, changed) = crate::ocs::circuit_tables(schedule);
+        Calendar {
+            clock,
+            s,
+            rotation: s > 1,
+            tors,
+            uplinks,
+            dark: timing.dark().0,
+            capacity: timing.queue_capacity,
+            tor_clock_offset: timing.tor_clock_offset,
+            rate: port_rates(schedule, timing),
+            changed,
+            dark_until: vec![0; n],
+            cal: vec![FrameQueue::default(); n * s],
+            pending: vec![0; n],
+            next_free: vec![0; n],
+            last_slot: vec![u64::MAX; tors],
+        }
+    }
+
+    /// New schedule: uplinks in `moved` are dark from `now` for the dark time.
+    pub(crate) fn reconfigure(
+        &mut self,
+        schedule: &Schedule,
+        timing: &Timing,
+        moved: &[bool],
+        now: u64,
+    ) {
+        for (tu, &m) in moved.iter().enumerate() {
+            if m {
+                self.dark_until[tu] = now + self.dark;
+            }
+        }
+        self.changed = crate::ocs::circuit_tables(schedule).1;
+        self.rate = port_rates(schedule, timing);
+    }
+
+    /// Bytes per `[uplink][calendar queue]` of a ToR.
+    pub(crate) fn queues(&self, tor: TorId) -> Vec<Vec<u64>> {
+        if tor as usize >= self.tors {
+            return Vec::new();
+        }
+        (0..self.uplinks)
+            .map(|p| {
+                let tu = tor as usize * self.uplinks + p;
+                self.cal[tu * self.s..(tu + 1) * self.s]
+                    .iter()
+                    .map(|q| q.bytes)
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[inline]
+    fn dark_of(&self, slice: usize, tu: usize) -> u64 {
+        if self.changed[slice * self.tors * self.uplinks + tu] {
+            self.dark
+        } else {
+            0
+        }
+    }
+
+    /// Admission (§6.2): the calendar queue index for `step`, or why the
+    /// frame does not fit (byte capacity, or what the circuit can still carry
+    /// in the departure slice after the bytes already queued for it).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn admit(
+        &self,
+        tor: TorId,
+        step: Step,
+        arrival: SliceId,
+        slot: u64,
+        tnow: u64,
+        len: u64,
+    ) -> Result<usize, Refusal> {
+        if step.port as usize >= self.uplinks {
+            return Err(Refusal::NoPort);
+        }
+        let s = self.s as u64;
+        let tu = tor as usize * self.uplinks + step.port as usize;
+        let d = step.depart.map_or(arrival as u64, |d| d as u64 % s);
+        let rank = (d + s - arrival as u64) % s;
+        let q = tu * self.s + d as usize;
+        let queued = self.cal[q].bytes;
+        if queued + len > self.capacity {
+            return Err(Refusal::Full);
+        }
+        if self.rotation {
+            let start = self.clock.start_of_slot(slot + rank);
+            let end = start + self.clock.slice;
+            let ws = (start + self.dark_of(d as usize, tu)).max(self.dark_until[tu]);
+            let from = if rank == 0 {
+                ws.max(tnow).max(self.next_free[tu])
+            } else {
+                ws
+            };
+            let avail = self.rate[step.port as usize].bytes_in(Nanos(end.saturating_sub(from)));
+            if queued + len > avail {
+                return Err(Refusal::Miss(q));
+            }
+        }
+        Ok(q)
+    }
+
+    /// The calendar queue of `(tor, port)` for departure slice `depart`, if
+    /// its buffer can take `len` more bytes (no slice-miss test: the
+    /// admission of an external ToR was done by its own pipeline).
+    #[inline]
+    pub(crate) fn admit_buffer(
+        &self,
+        tor: TorId,
+        port: PortId,
+        depart: SliceId,
+        len: u64,
+    ) -> Result<usize, Refusal> {
+        if port as usize >= self.uplinks || depart as usize >= self.s {
+            return Err(Refusal::NoPort);
+        }
+        let q = (tor as usize * self.uplinks + port as usize) * self.s + depart as usize;
+        if self.cal[q].bytes + len > self.capacity {
+            return Err(Refusal::Full);
+        }
+        Ok(q)
+    }
+
+    /// Puts frame `i` into calendar queue `q` (from [`Calendar::admit`]) of
+    /// `(tor, port)`, arrived at ToR time `tnow`, towards ToR `dst`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn enqueue(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        tor: TorId,
+        dst: TorId,
+        port: PortId,
+        q: usize,
+        i: u32,
+        tnow: u64,
+    ) {
+        let tu = tor as usize * self.uplinks + port as usize;
+        // A frame cannot leave before it arrived (pacing may trail real time).
+        pool.meta_mut(i).t = tnow;
+        // The electrical fabric needs the destination when the frame leaves.
+        let hops = pool.meta(i).tag & 0xff;
+        pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
+        self.cal[q].push(pool, i);
+        self.pending[tu] += 1;
+        c.queued += 1;
+    }
+
+    /// Queue rotation at true time `now`: in each slice only that slice's
+    /// calendar queue of an uplink may send, inside the usable window, paced
+    /// at the link rate; what leaves goes to the OCS.
+    pub(crate) fn rotate(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        ocs: &mut Ocs,
+        cap: &mut Captures,
+        now: u64,
+    ) -> bool {
+        let off = self.tor_clock_offset;
+        let tnow = offset(now, off);
+        let slot = self.clock.slot(tnow);
+        let slice = (slot % self.s as u64) as usize;
+        let start = self.clock.start_of_slot(slot);
+        let end = start + self.clock.slice;
+        let mut busy = false;
+        for tor in 0..self.tors {
+            if self.rotation && self.last_slot[tor] != slot {
+                // Frames left in the queues of slots that ended (one, or
+                // several if this thread was descheduled) wait a cycle.
+                let last = self.last_slot[tor];
+                if last != u64::MAX && last < slot {
+                    for k in last..slot.min(last + self.s as u64) {
+                        let prev = (k % self.s as u64) as usize;
+                        for p in 0..self.uplinks {
+                            let tu = tor * self.uplinks + p;
+                            c.carried_over += self.cal[tu * self.s + prev].frames as u64;
+                        }
+                    }
+                }
+                self.last_slot[tor] = slot;
+            }
+            for p in 0..self.uplinks {
+                let tu = tor * self.uplinks + p;
+                if self.pending[tu] == 0 {
+                    continue;
+                }
+                let rate = self.rate[p];
+                let q = tu * self.s + slice;
+                let ws = (start + self.dark_of(slice, tu)).max(self.dark_until[tu]);
+                // docs/time-model.md: a frame crosses only if its whole
+                // serialisation fits the window, else it waits.
+                let must_fit = self.rotation;
+                while let Some(i) = self.cal[q].peek() {
+                    let tx = self.next_free[tu]
+                        .max(tnow.saturating_sub(PACE_SLACK_NS))
+                        .max(ws)
+                        .max(pool.meta(i).t);
+                    if tx > tnow {
+                        break;
+                    }
+                    let len = pool.meta(i).len as u64;
+                    let done = tx + rate.time_for(len).0;
+                    if must_fit && done > end {
+                        break;
+                    }
+                    self.cal[q].pop(pool);
+                    self.pending[tu] -= 1;
+                    self.next_free[tu] = done;
+                    c.uplink_tx += 1;
+                    ocs.carry(
+                        pool,
+                        c,
+                        cap,
+                        tor,
+                        p,
+                        i,
+                        offset(tx, -off),
+                        offset(done, -off),
+                    );
+                    busy = true;
+                }
+            }
+        }
+        busy
+    }
+}
+
+/// Per uplink index: electrical ports of a hybrid fabric run at
+/// `electrical_rate`; optical ports and all-electrical fabrics (Clos) at
+/// `link_rate`.
+fn port_rates(schedule: &Schedule, timing: &Timing) -> Vec<BitsPerSec> {
+    let hybrid = schedule.kind() == LinkKind::Optical;
+    (0..schedule.uplinks())
+        .map(|p| match timing.electrical_rate {
+            Some(r) if hybrid && schedule.is_electrical(p as PortId) => r,
+            _ => timing.link_rate,
+        })
+        .collect()
+}

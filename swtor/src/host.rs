@@ -1,0 +1,222 @@
+//! Host ports: frames from hosts (proxy ARP, admission checks before the ToR
+//! pipeline), local delivery into per-host egress queues and paced transmit
+//! onto the hosts' veths. Hosts of external ToRs are known (for the
+//! destination ToR of an IP and for proxy-ARP MACs) but have no port here.
+
+use crate::afpacket::{BATCH, RxFrame};
+use crate::calendar::PACE_SLACK_NS;
+use crate::counters::{Counters, DropReason};
+use crate::fastmap::IntMap;
+use crate::pool::{FramePool, FrameQueue, NIL};
+use crate::port::Port;
+use crate::wire;
+use lh_ctrl::TorId;
+use lh_ctrl::units::BitsPerSec;
+use std::io;
+use std::net::Ipv4Addr;
+
+pub(crate) struct Host {
+    pub(crate) mac: [u8; 6],
+    pub(crate) tor: TorId,
+    /// 0: not attached (a host of an external ToR).
+    ifindex: i32,
+    egress: FrameQueue,
+    next_free: u64,
+}
+
+pub(crate) struct Hosts {
+    hosts: Vec<Host>,
+    /// Keyed by the address as a `u32`.
+    by_ip: IntMap<u32, u16>,
+    queue_limit: u64,
+    rate: BitsPerSec,
+    rr: usize,
+    tx: Vec<(u32, i32)>,
+    tx_host: Vec<u16>,
+}
+
+impl Hosts {
+    pub(crate) fn new(queue_limit: u64, rate: BitsPerSec) -> Hosts {
+        Hosts {
+            hosts: Vec::new(),
+            by_ip: IntMap::default(),
+            queue_limit,
+            rate,
+            rr: 0,
+            tx: Vec::with_capacity(BATCH),
+            tx_host: Vec::with_capacity(BATCH),
+        }
+    }
+
+    /// Adds a host; `ifindex` 0 means it has no port here.
+    pub(crate) fn add(&mut self, ip: Ipv4Addr, mac: [u8; 6], tor: TorId, ifindex: i32) -> u16 {
+        let h = self.hosts.len() as u16;
+        self.by_ip.insert(u32::from(ip), h);
+        self.hosts.push(Host {
+            mac,
+            tor,
+            ifindex,
+            egress: FrameQueue::default(),
+            next_free: 0,
+        });
+        h
+    }
+
+    #[inline]
+    pub(crate) fn by_ip(&self, ip: &Ipv4Addr) -> Option<u16> {
+        self.by_ip.get(&u32::from(*ip)).copied()
+    }
+
+    #[inline]
+    pub(crate) fn tor(&self, h: u16) -> TorId {
+        self.hosts[h as usize].tor
+    }
+
+    pub(crate) fn ifindex(&self, h: u16) -> i32 {
+        self.hosts[h as usize].ifindex
+    }
+
+    /// A frame received on host `h`'s port: answers ARP, counts `sent`,
+    /// drops what the fabric does not route. Returns the ToR to forward
+    /// the frame at if it continues.
+    #[inline]
+    pub(crate) fn receive(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        h: u16,
+        f: RxFrame,
+    ) -> Option<TorId> {
+        let data = pool.data(f.idx);
+        let et = wire::ethertype(data);
+        if et == Some(wire::ETH_ARP) {
+            self.proxy_arp(pool, c, h, f.idx);
+            return None;
+        }
+        c.sent += 1;
+        c.sent_bytes += data.len() as u64;
+        let drop = if f.truncated {
+            Some(DropReason::TooBig)
+        } else {
+            match et {
+                Some(wire::ETH_IPV4) => None,
+                Some(wire::ETH_IPV6) => Some(DropReason::Ipv6),
+                _ => Some(DropReason::NotIpv4),
+            }
+        };
+        if let Some(r) = drop {
+            c.drop_one(r);
+            pool.release(f.idx);
+            return None;
+        }
+        if f.csum_not_ready {
+            wire::complete_l4_checksum(pool.data_mut(f.idx));
+        }
+        pool.meta_mut(f.idx).tag = 0;
+        Some(self.hosts[h as usize].tor)
+    }
+
+    fn proxy_arp(&mut self, pool: &mut FramePool, c: &mut Counters, h: u16, i: u32) {
+        // Never answer for the asking host itself: that would fake an
+        // address conflict (duplicate address detection sends spa 0.0.0.0).
+        let target = match wire::arp_request(pool.data(i)) {
+            Some((_, spa, tpa)) if spa != tpa => self.by_ip(&tpa).filter(|&t| t != h),
+            _ => None,
+        };
+        let Some(t) = target else {
+            c.arp_ignored += 1;
+            pool.release(i);
+            return;
+        };
+        let mac = self.hosts[t as usize].mac;
+        wire::make_arp_reply(pool.data_mut(i), mac);
+        pool.meta_mut(i).ctrl = true;
+        // Replies jump the pacing but keep FIFO order with data.
+        self.hosts[h as usize].egress.push(pool, i);
+    }
+
+    /// Queues frame `i` for host `h` (any source-route header stripped).
+    #[inline]
+    pub(crate) fn deliver(&mut self, pool: &mut FramePool, c: &mut Counters, h: u16, i: u32) {
+        wire::srh_strip(pool, i);
+        let len = pool.meta(i).len as u64;
+        let host = &mut self.hosts[h as usize];
+        if host.egress.bytes + len > self.queue_limit {
+            c.drop_one(DropReason::HostQueueFull);
+            pool.release(i);
+            return;
+        }
+        host.egress.push(pool, i);
+        c.queued += 1;
+    }
+
+    /// Paced transmit of the egress queues at `host_rate`.
+    pub(crate) fn transmit<P: Port>(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        port: &mut P,
+        now: u64,
+    ) -> io::Result<bool> {
+        self.tx.clear();
+        self.tx_host.clear();
+        let rate = self.rate;
+        // Start at a rotating host so one busy port cannot fill every batch.
+        let n = self.hosts.len();
+        self.rr = if n == 0 { 0 } else { (self.rr + 1) % n };
+        for h in (self.rr..n).chain(0..self.rr) {
+            let host = &mut self.hosts[h];
+            let mut cur = host.egress.peek();
+            let mut t = host.next_free.max(now.saturating_sub(PACE_SLACK_NS));
+            while let Some(i) = cur {
+                if self.tx.len() == BATCH || t > now {
+                    break;
+                }
+                self.tx.push((i, host.ifindex));
+                self.tx_host.push(h as u16);
+                t += rate.time_for(pool.meta(i).len as u64).0;
+                let nx = pool.meta(i).next;
+                cur = (nx != NIL).then_some(nx);
+            }
+        }
+        if self.tx.is_empty() {
+            return Ok(false);
+        }
+        let (sent, err) = match port.send_batch(pool, &self.tx) {
+            Ok(n) => (n, None),
+            Err(e) => (0, Some(e)),
+        };
+        for k in 0..sent {
+            let h = self.tx_host[k] as usize;
+            let host = &mut self.hosts[h];
+            let i = host
+                .egress
+                .pop(pool)
+                .expect("frame gathered from this queue");
+            let m = *pool.meta(i);
+            host.next_free = host.next_free.max(now.saturating_sub(PACE_SLACK_NS))
+                + rate.time_for(m.len as u64).0;
+            if m.ctrl {
+                c.arp_replies += 1;
+            } else {
+                c.delivered += 1;
+                c.delivered_bytes += m.len as u64;
+                c.queued -= 1;
+            }
+            pool.release(i);
+        }
+        if let Some(e) = err {
+            // The first frame was refused outright (e.g. interface gone):
+            // drop it so one bad port cannot stall the others.
+            let h = self.tx_host[0] as usize;
+            let i = self.hosts[h].egress.pop(pool).expect("gathered");
+            if !pool.meta(i).ctrl {
+                c.queued -= 1;
+                c.drop_one(DropReason::TxError);
+            }
+            pool.release(i);
+            tracing::debug!("host transmit: {e}");
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,181 @@
+//! Frame ports: how frames enter and leave the engine. The AF_PACKET socket
+//! in the fabric namespace is one; [`MemPort`] is the public in-memory test
+//! device (frames injected with an ifindex at a time, sent frames recorded
+//! with time and ifindex) for deterministic engine tests and conformance
+//! runners.
+
+use crate::afpacket::{BATCH, RxFrame};
+use crate::pool::FramePool;
+use std::collections::VecDeque;
+use std::io;
+
+/// A batch-oriented frame port: the fabric namespace's AF_PACKET socket
+/// (host ports and external ToRs' uplink and CPU interfaces), or an
+/// in-memory device.
+pub trait Port: Send {
+    /// Receives frames into fresh pool slots, appending them to `out`, and
+    /// stamps each `Meta::t` with its receive time (at least `now`).
+    fn recv_batch(
+        &mut self,
+        pool: &mut FramePool,
+        out: &mut Vec<RxFrame>,
+        now: u64,
+    ) -> io::Result<usize>;
+    /// Sends (pool index, ifindex) frames; returns how many leading frames
+    /// were taken. The caller keeps ownership of the slots.
+    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize>;
+    /// Frames the port lost before the engine saw them (e.g. a full kernel
+    /// socket buffer) since the previous call.
+    fn take_drops(&mut self) -> u64 {
+        0
+    }
+    /// Called at the start of every engine iteration with its time, before
+    /// anything is sent or received (a real socket needs no clock; an
+    /// in-memory port stamps what it records with it).
+    fn poll_start(&mut self, _now: u64) {}
+}
+
+impl Port for crate::afpacket::RawSocket {
+    fn recv_batch(
+        &mut self,
+        pool: &mut FramePool,
+        out: &mut Vec<RxFrame>,
+        now: u64,
+    ) -> io::Result<usize> {
+        crate::afpacket::RawSocket::recv_batch(self, pool, out, now)
+    }
+    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
+        crate::afpacket::RawSocket::send_batch(self, pool, frames)
+    }
+    fn take_drops(&mut self) -> u64 {
+        crate::afpacket::RawSocket::take_drops(self).unwrap_or(0)
+    }
+}
+
+/// A frame [`MemPort`] sent: the engine iteration's time, the interface and
+/// the bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SentFrame {
+    pub t: u64,
+    pub ifindex: i32,
+    pub data: Vec<u8>,
+}
+
+/// The public in-memory test device (smoltcp style): frames are injected
+/// with an ifindex and a time and received by the first engine iteration at
+/// or after that time (stamped with the iteration's time); every frame the
+/// engine sends is recorded with the iteration's time and its ifindex.
+/// Allocates per frame: for tests and conformance runs, not benchmarks.
+#[derive(Debug, Default)]
+pub struct MemPort {
+    rx: VecDeque<(u64, i32, Vec<u8>)>,
+    /// Everything sent so far, in order.
+    pub sent: Vec<SentFrame>,
+    now: u64,
+    /// Frames injected but not yet received.
+    pending: usize,
+}
+
+impl MemPort {
+    pub fn new() -> MemPort {
+        MemPort::default()
+    }
+
+    /// Queues `frame` to arrive on interface `ifindex` at time `at` (or at
+    /// the first iteration after it). Frames are received in injection
+    /// order; one injected with an earlier time behind a later one waits
+    /// for it.
+    pub fn inject(&mut self, ifindex: i32, at: u64, frame: &[u8]) {
+        self.rx.push_back((at, ifindex, frame.to_vec()));
+        self.pending += 1;
+    }
+
+    /// Frames injected but not yet taken by the engine.
+    pub fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Takes the recorded sent frames.
+    pub fn take_sent(&mut self) -> Vec<SentFrame> {
+        std::mem::take(&mut self.sent)
+    }
+
+    /// Recorded sent frames on one interface.
+    pub fn sent_on(&self, ifindex: i32) -> impl Iterator<Item = &SentFrame> {
+        self.sent.iter().filter(move |s| s.ifindex == ifindex)
+    }
+}
+
+impl Port for MemPort {
+    fn recv_batch(
+        &mut self,
+        pool: &mut FramePool,
+        out: &mut Vec<RxFrame>,
+        now: u64,
+    ) -> io::Result<usize> {
+        self.now = now;
+        let mut n = 0;
+        while n < BATCH {
+            match self.rx.front() {
+                Some((at, _, _)) if *at <= now => {}
+                _ => break,
+            }
+            if pool.available() == 0 {
+                break;
+            }
+            let (_, ifindex, f) = self.rx.pop_front().expect("peeked");
+            self.pending -= 1;
+            let truncated = f.len() > crate::pool::MAX_FRAME;
+            let i = pool
+                .alloc_from(&f[..f.len().min(crate::pool::MAX_FRAME)])
+                .expect("a slot was free");
+            pool.meta_mut(i).t = now;
+            out.push(RxFrame {
+                idx: i,
+                ifindex,
+                truncated,
+                csum_not_ready: false,
+            });
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
+        for &(i, ifindex) in frames {
+            self.sent.push(SentFrame {
+                t: self.now,
+                ifindex,
+                data: pool.data(i).to_vec(),
+            });
+        }
+        Ok(frames.len())
+    }
+
+    fn poll_start(&mut self, now: u64) {
+        self.now = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mem_port_releases_frames_at_their_time_and_records_sends() {
+        let mut p = MemPort::new();
+        let mut pool = FramePool::new(4);
+        let mut out = Vec::new();
+        p.inject(7, 100, &[1; 60]);
+        p.inject(8, 200, &[2; 60]);
+        assert_eq!(p.recv_batch(&mut pool, &mut out, 99).unwrap(), 0);
+        assert_eq!(p.recv_batch(&mut pool, &mut out, 150).unwrap(), 1);
+        assert_eq!((out[0].ifindex, pool.meta(out[0].idx).t), (7, 150));
+        assert_eq!(p.pending(), 1);
+        p.poll_start(300);
+        p.send_batch(&pool, &[(out[0].idx, 3)]).unwrap();
+        assert_eq!(p.sent_on(3).count(), 1);
+        assert_eq!(p.sent[0].t, 300);
+        assert_eq!(p.sent[0].data, vec![1; 60]);
+    }
+}

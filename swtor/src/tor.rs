@@ -1,0 +1,235 @@
+//! The native ToR pipeline (paper §4, §6.2, §6.3): for a frame from a host
+//! or delivered by the OCS, local delivery or the time-flow table lookup
+//! (arrival slice, ingress, UCMP class, multipath bucket), admission to a
+//! calendar queue with slice-miss detection, and recirculation-free choice
+//! among the entry's alternates; source-route push/pop.
+
+use crate::calendar::{Calendar, Refusal};
+use crate::clock::{SliceClock, offset};
+use crate::counters::{Counters, DropReason};
+use crate::host::Hosts;
+use crate::lookup::{LookupIndex, Step};
+use crate::pool::FramePool;
+use crate::wire;
+use lh_ctrl::config::Multipath;
+use lh_ctrl::tables::Tables;
+use lh_ctrl::{SliceId, TorId};
+
+/// Frames may cross at most this many ToRs (guards against table loops).
+pub const MAX_HOPS: u8 = 16;
+/// Flow byte counters for UCMP classes (direct-mapped by flow hash).
+const FLOW_SLOTS: usize = 1 << 16;
+
+/// The forwarding state of every native ToR.
+pub(crate) struct Pipeline {
+    ix: LookupIndex,
+    clock: SliceClock,
+    s: usize,
+    tor_clock_offset: i64,
+    multipath: Multipath,
+    thresholds: Vec<u64>,
+    pkt_seq: Vec<u32>,
+    flow_bytes: Vec<u64>,
+}
+
+/// Everything a frame at a ToR may touch besides the pipeline itself.
+pub(crate) struct Ctx<'a> {
+    pub pool: &'a mut FramePool,
+    pub c: &'a mut Counters,
+    pub hosts: &'a mut Hosts,
+    pub cal: &'a mut Calendar,
+}
+
+impl<'a> Ctx<'a> {
+    #[inline]
+    fn drop_frame(&mut self, i: u32, r: DropReason) {
+        self.c.drop_one(r);
+        self.pool.release(i);
+    }
+}
+
+impl Pipeline {
+    pub(crate) fn new(
+        tables: &Tables,
+        tors: usize,
+        clock: SliceClock,
+        slices: usize,
+        tor_clock_offset: i64,
+    ) -> Result<Pipeline, crate::FabricError> {
+        let mut p = Pipeline {
+            ix: LookupIndex::build(tables, tors)?,
+            clock,
+            s: slices,
+            tor_clock_offset,
+            multipath: tables.multipath,
+            thresholds: Vec::new(),
+            pkt_seq: vec![0; tors],
+            flow_bytes: Vec::new(),
+        };
+        p.set_classes(tables);
+        Ok(p)
+    }
+
+    fn set_classes(&mut self, tables: &Tables) {
+        self.thresholds = tables
+            .classes
+            .as_ref()
+            .map(|c| c.thresholds.clone())
+            .unwrap_or_default();
+        if self.thresholds.len() > 1 && self.flow_bytes.is_empty() {
+            self.flow_bytes = vec![0; FLOW_SLOTS];
+        }
+    }
+
+    /// New tables (built before anything is swapped, so an error changes
+    /// nothing).
+    pub(crate) fn reconfigure(&mut self, ix: LookupIndex, tables: &Tables) {
+        self.ix = ix;
+        self.multipath = tables.multipath;
+        self.set_classes(tables);
+    }
+
+    /// A frame at native ToR `tor` (from a host, or delivered by the OCS
+    /// when `fabric`), at true time `now`.
+    pub(crate) fn forward(&mut self, x: &mut Ctx<'_>, tor: TorId, fabric: bool, i: u32, now: u64) {
+        let Some(dst_ip) = wire::ipv4_dst(x.pool.data(i)) else {
+            let r = if fabric {
+                DropReason::BadHeader
+            } else {
+                DropReason::NotIpv4
+            };
+            return x.drop_frame(i, r);
+        };
+        let Some(dh) = x.hosts.by_ip(&dst_ip) else {
+            return x.drop_frame(i, DropReason::UnknownHost);
+        };
+        let dst = x.hosts.tor(dh);
+        if dst == tor {
+            return x.hosts.deliver(x.pool, x.c, dh, i);
+        }
+        let m = x.pool.meta_mut(i);
+        m.tag += 1;
+        if m.tag > MAX_HOPS as u32 {
+            return x.drop_frame(i, DropReason::HopLimit);
+        }
+        let tnow = offset(now, self.tor_clock_offset);
+        let slot = self.clock.slot(tnow);
+        let arrival = (slot % self.s as u64) as SliceId;
+        let len = x.pool.meta(i).len as u64;
+
+        if fabric && wire::srh_count(x.pool.data(i)).is_some() {
+            let Some((port, depart)) = wire::srh_pop(x.pool, i) else {
+                return x.drop_frame(i, DropReason::BadHeader);
+            };
+            let step = Step {
+                port,
+                depart: (depart != wire::SRH_NOW).then_some(depart),
+            };
+            let len = x.pool.meta(i).len as u64;
+            return match x.cal.admit(tor, step, arrival, slot, tnow, len) {
+                Ok(q) => x.cal.enqueue(x.pool, x.c, tor, dst, step.port, q, i, tnow),
+                Err(Refusal::Miss(q)) => {
+                    x.c.deferred += 1;
+                    x.cal.enqueue(x.pool, x.c, tor, dst, step.port, q, i, tnow)
+                }
+                Err(r) => x.drop_frame(i, refusal_reason(r)),
+            };
+        }
+
+        let (class, bucket) = self.class_and_bucket(x.pool, tor, i, len);
+        let Some(entry) = self.ix.lookup(tor, dst, arrival, fabric, class, bucket) else {
+            return x.drop_frame(i, DropReason::NoRoute);
+        };
+        let mut first_refusal = None;
+        let n_actions = self.ix.actions(entry).len();
+        for k in 0..n_actions {
+            let a = self.ix.actions(entry)[k];
+            let steps = self.ix.steps(&a);
+            let step = steps[0];
+            let push = a.source && steps.len() > 1;
+            let extra = if push {
+                (wire::SRH_FIXED + (steps.len() - 1) * wire::SRH_STEP) as u64
+            } else {
+                0
+            };
+            match x.cal.admit(tor, step, arrival, slot, tnow, len + extra) {
+                Ok(q) => {
+                    if push {
+                        let rest = self.ix.steps(&a)[1..]
+                            .iter()
+                            .map(|s| (s.port, s.depart.unwrap_or(wire::SRH_NOW)));
+                        if !wire::srh_push(x.pool, i, rest) {
+                            return x.drop_frame(i, DropReason::TooBig);
+                        }
+                    }
+                    if k > 0 {
+                        x.c.rerouted += 1;
+                    }
+                    return x.cal.enqueue(x.pool, x.c, tor, dst, step.port, q, i, tnow);
+                }
+                Err(r) => {
+                    first_refusal.get_or_insert(r);
+                }
+            }
+        }
+        // No action fits its slice. Like a calendar queue without push-back
+        // (paper Table 3), the primary queue still takes the frame while its
+        // buffer lasts; what its slice cannot carry waits a cycle.
+        if let Some(Refusal::Miss(q)) = first_refusal {
+            let a = self.ix.actions(entry)[0];
+            let steps = self.ix.steps(&a);
+            let port = steps[0].port;
+            if a.source && steps.len() > 1 {
+                let rest = steps[1..]
+                    .iter()
+                    .map(|s| (s.port, s.depart.unwrap_or(wire::SRH_NOW)));
+                if !wire::srh_push(x.pool, i, rest) {
+                    return x.drop_frame(i, DropReason::TooBig);
+                }
+            }
+            x.c.deferred += 1;
+            return x.cal.enqueue(x.pool, x.c, tor, dst, port, q, i, tnow);
+        }
+        let r = first_refusal.map_or(DropReason::NoRoute, refusal_reason);
+        x.drop_frame(i, r)
+    }
+
+    fn class_and_bucket(&mut self, pool: &FramePool, tor: TorId, i: u32, len: u64) -> (u8, u8) {
+        let needs_hash = self.multipath == Multipath::Flow || !self.flow_bytes.is_empty();
+        let h = if needs_hash {
+            wire::flow_hash(pool.data(i))
+        } else {
+            0
+        };
+        let buckets = self.ix.buckets() as u32;
+        let bucket = match self.multipath {
+            Multipath::None => 0,
+            Multipath::Flow => (h % buckets) as u8,
+            Multipath::Packet => {
+                let s = &mut self.pkt_seq[tor as usize];
+                *s = s.wrapping_add(1);
+                (*s % buckets) as u8
+            }
+        };
+        let class = if self.flow_bytes.is_empty() {
+            0
+        } else {
+            let b = &mut self.flow_bytes[h as usize % FLOW_SLOTS];
+            *b += len;
+            let seen = *b;
+            self.thresholds
+                .iter()
+                .rposition(|&t| t <= seen)
+                .unwrap_or(0) as u8
+        };
+        (class, bucket)
+    }
+}
+
+pub(crate) fn refusal_reason(r: Refusal) -> DropReason {
+    match r {
+        Refusal::Full => DropReason::QueueFull,
+        Refusal::Miss(_) => DropReason::SliceMiss,
+        Refusal::NoPort => DropReason::NoRoute,
+    }
+}

@@ -1,0 +1,265 @@
+//! Conformance runner for the native ToR: the ToR under test is native and
+//! every other ToR is external, all on an in-memory port with a fixed
+//! clock epoch. Everything the tested ToR sends through the OCS comes out
+//! of [`MemPort`] on a peer's uplink ifindex (its time gives the departure
+//! slice); fabric ingress is injected as tagged frames on a peer external
+//! ToR's uplink (docs/p4.md). The same runner can drive a P4 ToR's
+//! expected behaviour: only the ToR under test changes.
+
+use lh_ctrl::config::{Lookup, Multipath};
+use lh_ctrl::schedule::{Endpoint, Schedule};
+use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
+use lh_ctrl::units::{BitsPerSec, Nanos};
+use std::net::Ipv4Addr;
+use swtor::engine::{Engine, EngineOptions};
+use swtor::wire::{self, Shim};
+use swtor::{
+    DropReason, ExternalTor, FabricSpec, HostAttach, Ifindexes, MemPort, SliceClock, Timing,
+};
+
+const EPOCH: u64 = 1_000_000_000;
+const SLICE: u64 = 10_000;
+const DARK: u64 = 1_000;
+const PROP: u64 = 300;
+
+/// RotorNet-style 3 ToRs x 1 uplink x 3 slices: slice 0 joins ToRs 0-1,
+/// slice 1 joins 0-2, slice 2 joins 1-2. Every circuit changes each slice
+/// (1 us dark). Host k+1 (10.0.0.k+1) is on ToR k. 8 Gb/s = 1 B/ns.
+fn rotornet(native: TorUnderTest) -> FabricSpec {
+    let mut s = Schedule::new(3, 1, 3);
+    let ep = |t| Endpoint::new(t, 0);
+    s.connect(ep(0), ep(1), 0).unwrap();
+    s.connect(ep(0), ep(2), 1).unwrap();
+    s.connect(ep(1), ep(2), 2).unwrap();
+    // Direct routing at ToR 0: wait for the circuit to the destination.
+    let direct = |dst, depart| Entry {
+        m: Match {
+            dst,
+            arrival: None,
+            ingress: Ingress::Any,
+            class: None,
+            bucket: None,
+        },
+        action: Action::Hop(Step {
+            port: 0,
+            depart: Some(depart),
+        }),
+        alternates: vec![],
+    };
+    let tables = Tables {
+        slices: 3,
+        lookup: Lookup::Hop,
+        multipath: Multipath::None,
+        buckets: 1,
+        classes: None,
+        tors: vec![TimeFlowTable {
+            tor: 0,
+            entries: vec![direct(1, 0), direct(2, 1)],
+        }],
+    };
+    let hosts = (0..3u8)
+        .map(|k| HostAttach {
+            ip: Ipv4Addr::new(10, 0, 0, k + 1),
+            mac: [2, 0, 0, 0, 0, k + 1],
+            tor: k as u16,
+            ifname: format!("h{}", k + 1),
+        })
+        .collect();
+    let external = ExternalTor::all_except(&s, &[native.0], "lh");
+    FabricSpec {
+        schedule: s,
+        tables,
+        timing: Timing {
+            slice: Nanos(SLICE),
+            guardband: Nanos(DARK),
+            reconfiguration: Nanos(0),
+            propagation: Nanos(PROP),
+            link_rate: BitsPerSec(8_000_000_000),
+            electrical_rate: None,
+            host_rate: BitsPerSec(800_000_000_000),
+            queue_capacity: 5_000,
+            tor_clock_offset: 0,
+        },
+        hosts,
+        external,
+    }
+}
+
+#[derive(Clone, Copy)]
+struct TorUnderTest(u16);
+
+fn udp(src: u8, dst: u8, len: usize) -> Vec<u8> {
+    let mut f = vec![0u8; len];
+    f[0..6].copy_from_slice(&[2, 0, 0, 0, 0, dst]);
+    f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, src]);
+    f[12..14].copy_from_slice(&wire::ETH_IPV4.to_be_bytes());
+    f[14] = 0x45;
+    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
+    f[23] = 17;
+    f[26..30].copy_from_slice(&[10, 0, 0, src]);
+    f[30..34].copy_from_slice(&[10, 0, 0, dst]);
+    f
+}
+
+fn clock(spec: &FabricSpec) -> SliceClock {
+    SliceClock {
+        epoch: EPOCH,
+        slice: SLICE,
+        slices: spec.schedule.slices() as u64,
+    }
+}
+
+fn runner(spec: &FabricSpec) -> (Engine<MemPort>, Ifindexes) {
+    let ifx = Ifindexes::sequential(spec);
+    let e = Engine::with_ports(
+        spec,
+        &ifx,
+        MemPort::new(),
+        clock(spec),
+        EngineOptions::default(),
+    )
+    .unwrap();
+    (e, ifx)
+}
+
+/// Polls every 100 ns over `[from, to)`.
+fn run(e: &mut Engine<MemPort>, from: u64, to: u64) {
+    let mut t = from;
+    while t < to {
+        e.poll(t).unwrap();
+        t += 100;
+    }
+}
+
+#[test]
+fn native_tor_direct_path_on_rotornet_conforms() {
+    let spec = rotornet(TorUnderTest(0));
+    let (mut e, ifx) = runner(&spec);
+    let clk = clock(&spec);
+    let h1 = e.host_ifindex(Ipv4Addr::new(10, 0, 0, 1)).unwrap();
+    assert_eq!(h1, ifx.hosts[0]);
+    // Hosts of external ToRs are not attached.
+    assert_eq!(e.host_ifindex(Ipv4Addr::new(10, 0, 0, 2)), None);
+    let up1 = e.uplink_ifindex(1, 0).unwrap();
+    let up2 = e.uplink_ifindex(2, 0).unwrap();
+    assert_eq!(
+        (up1, up2),
+        (ifx.external[0].uplinks[0], ifx.external[1].uplinks[0])
+    );
+    assert_eq!(e.uplink_ifindex(0, 0), None, "ToR 0 is native");
+    assert_eq!(e.uplink_of_ifindex(up2), Some((2, 0)));
+
+    // Host ingress at the ToR under test, arrival slice 2 (slot 2).
+    let t0 = EPOCH + 2 * SLICE + 2_000;
+    let to_h2 = udp(1, 2, 500);
+    let to_h3 = udp(1, 3, 700);
+    e.port_mut().inject(h1, t0, &to_h2);
+    e.port_mut().inject(h1, t0, &to_h3);
+    // Fabric ingress: ToR 1 (external) sends h2 -> h1 departing in slice 0
+    // of slot 3, i.e. over the 0-1 circuit.
+    let from_h2 = udp(2, 1, 300);
+    let tag = |slice, slot| Shim {
+        kind: wire::SHIM_DEPARTURE,
+        flags: 0,
+        slice,
+        slot,
+    };
+    e.port_mut()
+        .inject(up1, t0 + 500, &wire::shim_insert(&from_h2, &tag(0, 3)));
+    run(&mut e, EPOCH, EPOCH + 6 * SLICE);
+
+    let c = e.counters();
+    assert_eq!(
+        (c.sent, c.from_external, c.delivered, c.to_external),
+        (2, 1, 1, 2),
+        "{c}"
+    );
+    assert_eq!(c.dropped_total(), 0, "{c}");
+    assert_eq!(c.late_from_tor, 0);
+    assert!(c.conservation_holds(), "{c}");
+
+    // What the ToR under test sent through the OCS: out of each peer's
+    // uplink, untagged, departing in the table's slice of the next cycle.
+    let depart = |s: &swtor::SentFrame| {
+        let ser = s.data.len() as u64; // 1 B/ns
+        clk.slice_of(s.t - PROP - ser)
+    };
+    let at2: Vec<_> = e.port().sent_on(up1).collect();
+    assert_eq!(at2.len(), 1);
+    assert_eq!(at2[0].data, to_h2, "delivered to ToR 1 unchanged, no tag");
+    assert_eq!(depart(at2[0]), (0, 1), "slice 0 of cycle 1 (rank 1)");
+    let at3: Vec<_> = e.port().sent_on(up2).collect();
+    assert_eq!(at3.len(), 1);
+    assert_eq!(at3[0].data, to_h3);
+    assert_eq!(depart(at3[0]), (1, 1), "slice 1 of cycle 1 (rank 2)");
+    // Not before the usable window (1 us dark), not past the poll step.
+    let win = clk.start_of_slot(3) + DARK + PROP + 500;
+    assert!(at2[0].t >= win && at2[0].t < win + 100, "{}", at2[0].t);
+
+    // Fabric ingress reached h1 untagged, in slot 3 after its window opened.
+    let at1: Vec<_> = e.port().sent_on(h1).collect();
+    assert_eq!(at1.len(), 1);
+    assert_eq!(at1[0].data, from_h2);
+    assert!(at1[0].t >= win - 200 && clk.slot(at1[0].t) == 3);
+
+    // One rotation frame per slot on each external ToR's CPU port.
+    for x in &ifx.external {
+        let rot: Vec<_> = e.port().sent_on(x.cpu).collect();
+        assert_eq!(rot.len(), 6, "slots 0..6");
+        for (k, r) in rot.iter().enumerate() {
+            let s = wire::shim_parse(&r.data).unwrap();
+            assert_eq!(
+                (s.kind, s.slice, s.slot),
+                (wire::SHIM_ROTATION, (k % 3) as u16, k as u32)
+            );
+            assert_eq!(clk.slot(r.t), k as u64, "sent at the slot start");
+            assert_eq!(&r.data[0..6], &[0xff; 6]);
+            assert_eq!(r.data.len(), wire::ROTATION_FRAME_LEN);
+        }
+    }
+    assert_eq!(c.rotation_tx, 12);
+}
+
+#[test]
+fn external_uplink_checks_tag_buffer_and_lateness() {
+    let spec = rotornet(TorUnderTest(0));
+    let (mut e, _) = runner(&spec);
+    let up1 = e.uplink_ifindex(1, 0).unwrap();
+    let from_h2 = udp(2, 1, 1000);
+    let tag = |slice, slot| Shim {
+        kind: wire::SHIM_DEPARTURE,
+        flags: 0,
+        slice,
+        slot,
+    };
+    let t = EPOCH + 4 * SLICE + 5_000; // slot 4 = slice 1
+    let p = e.port_mut();
+    // No tag, a rotation tag, a slice out of range: bad_header.
+    p.inject(up1, t, &from_h2);
+    let mut rot = [0u8; wire::ROTATION_FRAME_LEN];
+    wire::rotation_frame(&mut rot, 0, 4);
+    p.inject(up1, t, &rot);
+    p.inject(up1, t, &wire::shim_insert(&from_h2, &tag(3, 6)));
+    // Slot 3 (slice 0) passed: late, waits for slot 6.
+    p.inject(up1, t, &wire::shim_insert(&from_h2, &tag(0, 3)));
+    // On time for slot 6, and wrapping arithmetic around u32::MAX is "past".
+    p.inject(up1, t, &wire::shim_insert(&from_h2, &tag(0, 6)));
+    p.inject(up1, t, &wire::shim_insert(&from_h2, &tag(0, u32::MAX)));
+    // Queue capacity is 5 000 bytes: the sixth 1 000-byte frame is refused.
+    for _ in 0..3 {
+        p.inject(up1, t, &wire::shim_insert(&from_h2, &tag(0, 6)));
+    }
+    e.poll(t).unwrap();
+    let c = e.counters();
+    assert_eq!(c.from_external, 9, "{c}");
+    assert_eq!(c.dropped(DropReason::BadHeader), 3, "{c}");
+    assert_eq!(c.dropped(DropReason::QueueFull), 1, "{c}");
+    assert_eq!(c.late_from_tor, 2, "{c}");
+    assert_eq!(e.queues(1)[0], vec![5000, 0, 0]);
+    assert!(c.conservation_holds(), "{c}");
+    // All five leave in slot 6 (slice 0) and reach h1.
+    run(&mut e, t, EPOCH + 7 * SLICE + 1_000);
+    let c = e.counters();
+    assert_eq!(c.delivered, 5, "{c}");
+    assert!(c.conservation_holds(), "{c}");
+}
