@@ -7,6 +7,7 @@
 pub mod bmv2;
 pub mod case;
 pub mod frame;
+pub mod native;
 
 pub use case::{Case, CaseError, Expect, FrameSpec, Outcome, load_cases};
 

@@ -70,11 +70,14 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
             advance(&mut e, &mut now, t)?;
             e.port_mut().inject(ifindex, t, &bytes);
         } else {
-            let p = uplink_number(&f.ingress)
-                .ok_or_else(|| format!("bad ingress {:?}", f.ingress))?;
+            let p =
+                uplink_number(&f.ingress).ok_or_else(|| format!("bad ingress {:?}", f.ingress))?;
             let peer = c
                 .schedule
-                .peer((f.slice as usize % s) as SliceId, Endpoint::new(tor, p as PortId))
+                .peer(
+                    (f.slice as usize % s) as SliceId,
+                    Endpoint::new(tor, p as PortId),
+                )
                 .ok_or_else(|| format!("{}: no circuit on up{p} in slice {}", f.id, f.slice))?;
             let ifindex = e
                 .uplink_ifindex(peer.tor, peer.port)
