@@ -60,6 +60,8 @@ pub struct Cli<'a> {
     pub prefix: String,
     pub compiled: Option<&'a Compiled>,
     pub fabric: Option<&'a FabricHandle>,
+    /// ToRs running the P4 program on BMv2 (`--tor bmv2`).
+    pub p4: Option<&'a crate::p4tor::P4Tors>,
     pub tools: Tools,
     pub out: Box<dyn Write + 'a>,
     pub pid: u32,
@@ -180,6 +182,7 @@ impl<'a> Cli<'a> {
             prefix: prefix.to_string(),
             compiled: None,
             fabric: None,
+            p4: None,
             tools: Tools::detect(),
             out,
             pid: std::process::id(),
@@ -207,12 +210,23 @@ impl<'a> Cli<'a> {
         netns::ns_path(&format!("{}-fab", self.prefix))
     }
 
-    /// The namespace a node's commands run in (ToRs share the fabric one).
+    /// A BMv2 ToR's own namespace (its simple_switch and ports).
+    pub fn tor_ns(&self, t: usize) -> PathBuf {
+        netns::ns_path(&format!("{}-{}", self.prefix, crate::topo::tor_name(t)))
+    }
+
+    /// The namespace a node's commands run in (native ToRs share the fabric
+    /// one, a BMv2 ToR has its own).
     pub fn node_ns(&self, node: &str) -> Option<PathBuf> {
         if let Some(h) = self.plan.host(node) {
             return Some(self.host_ns(h));
         }
-        self.plan.tor(node).map(|_| self.fabric_ns())
+        let t = self.plan.tor(node)?;
+        Some(if self.plan.is_bmv2(t) {
+            self.tor_ns(t)
+        } else {
+            self.fabric_ns()
+        })
     }
 
     fn is_node(&self, name: &str) -> bool {
@@ -826,6 +840,20 @@ impl<'a> Cli<'a> {
             return;
         };
         self.say_part(&out);
+        if let Some(p) = self.p4.and_then(|p| p.get(t as usize)) {
+            let n = p
+                .client
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .table_num_entries("time_flow");
+            let loaded = n.map_or_else(|e| format!("? ({e})"), |n| n.to_string());
+            self.say(&format!(
+                "*** {} runs the P4 program on BMv2: {} P4 entries loaded, {loaded} in time_flow (thrift port {} in its namespace)",
+                crate::topo::tor_name(t as usize),
+                p.entries,
+                crate::p4tor::THRIFT_PORT
+            ));
+        }
     }
 
     fn queues(&mut self, rest: &str) {
@@ -842,13 +870,30 @@ impl<'a> Cli<'a> {
             let cells: Vec<String> = row.iter().map(|b| b.to_string()).collect();
             out.push_str(&format!("up{p}: {}\n", cells.join(" ")));
         }
+        let slices = q.first().map_or(0, Vec::len);
+        if let Some(est) = self
+            .p4
+            .and_then(|p| p.estimates(t as usize, q.len(), slices))
+        {
+            out.push_str("*** the P4 program's occupancy estimate (registers occ_bytes, §6.2)\n");
+            for (p, row) in est.iter().enumerate() {
+                let cells: Vec<String> = row.iter().map(|b| b.to_string()).collect();
+                out.push_str(&format!("up{p}: {}\n", cells.join(" ")));
+            }
+        }
         self.say_part(&out);
     }
 
     fn drops(&mut self) {
         let Some(f) = self.need_fabric() else { return };
         let c = f.counters();
-        self.say_part(&format_counters(&c));
+        match self.p4 {
+            None => self.say_part(&format_counters(&c)),
+            Some(p) => match p.counters() {
+                Ok(pc) => self.say_part(&format_totals(&c, &pc)),
+                Err(e) => self.say(&format!("*** Error reading the P4 ToRs' counters: {e}")),
+            },
+        }
     }
 
     fn pcap(&mut self, rest: &str) {
@@ -900,7 +945,11 @@ impl<'a> Cli<'a> {
                     self.say(&format!("*** {tname} has no port {port}"));
                     return;
                 }
-                let ns = self.fabric_ns();
+                let ns = if self.plan.is_bmv2(t) {
+                    self.tor_ns(t)
+                } else {
+                    self.fabric_ns()
+                };
                 self.start_iface_pcap(format!("{ifn} -> {}", file.display()), &ns, &ifn, file);
             }
         } else {
@@ -1150,6 +1199,49 @@ pub fn format_counters(c: &swtor::Counters) -> String {
         c.dropped_total(),
         c.queued,
         if c.conservation_holds() {
+            "OK"
+        } else {
+            "VIOLATED"
+        }
+    ));
+    s
+}
+
+/// `drops` with P4 ToRs: swtor's counters (native ToRs, calendar queues,
+/// OCS) and the P4 program's, added up; frames still inside BMv2 or on its
+/// veths show as in flight.
+pub fn format_totals(c: &swtor::Counters, p: &crate::p4tor::P4Counters) -> String {
+    let t = crate::fabric::Totals::of(c, Some(p));
+    let mut s = format!(
+        "*** sent {} delivered {} queued {} dropped {} (native ToRs and OCS + P4 ToRs)\n",
+        t.sent, t.delivered, t.queued, t.dropped
+    );
+    for r in swtor::DropReason::ALL {
+        let (n, m) = (c.dropped(r), p.dropped[r as usize]);
+        s.push_str(&format!("  {:<16} {}", r.name(), n + m));
+        if m > 0 {
+            s.push_str(&format!(" ({m} at P4 ToRs)"));
+        }
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "*** P4 ToRs: from hosts {} to hosts {} to uplinks {} rerouted {} deferred {} late rotations {}\n",
+        p.host_rx, p.host_tx, p.uplink_tx, p.rerouted, p.deferred, p.late_slice
+    ));
+    s.push_str(&format!(
+        "*** swtor: from P4 uplinks {} to P4 uplinks {} late departure tags {} port_drops {}\n",
+        c.from_external, c.to_external, c.late_from_tor, c.port_drops
+    ));
+    s.push_str(&format!(
+        "*** conservation: sent {} = delivered {} + dropped {} + queued {} + in flight {}: {}\n",
+        t.sent,
+        t.delivered,
+        t.dropped,
+        t.queued,
+        t.in_bmv2 + t.on_veths,
+        if c.conservation_holds()
+            && t.sent as i64 == (t.delivered + t.dropped + t.queued) as i64 + t.in_bmv2 + t.on_veths
+        {
             "OK"
         } else {
             "VIOLATED"

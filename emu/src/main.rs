@@ -54,6 +54,17 @@ enum Cmd {
         /// Debugging: namespaces and veths only, no compile and no data plane.
         #[arg(long, hide = true)]
         no_fabric: bool,
+        /// Which ToRs run the Lighthouse P4 program on BMv2: `native` (all
+        /// native, the default), `bmv2` (all) or `bmv2:s3,s5` (a mixed fabric).
+        #[arg(long, value_name = "TARGETS", default_value = "native")]
+        tor: String,
+        /// The P4 program for BMv2 ToRs (default: the shipped p4/lighthouse.p4).
+        #[arg(long, value_name = "FILE")]
+        p4: Option<PathBuf>,
+        /// BMv2's per-packet log (`--log-console`) into the run's state
+        /// directory; BMv2 then forwards a few times slower.
+        #[arg(long)]
+        p4_log: bool,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
     Clean {
@@ -102,6 +113,9 @@ fn main() -> ExitCode {
             script,
             prefix,
             no_fabric,
+            tor,
+            p4,
+            p4_log,
         } => run(RunArgs {
             config,
             mac,
@@ -110,6 +124,9 @@ fn main() -> ExitCode {
             script,
             prefix,
             no_fabric,
+            tor,
+            p4,
+            p4_log,
         }),
         Cmd::Clean { prefix } => clean_cmd(prefix),
         Cmd::Compile { config, out } => {
@@ -173,6 +190,9 @@ struct RunArgs {
     script: Option<PathBuf>,
     prefix: Option<String>,
     no_fabric: bool,
+    tor: String,
+    p4: Option<PathBuf>,
+    p4_log: bool,
 }
 
 /// Held by whoever tears the run down: the main thread at the end, or the
@@ -205,7 +225,21 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     signals::install();
     signals::save_tty();
 
-    let plan = Plan::from_config(&cfg);
+    let mut plan = Plan::from_config(&cfg);
+    plan.targets = lh_emu::target::parse(&a.tor, plan.tors)?;
+    let p4_src = match &a.p4 {
+        Some(f) if !f.is_file() => anyhow::bail!("--p4 {}: no such file", f.display()),
+        Some(f) => lh_emu::p4tor::P4Source::File(f.clone()),
+        None => lh_emu::p4tor::P4Source::Shipped,
+    };
+    if !plan.bmv2_tors().is_empty() {
+        bmv2_thrift::toolchain().context("--tor bmv2")?;
+        if a.no_fabric {
+            anyhow::bail!("--tor bmv2 needs the data plane (not --no-fabric)");
+        }
+    } else if a.p4.is_some() {
+        anyhow::bail!("--p4 needs BMv2 ToRs: add --tor bmv2 or --tor bmv2:s1,...");
+    }
     eprintln!(
         "*** Creating network ({} ToRs, {} hosts{})",
         plan.tors,
@@ -240,6 +274,42 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 
     spawn_watcher(prefix.clone());
 
+    let mut p4 = None;
+    if let Some(c) = &compiled
+        && !net.plan.bmv2_tors().is_empty()
+    {
+        eprintln!(
+            "*** Starting P4 ToRs on BMv2: {}",
+            net.plan
+                .bmv2_tors()
+                .iter()
+                .map(|&t| lh_emu::topo::tor_name(t))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        match lh_emu::p4tor::P4Tors::start(&net, c, &p4_src, a.p4_log) {
+            Ok(t) => {
+                for s in &t.tors {
+                    net.add_child(s.switch.pid());
+                }
+                spawn_p4_monitor(
+                    prefix.clone(),
+                    t.tors
+                        .iter()
+                        .map(|s| (lh_emu::topo::tor_name(s.tor), s.switch.record().clone()))
+                        .collect(),
+                );
+                p4 = Some(t);
+            }
+            Err(e) => {
+                let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+                DONE.store(true, Ordering::Relaxed);
+                net.teardown();
+                return Err(anyhow::anyhow!("starting the P4 ToRs: {e}"));
+            }
+        }
+    }
+
     let fab = match &compiled {
         Some(c) => {
             eprintln!(
@@ -269,6 +339,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
         cli.compiled = compiled.as_ref();
         cli.fabric = fab.as_ref();
+        cli.p4 = p4.as_ref();
         let p2 = prefix.clone();
         cli.on_spawn = Some(Box::new(move |pid| {
             if let Some(mut st) = state::load(&p2) {
@@ -294,22 +365,30 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     DONE.store(true, Ordering::Relaxed);
     eprintln!("*** Stopping network");
     if let Some(f) = fab {
-        let c = f.stop();
+        let (c, p4c) = drained_counters(&f, p4.as_ref());
+        let t = lh_emu::fabric::Totals::of(&c, p4c.as_ref());
+        let good = c.conservation_holds() && t.conserved();
         eprintln!(
             "*** Fabric: sent {} delivered {} dropped {} queued {} (conservation {})",
-            c.sent,
-            c.delivered,
-            c.dropped_total(),
-            c.queued,
-            if c.conservation_holds() {
-                "OK"
-            } else {
-                "VIOLATED"
-            }
+            t.sent,
+            t.delivered,
+            t.dropped,
+            t.queued,
+            if good { "OK" } else { "VIOLATED" }
         );
-        if !c.conservation_holds() {
+        if t.in_bmv2 != 0 || t.on_veths != 0 {
+            eprintln!(
+                "*** Still inside BMv2: {}, on BMv2's uplink veths: {}",
+                t.in_bmv2, t.on_veths
+            );
+        }
+        f.stop();
+        if !good {
             ok = false;
         }
+    }
+    if let Some(mut t) = p4 {
+        t.stop();
     }
     let rep = net.teardown();
     for e in &rep.errors {
@@ -329,6 +408,62 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Counters once the traffic has drained: with P4 ToRs, frames can still be
+/// inside BMv2 or on its veths for a moment after the last command.
+fn drained_counters(
+    f: &swtor::FabricHandle,
+    p4: Option<&lh_emu::p4tor::P4Tors>,
+) -> (swtor::Counters, Option<lh_emu::p4tor::P4Counters>) {
+    let read = || {
+        let c = f.counters();
+        let p = p4.and_then(|t| t.counters().ok());
+        (c, p)
+    };
+    let mut last = read();
+    let t0 = Instant::now();
+    while p4.is_some() && t0.elapsed() < Duration::from_secs(2) {
+        let t = lh_emu::fabric::Totals::of(&last.0, last.1.as_ref());
+        if t.in_bmv2 == 0 && t.on_veths == 0 && last.0.queued == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        last = read();
+    }
+    last
+}
+
+/// A P4 ToR's `simple_switch` that dies mid-run is reported and the run is
+/// torn down (its namespaces hold nothing useful without it).
+fn spawn_p4_monitor(prefix: String, switches: Vec<(String, bmv2_thrift::ProcessRecord)>) {
+    std::thread::Builder::new()
+        .name("lh-p4-monitor".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(200));
+                let Some((name, rec)) = switches.iter().find(|(_, r)| !r.is_running()) else {
+                    continue;
+                };
+                let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+                if DONE.load(Ordering::Relaxed) {
+                    return;
+                }
+                signals::restore_tty();
+                eprintln!(
+                    "\n*** Error: BMv2 ToR {name} (simple_switch pid {}) died; its log ends:\n{}",
+                    rec.pid,
+                    bmv2_thrift::log_tail(&rec.log, 5)
+                );
+                eprintln!("*** Tearing down {prefix}");
+                let rep = clean::clean(clean::Scope::Prefix(&prefix));
+                for l in rep.lines() {
+                    eprintln!("{l}");
+                }
+                std::process::exit(3);
+            }
+        })
+        .expect("spawn P4 monitor");
 }
 
 fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {

@@ -1,0 +1,279 @@
+//! P4 ToRs on stock BMv2 through the `lighthouse` binary: every ToR on
+//! BMv2, a mixed fabric, and the bad-input cases (toolchain missing, a P4
+//! compile error, a switch that dies mid-run). Skips visibly without root
+//! or without simple_switch / p4c-bm2-ss.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn rotornet_1ms() -> PathBuf {
+    repo().join("topologies/rotornet-8-1ms.json")
+}
+
+fn skip(test: &str) -> bool {
+    if skip_unless_root(test) {
+        return true;
+    }
+    if let Err(e) = bmv2_thrift::toolchain() {
+        eprintln!("SKIP: {test}: {e}");
+        return true;
+    }
+    false
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run lighthouse")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A prefix no run uses, so a test checks its own leftovers only (other
+/// runs may come and go on the machine meanwhile).
+fn free_prefix() -> String {
+    loop {
+        let p = format!("lh{:04x}", rand::random::<u16>());
+        if !lh_emu::state::run_dir(&p).exists() && !mine(&p) {
+            return p;
+        }
+    }
+}
+
+/// Whether any namespace or run directory of run `p` exists.
+fn mine(p: &str) -> bool {
+    lh_namespaces()
+        .iter()
+        .any(|n| n.starts_with(&format!("{p}-")))
+        || lh_emu::state::run_dir(p).exists()
+}
+
+fn simple_switches() -> Vec<u32> {
+    let o = Command::new("pgrep")
+        .args(["-x", "simple_switch"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        // A killed switch whose parent exited may linger as a zombie when
+        // PID 1 does not reap: it runs nothing.
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .map(|st| {
+                    st.rsplit(')')
+                        .next()
+                        .is_some_and(|r| !r.trim_start().starts_with('Z'))
+                })
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+#[test]
+fn every_tor_on_bmv2_pingall_at_1ms_slices() {
+    if skip("every_tor_on_bmv2_pingall_at_1ms_slices") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let p = free_prefix();
+    let cfg = rotornet_1ms();
+    let o = run(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--prefix",
+        &p,
+        "--tor",
+        "bmv2",
+        "--test",
+        "pingall",
+    ]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(
+        e.contains("*** Starting P4 ToRs on BMv2: s1 s2 s3 s4 s5 s6 s7 s8"),
+        "{e}"
+    );
+    assert!(
+        e.contains("*** Results: 0% dropped (240/240 received)"),
+        "{e}"
+    );
+    assert!(e.contains("(conservation OK)"), "{e}");
+    assert!(!mine(&p), "run {p} left state behind");
+}
+
+#[test]
+fn mixed_fabric_with_one_bmv2_tor_pingall_and_exact_conservation() {
+    if skip("mixed_fabric_with_one_bmv2_tor_pingall_and_exact_conservation") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let p = free_prefix();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.lh");
+    // pingall, then the counters: frames crossed BMv2 (s3 holds h5, h6)
+    // and the swtor side, and the conservation line adds both up.
+    std::fs::write(&script, "pingall\ndrops\ntable s3\nqueues s3\n").unwrap();
+    let cfg = rotornet_1ms();
+    let o = run(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--tor",
+        "bmv2:s3",
+        "--prefix",
+        &p,
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(
+        e.contains("*** Results: 0% dropped (240/240 received)"),
+        "{e}"
+    );
+    // h5/h6 ping 14 others each way and each other; every frame of theirs
+    // enters or leaves through s3's P4 program.
+    let p4_line = e
+        .lines()
+        .find(|l| l.starts_with("*** P4 ToRs: from hosts"))
+        .unwrap_or_else(|| panic!("{e}"));
+    let from_hosts: u64 = p4_line.split_whitespace().nth(5).unwrap().parse().unwrap();
+    assert_eq!(from_hosts, 2 * 15 * 2, "{p4_line}");
+    assert!(e.contains("in flight 0: OK"), "{e}");
+    assert!(e.contains("runs the P4 program on BMv2"), "{e}");
+    assert!(e.contains("occupancy estimate"), "{e}");
+    assert!(e.contains("(conservation OK)"), "{e}");
+    assert!(!mine(&p), "run {p} left state behind");
+}
+
+#[test]
+fn missing_toolchain_says_how_to_install_and_leaves_nothing() {
+    if skip_unless_root("missing_toolchain_says_how_to_install_and_leaves_nothing") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let p = free_prefix();
+    let cfg = rotornet_1ms();
+    let o = Command::new(BIN)
+        .args([
+            "run",
+            cfg.to_str().unwrap(),
+            "--prefix",
+            &p,
+            "--tor",
+            "bmv2",
+            "--test",
+            "pingall",
+        ])
+        .env("PATH", "/usr/bin:/bin")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("simple_switch"), "{e}");
+    assert!(e.contains("install-p4.sh"), "{e}");
+    assert!(!mine(&p), "run {p} left state behind");
+}
+
+#[test]
+fn a_p4_compile_error_names_file_and_line_and_leaves_nothing() {
+    if skip("a_p4_compile_error_names_file_and_line_and_leaves_nothing") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let p = free_prefix();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.p4");
+    std::fs::write(
+        &bad,
+        "#include <core.p4>\n#include <v1model.p4>\ncontrol C() { apply { x = 1; } }\n",
+    )
+    .unwrap();
+    let cfg = rotornet_1ms();
+    let o = run(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--tor",
+        "bmv2:s1",
+        "--prefix",
+        &p,
+        "--p4",
+        bad.to_str().unwrap(),
+        "--test",
+        "pingall",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("broken.p4:3:"), "{e}");
+    assert!(!mine(&p), "run {p} left state behind");
+}
+
+#[test]
+fn a_bmv2_switch_that_dies_mid_run_is_reported_and_cleaned_up() {
+    if skip("a_bmv2_switch_that_dies_mid_run_is_reported_and_cleaned_up") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let p = free_prefix();
+    let before: Vec<u32> = simple_switches();
+    let cfg = rotornet_1ms();
+    let mut child = Command::new(BIN)
+        .args([
+            "run",
+            cfg.to_str().unwrap(),
+            "--prefix",
+            &p,
+            "--tor",
+            "bmv2:s2",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for its switch, then kill it as a crash would.
+    let t0 = Instant::now();
+    let pid = loop {
+        if let Some(p) = simple_switches().into_iter().find(|p| !before.contains(p)) {
+            break p;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no simple_switch appeared"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on a pid we just found; no memory is involved.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let t1 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t1.elapsed() < Duration::from_secs(30), "run did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut e = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+    assert_eq!(status.code(), Some(3), "{e}");
+    assert!(e.contains("BMv2 ToR s2 (simple_switch pid"), "{e}");
+    assert!(e.contains("died"), "{e}");
+    assert!(!mine(&p), "run {p} left state behind");
+    assert!(!simple_switches().contains(&pid));
+}
