@@ -11,6 +11,7 @@ pub mod links;
 pub mod netns;
 pub mod offload;
 pub mod orchestrator;
+pub mod p4check;
 pub mod p4tor;
 pub mod probe;
 pub mod signals;

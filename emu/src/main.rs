@@ -78,6 +78,11 @@ enum Cmd {
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
+    /// The P4 program: `lighthouse p4 check` smoke-tests a change to it.
+    P4 {
+        #[command(subcommand)]
+        cmd: P4Cmd,
+    },
     /// Show one ToR's time-flow table or one slice's circuits.
     Show {
         config: PathBuf,
@@ -87,6 +92,24 @@ enum Cmd {
         /// A slice index.
         #[arg(long)]
         slice: Option<u16>,
+    },
+}
+
+#[derive(Subcommand)]
+enum P4Cmd {
+    /// Compile (warnings are failures), run the conformance suite on the
+    /// native ToR and on BMv2, then pingall on a mixed fabric; exit 0 only
+    /// if every step passes.
+    Check {
+        /// The P4 program (default: the shipped p4/lighthouse.p4).
+        #[arg(long, value_name = "FILE")]
+        p4: Option<PathBuf>,
+        /// The ToR that runs on BMv2 in the mixed fabric.
+        #[arg(long, value_name = "sN", default_value = "s1")]
+        tor: String,
+        /// Config for the mixed-fabric pingall (default:
+        /// topologies/rotornet-8-1ms.json).
+        config: Option<PathBuf>,
     },
 }
 
@@ -129,6 +152,23 @@ fn main() -> ExitCode {
             p4_log,
         }),
         Cmd::Clean { prefix } => clean_cmd(prefix),
+        Cmd::P4 {
+            cmd: P4Cmd::Check { p4, tor, config },
+        } => {
+            if !is_root() {
+                Err(anyhow::anyhow!(
+                    "`lighthouse p4 check` needs root (network namespaces)"
+                ))
+            } else {
+                lh_emu::p4check::check(&lh_emu::p4check::CheckArgs { p4, config, tor }).map(|ok| {
+                    if ok {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::FAILURE
+                    }
+                })
+            }
+        }
         Cmd::Compile { config, out } => {
             compile_cmd::compile_cmd(&config, out.as_deref()).map(|()| ExitCode::SUCCESS)
         }

@@ -277,3 +277,64 @@ fn a_bmv2_switch_that_dies_mid_run_is_reported_and_cleaned_up() {
     assert!(!mine(&p), "run {p} left state behind");
     assert!(!simple_switches().contains(&pid));
 }
+
+#[test]
+fn p4_check_passes_the_shipped_program_and_fails_a_broken_or_changed_one() {
+    if skip("p4_check_passes_the_shipped_program_and_fails_a_broken_or_changed_one") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let o = run(&["p4", "check"]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("*** P4 check PASSED: 4/4 steps"), "{e}");
+
+    // A compile error: named with file and line, nothing else can pass.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.p4");
+    std::fs::write(
+        &bad,
+        "#include <core.p4>\ncontrol C() { apply { x = 1; } }\n",
+    )
+    .unwrap();
+    let o = run(&["p4", "check", "--p4", bad.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("[FAIL] compile"), "{e}");
+    assert!(e.contains("broken.p4:2:"), "{e}");
+    assert!(e.contains("*** P4 check FAILED"), "{e}");
+
+    // A program that compiles but no longer takes alternates on a slice
+    // miss (§6.3): the BMv2 conformance step catches it.
+    let src = dir.path().join("p4");
+    std::fs::create_dir_all(src.join("include")).unwrap();
+    for f in ["lighthouse.p4"].into_iter().map(String::from).chain(
+        std::fs::read_dir(repo().join("p4/include"))
+            .unwrap()
+            .map(|d| format!("include/{}", d.unwrap().file_name().to_string_lossy())),
+    ) {
+        let mut text = std::fs::read_to_string(repo().join("p4").join(&f)).unwrap();
+        if f == "include/ingress.p4" {
+            let n = text.matches("LH_TRY(1)\n").count();
+            assert_eq!(n, 1, "the mutation site moved");
+            text = text
+                .replace("LH_TRY(1)\n", "\n")
+                .replace("LH_TRY(2)\n", "\n");
+        }
+        std::fs::write(src.join(&f), text).unwrap();
+    }
+    let o = run(&[
+        "p4",
+        "check",
+        "--p4",
+        src.join("lighthouse.p4").to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("[PASS] compile"), "{e}");
+    assert!(e.contains("[FAIL] conformance on BMv2"), "{e}");
+    assert!(
+        e.contains("hoho: a slice miss takes the entry's alternate"),
+        "{e}"
+    );
+}
