@@ -355,6 +355,12 @@ impl<'a> Cli<'a> {
                 .iter()
                 .map(|h| (h.tor_if.clone(), Some(h.host_if.clone()))),
         );
+        if self.plan.is_bmv2(t) {
+            // A BMv2 ToR's uplinks and CPU port are real interfaces in its
+            // namespace; their other ends are swtor's (the OCS).
+            v.extend((0..self.plan.uplinks).map(|p| (crate::topo::uplink_if(t, p), None)));
+            v.push((crate::topo::cpu_if(t), None));
+        }
         v
     }
 
@@ -394,10 +400,18 @@ impl<'a> Cli<'a> {
                 .unwrap_or(false)
             })
             .collect();
-        let fab = links::with_netlink(Some(&self.fabric_ns()), |nl| async move {
+        let mut fab = links::with_netlink(Some(&self.fabric_ns()), |nl| async move {
             links::link_names(&nl).await
         })
         .unwrap_or_default();
+        for t in self.plan.bmv2_tors() {
+            fab.extend(
+                links::with_netlink(Some(&self.tor_ns(t)), |nl| async move {
+                    links::link_names(&nl).await
+                })
+                .unwrap_or_default(),
+            );
+        }
         (hosts, fab)
     }
 
@@ -418,7 +432,12 @@ impl<'a> Cli<'a> {
                 .iter()
                 .map(|(i, _)| (i.as_str(), (i == "lo").then(|| "127.0.0.1".to_string())))
                 .collect();
-            let s = format::dump_line("OpticalToR", &name, &ifs, self.pid);
+            // A BMv2 ToR is its own process.
+            let (class, pid) = match self.p4.and_then(|p| p.get(t)) {
+                Some(p) => ("P4ToR", p.switch.pid()),
+                None => ("OpticalToR", self.pid),
+            };
+            let s = format::dump_line(class, &name, &ifs, pid);
             let _ = writeln!(self.out, "{s}");
         }
         let _ = self.out.flush();

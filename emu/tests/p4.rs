@@ -127,7 +127,16 @@ fn mixed_fabric_with_one_bmv2_tor_pingall_and_exact_conservation() {
     let script = dir.path().join("s.lh");
     // pingall, then the counters: frames crossed BMv2 (s3 holds h5, h6)
     // and the swtor side, and the conservation line adds both up.
-    std::fs::write(&script, "pingall\ndrops\ntable s3\nqueues s3\n").unwrap();
+    let (hp, up) = (dir.path().join("host.pcap"), dir.path().join("up.pcap"));
+    std::fs::write(
+        &script,
+        format!(
+            "pingall\ndrops\ntable s3\nqueues s3\npcap s3 eth1 {}\npcap s3 up0 {}\nh5 ping -c 2 h1\npcap stop\nlinks\ndump\n",
+            hp.display(),
+            up.display()
+        ),
+    )
+    .unwrap();
     let cfg = rotornet_1ms();
     let o = run(&[
         "run",
@@ -156,6 +165,22 @@ fn mixed_fabric_with_one_bmv2_tor_pingall_and_exact_conservation() {
     assert!(e.contains("in flight 0: OK"), "{e}");
     assert!(e.contains("runs the P4 program on BMv2"), "{e}");
     assert!(e.contains("occupancy estimate"), "{e}");
+    // pcap, links and dump on the BMv2 ToR: its host port and its uplink
+    // (as the OCS sees it) were captured, its ports are present, and dump
+    // shows its own process.
+    let frames = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    assert!(
+        frames(&hp) > 24 + 4 * 100,
+        "host-port pcap: {} bytes\n{e}",
+        frames(&hp)
+    );
+    assert!(
+        frames(&up) > 24 + 4 * 100,
+        "uplink pcap: {} bytes\n{e}",
+        frames(&up)
+    );
+    assert!(e.contains("h5-eth0<->s3-eth1 (OK OK)"), "{e}");
+    assert!(e.contains("<P4ToR s3: lo:127.0.0.1,s3-eth1:None"), "{e}");
     assert!(e.contains("(conservation OK)"), "{e}");
     assert!(!mine(&p), "run {p} left state behind");
 }
