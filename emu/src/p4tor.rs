@@ -18,6 +18,8 @@ use swtor::DropReason;
 pub const HOST_PORT_BASE: u32 = 1;
 pub const UPLINK_PORT_BASE: u32 = 32;
 pub const CPU_PORT: u32 = 64;
+/// BMv2 egress queue depth per port (frames; BMv2's default is 64).
+pub const EGRESS_QUEUE_FRAMES: i32 = 16_384;
 /// Each BMv2 ToR's Thrift server, inside its own namespace.
 pub const THRIFT_PORT: u16 = 9090;
 
@@ -203,6 +205,23 @@ impl P4Tors {
             })?;
             let prog = lh_p4gen::translate(&inputs, t as u16)?;
             let entries = lh_p4gen::load::load(&mut client, &prog)?;
+            // BMv2's egress queues hold 64 frames by default and drop
+            // silently beyond (nothing the P4 program can count). The real
+            // calendar queues are swtor's, so BMv2 only needs to absorb
+            // bursts: make its queues deep enough never to drop.
+            {
+                use bmv2_thrift::generated::simple_switch::TSimpleSwitchSyncClient;
+                client
+                    .raw_simple_switch()
+                    .set_all_egress_queue_depths(EGRESS_QUEUE_FRAMES)
+                    .map_err(|e| P4TorError::Thrift {
+                        tor: name.clone(),
+                        source: bmv2_thrift::Error::Thrift {
+                            call: "set_all_egress_queue_depths",
+                            source: e,
+                        },
+                    })?;
+            }
             tors.push(P4Tor {
                 tor: t,
                 switch,

@@ -60,6 +60,8 @@ pub fn require_root() {
 pub struct Lighthouse {
     pub net: Net,
     pub fab: Option<swtor::FabricHandle>,
+    /// ToRs on BMv2 (`--tor` syntax), if any.
+    pub p4: Option<lh_emu::p4tor::P4Tors>,
 }
 
 impl Lighthouse {
@@ -67,13 +69,29 @@ impl Lighthouse {
         Self::try_up(cfg, c).unwrap_or_else(|e| panic!("{e}"))
     }
     pub fn try_up(cfg: &Config, c: &Compiled) -> Result<Lighthouse, String> {
-        let net = Net::bring_up(Plan::from_config(cfg), &NetOptions::default())
+        Self::try_up_with(cfg, c, "native")
+    }
+    /// With some ToRs on BMv2 (`tors` in `--tor` syntax, e.g. `bmv2:s2`).
+    pub fn try_up_with(cfg: &Config, c: &Compiled, tors: &str) -> Result<Lighthouse, String> {
+        let mut plan = Plan::from_config(cfg);
+        plan.targets = lh_emu::target::parse(tors, plan.tors).map_err(|e| e.to_string())?;
+        let net = Net::bring_up(plan, &NetOptions::default())
             .map_err(|e| format!("bringing up the namespaces: {e}"))?;
+        let p4 = if net.plan.bmv2_tors().is_empty() {
+            None
+        } else {
+            let src = lh_emu::p4tor::P4Source::Shipped;
+            Some(
+                lh_emu::p4tor::P4Tors::start(&net, c, &src, false)
+                    .map_err(|e| format!("starting the P4 ToRs: {e}"))?,
+            )
+        };
         let fab =
             lh_emu::fabric::start(&net, c).map_err(|e| format!("starting the data plane: {e}"))?;
         Ok(Lighthouse {
             net,
             fab: Some(fab),
+            p4,
         })
     }
     /// Namespace path and IP of host index `k` (0-based).
@@ -85,6 +103,7 @@ impl Lighthouse {
     /// counters.
     pub fn down(mut self) -> swtor::Counters {
         let c = self.fab.take().map(|f| f.stop()).unwrap_or_default();
+        drop(self.p4.take());
         let rep = self.net.teardown();
         for e in rep.errors {
             eprintln!("teardown: {e}");

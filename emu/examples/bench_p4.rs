@@ -1,0 +1,83 @@
+//! TCP through a path that crosses one BMv2 ToR, next to the same path
+//! through native ToRs and through a Linux bridge, in one run
+//! (docs/benchmarks.md, "P4 ToR on BMv2"). static-2: h1 - s1 - circuit -
+//! s2 - h2, the circuit always up; `bmv2` puts s2 on stock BMv2 (default
+//! build, no per-packet log).
+//!
+//!     cargo run --release -p lighthouse-emu --example bench_p4 -- [SECS] [REPS]
+
+#[path = "bench_common/mod.rs"]
+mod common;
+
+use common::{Bridge, Lighthouse, loadavg, median};
+use lh_emu::probe::{Amount, tcp_flow};
+
+fn main() {
+    common::require_root();
+    if let Err(e) = bmv2_thrift::toolchain() {
+        eprintln!("bench_p4: {e}");
+        std::process::exit(2);
+    }
+    let mut args = std::env::args().skip(1);
+    let secs: f64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(5.0);
+    let reps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
+    let cfg = common::load("static-2.json");
+    let c = lh_ctrl::compile::compile(&cfg).expect("compiling static-2");
+    let systems = ["native", "bmv2:s2", "bridge"];
+    let mut got: Vec<Vec<f64>> = vec![Vec::new(); systems.len()];
+    println!("| rep | system | Mb/s | load avg | notes |");
+    println!("|---:|---|---:|---:|---|");
+    for rep in 0..reps {
+        // Rotate the order so a load change does not favour one system.
+        for k in 0..systems.len() {
+            let i = (k + rep) % systems.len();
+            let (mbps, notes) = if systems[i] == "bridge" {
+                let b = Bridge::up();
+                let ((h1, _), (h2, ip2)) = (b.host(0), b.host(1));
+                assert!(common::warm_up(&h1, ip2), "bridge: h1 cannot reach h2");
+                let r = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
+                drop(b);
+                (
+                    r.map(|r| r.server_bps / 1e6).unwrap_or(f64::NAN),
+                    String::new(),
+                )
+            } else {
+                let l =
+                    Lighthouse::try_up_with(&cfg, &c, systems[i]).unwrap_or_else(|e| panic!("{e}"));
+                let ((h1, _), (h2, ip2)) = (l.host(0), l.host(1));
+                assert!(
+                    common::warm_up(&h1, ip2),
+                    "{}: h1 cannot reach h2",
+                    systems[i]
+                );
+                let r = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
+                let k = l.down();
+                (
+                    r.map(|r| r.server_bps / 1e6).unwrap_or(f64::NAN),
+                    format!(
+                        "swtor drops {} port_drops {}",
+                        k.dropped_total(),
+                        k.port_drops
+                    ),
+                )
+            };
+            println!(
+                "| {rep} | {} | {mbps:.1} | {:.2} | {notes} |",
+                systems[i],
+                loadavg()
+            );
+            got[i].push(mbps);
+        }
+    }
+    let m: Vec<f64> = got.iter().map(|v| median(v)).collect();
+    println!(
+        "\nmedian of {reps} x {secs} s: native {:.0} Mb/s, one BMv2 ToR {:.1} Mb/s, bridge {:.0} Mb/s; BMv2/bridge {:.3}, native/bridge {:.2}, BMv2/native {:.3} (load {:.2})",
+        m[0],
+        m[1],
+        m[2],
+        m[1] / m[2],
+        m[0] / m[2],
+        m[1] / m[0],
+        loadavg()
+    );
+}
