@@ -25,7 +25,8 @@ fn skip(test: &str) -> bool {
         return true;
     }
     if let Err(e) = bmv2_thrift::toolchain() {
-        eprintln!("SKIP: {test}: {e}");
+        let _ =
+            std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("SKIP: {test}: {e}\n"));
         return true;
     }
     false

@@ -17,13 +17,16 @@ fn fixture_cases_pass_on_simple_switch() {
         .filter(|t| !common::on_path(t))
         .collect();
     if !root || !missing.is_empty() {
-        println!(
-            "SKIPPED fixture_cases_pass_on_simple_switch: {}",
-            if root {
-                format!("not on PATH: {missing:?}")
-            } else {
-                "needs root (netns, veth)".into()
-            }
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!(
+                "SKIPPED fixture_cases_pass_on_simple_switch: {}\n",
+                if root {
+                    format!("not on PATH: {missing:?}")
+                } else {
+                    "needs root (netns, veth)".into()
+                }
+            ),
         );
         return;
     }
@@ -34,7 +37,10 @@ fn fixture_cases_pass_on_simple_switch() {
     let json = match common::bmv2_json(tmp.path()) {
         Ok(p) => p,
         Err(why) => {
-            println!("SKIPPED fixture_cases_pass_on_simple_switch: {why}");
+            let _ = std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("SKIPPED fixture_cases_pass_on_simple_switch: {why}\n"),
+            );
             return;
         }
     };

@@ -15,7 +15,10 @@ pub fn is_root() -> bool {
 /// Print a visible skip line and return true when not root.
 pub fn skip_unless_root(test: &str) -> bool {
     if !is_root() {
-        eprintln!("SKIP {test}: needs root (network namespaces)");
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP {test}: needs root (network namespaces)\n"),
+        );
         return true;
     }
     false
