@@ -7,6 +7,7 @@ pub mod cli;
 pub mod compile_cmd;
 pub mod fabric;
 pub mod format;
+pub mod lab;
 pub mod links;
 pub mod netns;
 pub mod offload;

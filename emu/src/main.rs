@@ -77,6 +77,9 @@ enum Cmd {
         #[arg(long)]
         slice: Option<u16>,
     },
+    /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
+    #[command(subcommand)]
+    Lab(lh_emu::lab::LabCmd),
 }
 
 // The controller allocates millions of small paths and entries; mimalloc
@@ -118,6 +121,7 @@ fn main() -> ExitCode {
         Cmd::Show { config, tor, slice } => {
             compile_cmd::show_cmd(&config, tor, slice).map(|()| ExitCode::SUCCESS)
         }
+        Cmd::Lab(c) => lh_emu::lab::run(c).map_err(Into::into),
     };
     match r {
         Ok(c) => c,
