@@ -121,9 +121,6 @@ impl Answers {
     /// the student where to look (never the answer itself).
     pub fn check(&self, key: &str, question: &str, expected: Value, hint: &str) -> Check {
         let name = format!("{key}: {question}");
-        if std::env::var_os("LH_LAB_DEBUG_REVEAL").is_some() {
-            eprintln!("REVEAL \"{key}\": {expected},");
-        }
         match self.get(key) {
             None => Check::fail(
                 name,

@@ -66,12 +66,12 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
         let src = cx
             .repo
             .as_ref()
-            .map(|r| r.join("p4").display().to_string())
-            .unwrap_or_else(|| "<repo>/p4".into());
+            .map(|r| r.join("labs").join("07-p4-counter").display().to_string())
+            .unwrap_or_else(|| "labs/07-p4-counter".into());
         v.push(Check::fail(
             "lighthouse.p4 is in the working copy",
             format!(
-                "copy the ToR program first: cp -r {src}/lighthouse.p4 {src}/include {}",
+                "copy the starter program first: cp -r {src}/lighthouse.p4 {src}/include {}",
                 cx.dir.display()
             ),
         ));
