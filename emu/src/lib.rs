@@ -9,6 +9,7 @@ pub mod fabric;
 pub mod format;
 pub mod lab;
 pub mod links;
+pub mod mntopo;
 pub mod netns;
 pub mod offload;
 pub mod orchestrator;

@@ -4,7 +4,6 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use lh_emu::cli::Cli;
 use lh_emu::orchestrator::{Net, NetOptions};
-use lh_emu::topo::Plan;
 use lh_emu::{clean, compile_cmd, fabric, signals, state};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,7 +34,11 @@ enum TestKind {
 enum Cmd {
     /// Bring up the emulated network for CONFIG and open the CLI.
     Run {
-        config: PathBuf,
+        #[arg(required_unless_present_any = ["topo", "topo_json"])]
+        config: Option<PathBuf>,
+        /// Mininet topologies instead of CONFIG (docs/mininet.md).
+        #[command(flatten)]
+        mn: lh_emu::mntopo::MnArgs,
         /// Deterministic host MACs 00:00:00:00:00:KK (Mininet --mac).
         #[arg(long)]
         mac: bool,
@@ -99,6 +102,7 @@ fn main() -> ExitCode {
     let r = match args.cmd {
         Cmd::Run {
             config,
+            mn,
             mac,
             arp,
             test,
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
             no_fabric,
         } => run(RunArgs {
             config,
+            mn,
             mac,
             arp,
             test,
@@ -170,7 +175,8 @@ fn clean_cmd(prefix: Option<String>) -> anyhow::Result<ExitCode> {
 }
 
 struct RunArgs {
-    config: PathBuf,
+    config: Option<PathBuf>,
+    mn: lh_emu::mntopo::MnArgs,
     mac: bool,
     arp: bool,
     test: Option<TestKind>,
@@ -192,7 +198,8 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("invalid --prefix {p:?}: expected lh + 4 hex digits, e.g. lh3f2a");
     }
     // Everything that can be rejected is checked before any state exists.
-    let cfg = lh_ctrl::config::Config::load(&a.config)?;
+    let mn = lh_emu::mntopo::prepare(a.config.as_deref(), &a.mn)?;
+    let cfg = lh_ctrl::config::Config::load(&mn.config)?;
     let compiled = if a.no_fabric {
         None
     } else {
@@ -209,7 +216,10 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     signals::install();
     signals::save_tty();
 
-    let plan = Plan::from_config(&cfg);
+    let plan = mn.plan(&cfg);
+    for n in &mn.notes {
+        eprintln!("*** {n}");
+    }
     eprintln!(
         "*** Creating network ({} ToRs, {} hosts{})",
         plan.tors,
@@ -223,7 +233,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         mac: a.mac,
         arp: a.arp,
         prefix: a.prefix.clone(),
-        config: std::fs::canonicalize(&a.config).ok(),
+        config: std::fs::canonicalize(&mn.config).ok(),
     };
     let mut net = Net::bring_up(plan, &opts)?;
     let prefix = net.prefix.clone();
