@@ -222,7 +222,11 @@ fn text_matrix_file_builds_like_json() {
     assert_eq!(peer(&s, 0, 2, 0), Some(3));
     assert_eq!(traffic_matrix(&cfg).unwrap()[1][0], 80);
     // A bad text row is an error that names the file and the line.
-    std::fs::write(d.path().join("tm.txt"), "0 1 1 1\n1 0 x 1\n1 1 0 1\n1 1 1 0\n").unwrap();
+    std::fs::write(
+        d.path().join("tm.txt"),
+        "0 1 1 1\n1 0 x 1\n1 1 0 1\n1 1 1 0\n",
+    )
+    .unwrap();
     let e = match build(&cfg) {
         Err(e) => e.to_string(),
         Ok(_) => panic!("a bad row must not build"),
