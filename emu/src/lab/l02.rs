@@ -123,10 +123,10 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
         "the `paths` line of `lighthouse compile opera.json`",
     ));
     v.push(a.check(
-        "rtt_step_us",
-        "rr.json: by how many microseconds do `h1 ping h3` RTTs differ from one step to the next",
-        fact(&rr, &|c| json!(c.config.slice.duration.0 / 1000)),
-        "a ping waits a whole number of slices for the s1-s2 circuit; run `lighthouse run rr.json` and `h1 ping -c 20 h3`",
+        "rr_cycle_us",
+        "rr.json: one optical cycle in microseconds (the RTTs of `h1 ping h3` spread over about this much)",
+        fact(&rr, &|c| json!(c.schedule.slices() as u64 * c.config.slice.duration.0 / 1000)),
+        "a ping waits for the s1-s2 circuit, which comes once per cycle; run `lighthouse run rr.json` and `h1 ping -c 20 -i 0.2 h3`",
     ));
     Ok(v)
 }

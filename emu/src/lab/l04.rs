@@ -115,10 +115,10 @@ fn meets_once(s: &Schedule) -> Check {
     }
     let mut never = Vec::new();
     let mut twice = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
+    for (a, row) in count.iter().enumerate() {
+        for (b, &c) in row.iter().enumerate().skip(a + 1) {
             let p = format!("{}-{}", tor_name(a), tor_name(b));
-            match count[a][b] {
+            match c {
                 0 => never.push(p),
                 1 => {}
                 _ => twice.push(p),

@@ -88,7 +88,7 @@ pub const LABS: &[Lab] = &[
     Lab {
         num: 2,
         folder: "02-schedules",
-        title: "Schedules: round robin vs Opera, and the RTT steps",
+        title: "Schedules: round robin vs Opera, and the RTTs",
         paper: "§2.1, §5 (topology API)",
         grade: l02::grade,
     },
