@@ -44,6 +44,14 @@ impl Check {
             hint: String::new(),
         }
     }
+    /// Checks that cannot run because an earlier step failed: they count
+    /// as failed so the score's denominator does not depend on the error.
+    pub fn blocked(names: &[&str], why: &str) -> Vec<Check> {
+        names
+            .iter()
+            .map(|n| Check::fail(*n, format!("not checked: {why}")))
+            .collect()
+    }
     /// Pass if `ok`, else fail with `hint`.
     pub fn when(ok: bool, name: impl Into<String>, hint: impl Into<String>) -> Check {
         if ok {

@@ -30,6 +30,19 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
                 "tables.json has the time-flow table format",
                 format!("tables.json: {e}\nsee docs/tables.md, \"File format\""),
             ));
+            let mut later = vec![
+                "\"slices\" is the cycle length and \"lookup\" is \"hop\"".to_string(),
+                "every ToR, destination, slice and port index is in range".to_string(),
+            ];
+            later.extend(
+                (0..s.tors())
+                    .map(|t| format!("every packet from {} reaches its destination", tor_name(t))),
+            );
+            let names: Vec<&str> = later.iter().map(String::as_str).collect();
+            v.extend(Check::blocked(
+                &names,
+                "fix the format of tables.json first",
+            ));
             return Ok(v);
         }
     };
