@@ -202,6 +202,10 @@ def main(argv):
     topos = scope.get('topos')
     if not isinstance(topos, dict):
         raise LookupError('%s defines no dict `topos` (Mininet custom files map names to Topo classes)' % path)
+    # Like `mn --custom`, the built-in topologies stay available.
+    builtins = {'minimal': lambda: SingleSwitchTopo(2), 'single': SingleSwitchTopo,
+                'linear': LinearTopo, 'tree': TreeTopo}
+    topos = dict(builtins, **topos)
     if name not in topos:
         raise LookupError('%s: no topology %r; it defines %s' % (path, name, ', '.join(sorted(topos)) or 'none'))
     topo = topos[name](*args)
