@@ -425,6 +425,27 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
         notes.push("one switch: added an empty ToR s2 (Lighthouse needs at least 2 ToRs)".into());
     }
     let n = counts.len();
+    // Every ToR with hosts must reach every other one over the links.
+    let mut seen = vec![false; n];
+    let start = counts.iter().position(|&c| c > 0).unwrap_or(0);
+    let mut stack = vec![start];
+    seen[start] = true;
+    while let Some(x) = stack.pop() {
+        for &(a, b) in &edges {
+            for (u, w) in [(a, b), (b, a)] {
+                if u == x && !seen[w] {
+                    seen[w] = true;
+                    stack.push(w);
+                }
+            }
+        }
+    }
+    if let Some(cut) = (0..n).find(|&t| !seen[t] && counts[t] > 0) {
+        return Err(MnError::Shape(format!(
+            "{label}: switches {} and {} are not connected by switch links",
+            sw[start], sw[cut]
+        )));
+    }
     let mut next_port = vec![0usize; n];
     let mut circuits = Vec::new();
     for &(a, b) in &edges {
@@ -629,6 +650,16 @@ mod tests {
                 .to_string()
                 .contains("more than one link")
         );
+        let t = MnTopo {
+            switches: vec!["s1".into(), "s2".into()],
+            hosts: vec!["h1".into(), "h2".into()],
+            links: vec![
+                ("h1".into(), "s1".into(), None),
+                ("h2".into(), "s2".into(), None),
+            ],
+        };
+        let e = to_fabric(&t, "x").unwrap_err().to_string();
+        assert!(e.contains("switches s1 and s2 are not connected"), "{e}");
     }
 
     #[test]
