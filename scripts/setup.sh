@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what the demo and the tests need on a fresh Debian 12 machine.
+# Installs what the demo and the tests need on a fresh Debian 12 or Ubuntu 24.04
+# machine (python3: the Mininet topology exporter, docs/mininet.md).
 # Idempotent and quick when everything is present.
 set -euo pipefail
 
 need_pkgs=()
-for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool; do
+for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:python3; do
   cmd=${pair%%:*}; pkg=${pair##*:}
   command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done

@@ -203,3 +203,33 @@ fn c_through_config_gets_one_electrical_port_after_the_optical_ones() {
     plain.ta.as_mut().unwrap().electrical_rate = None;
     assert_eq!(build(&plain).unwrap().uplinks(), 1);
 }
+
+/// docs/config.md allows a text matrix file; `build` must read the same
+/// file the config's validation accepted (it used to demand JSON).
+#[test]
+fn text_matrix_file_builds_like_json() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("tm.txt"),
+        "# heavy pairs 0-1 and 2-3\n0 90 1 1\n80, 0, 1, 1\n1 1 0 70\n2 1 60 0\n",
+    )
+    .unwrap();
+    let f = d.path().join("config.json");
+    std::fs::write(&f, config("hotspot", 1, "\"tm.txt\"")).unwrap();
+    let cfg = Config::load(&f).unwrap();
+    let s = build(&cfg).unwrap();
+    assert_eq!(peer(&s, 0, 0, 0), Some(1));
+    assert_eq!(peer(&s, 0, 2, 0), Some(3));
+    assert_eq!(traffic_matrix(&cfg).unwrap()[1][0], 80);
+    // A bad text row is an error that names the file and the line.
+    std::fs::write(
+        d.path().join("tm.txt"),
+        "0 1 1 1\n1 0 x 1\n1 1 0 1\n1 1 1 0\n",
+    )
+    .unwrap();
+    let e = match build(&cfg) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a bad row must not build"),
+    };
+    assert!(e.contains("tm.txt") && e.contains("line 2"), "{e}");
+}

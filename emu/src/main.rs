@@ -4,7 +4,6 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use lh_emu::cli::Cli;
 use lh_emu::orchestrator::{Net, NetOptions};
-use lh_emu::topo::Plan;
 use lh_emu::{clean, compile_cmd, fabric, signals, state};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,7 +34,11 @@ enum TestKind {
 enum Cmd {
     /// Bring up the emulated network for CONFIG and open the CLI.
     Run {
-        config: PathBuf,
+        #[arg(required_unless_present_any = ["topo", "topo_json"])]
+        config: Option<PathBuf>,
+        /// Mininet topologies instead of CONFIG (docs/mininet.md).
+        #[command(flatten)]
+        mn: lh_emu::mntopo::MnArgs,
         /// Deterministic host MACs 00:00:00:00:00:KK (Mininet --mac).
         #[arg(long)]
         mac: bool,
@@ -93,6 +96,9 @@ enum Cmd {
         #[arg(long)]
         slice: Option<u16>,
     },
+    /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
+    #[command(subcommand)]
+    Lab(lh_emu::lab::LabCmd),
 }
 
 #[derive(Subcommand)]
@@ -130,6 +136,7 @@ fn main() -> ExitCode {
     let r = match args.cmd {
         Cmd::Run {
             config,
+            mn,
             mac,
             arp,
             test,
@@ -141,6 +148,7 @@ fn main() -> ExitCode {
             p4_log,
         } => run(RunArgs {
             config,
+            mn,
             mac,
             arp,
             test,
@@ -175,6 +183,7 @@ fn main() -> ExitCode {
         Cmd::Show { config, tor, slice } => {
             compile_cmd::show_cmd(&config, tor, slice).map(|()| ExitCode::SUCCESS)
         }
+        Cmd::Lab(c) => lh_emu::lab::run(c).map_err(Into::into),
     };
     match r {
         Ok(c) => c,
@@ -223,7 +232,8 @@ fn clean_cmd(prefix: Option<String>) -> anyhow::Result<ExitCode> {
 }
 
 struct RunArgs {
-    config: PathBuf,
+    config: Option<PathBuf>,
+    mn: lh_emu::mntopo::MnArgs,
     mac: bool,
     arp: bool,
     test: Option<TestKind>,
@@ -248,7 +258,8 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("invalid --prefix {p:?}: expected lh + 4 hex digits, e.g. lh3f2a");
     }
     // Everything that can be rejected is checked before any state exists.
-    let cfg = lh_ctrl::config::Config::load(&a.config)?;
+    let mn = lh_emu::mntopo::prepare(a.config.as_deref(), &a.mn)?;
+    let cfg = lh_ctrl::config::Config::load(&mn.config)?;
     let compiled = if a.no_fabric {
         None
     } else {
@@ -265,7 +276,10 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     signals::install();
     signals::save_tty();
 
-    let mut plan = Plan::from_config(&cfg);
+    let mut plan = mn.plan(&cfg);
+    for n in &mn.notes {
+        eprintln!("*** {n}");
+    }
     plan.targets = lh_emu::target::parse(&a.tor, plan.tors)?;
     let p4_src = match &a.p4 {
         Some(f) if !f.is_file() => anyhow::bail!("--p4 {}: no such file", f.display()),
@@ -293,7 +307,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         mac: a.mac,
         arp: a.arp,
         prefix: a.prefix.clone(),
-        config: std::fs::canonicalize(&a.config).ok(),
+        config: std::fs::canonicalize(&mn.config).ok(),
     };
     let mut net = Net::bring_up(plan, &opts)?;
     let prefix = net.prefix.clone();

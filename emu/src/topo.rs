@@ -114,9 +114,40 @@ impl Plan {
 
     /// Hosts attached to ToR `t`, in port order.
     pub fn hosts_of(&self, t: usize) -> &[HostPlan] {
-        let a = (t * self.hosts_per_tor).min(self.hosts.len());
-        let b = ((t + 1) * self.hosts_per_tor).min(self.hosts.len());
+        // Hosts are in ToR order; ToRs may have different host counts
+        // (Mininet topologies, [`Plan::with_host_counts`]).
+        let a = self.hosts.partition_point(|h| (h.tor as usize) < t);
+        let b = self.hosts.partition_point(|h| (h.tor as usize) <= t);
         &self.hosts[a..b]
+    }
+
+    /// A plan where ToR `t` has `counts[t]` hosts (possibly 0), numbered
+    /// `h1..` in ToR order, as Mininet numbers a tree's leaves.
+    /// `hosts_per_tor` becomes the largest count.
+    pub fn with_host_counts(counts: &[usize], uplinks: usize) -> Plan {
+        let mut hosts = Vec::new();
+        for (t, &n) in counts.iter().enumerate() {
+            for j in 1..=n {
+                let k = hosts.len() + 1;
+                hosts.push(HostPlan {
+                    k,
+                    name: format!("h{k}"),
+                    ip: host_ip(k),
+                    prefix_len: 8,
+                    tor: t as TorId,
+                    tor_port: j,
+                    host_if: format!("h{k}-eth0"),
+                    tor_if: format!("{}-eth{j}", tor_name(t)),
+                });
+            }
+        }
+        Plan {
+            hosts,
+            tors: counts.len(),
+            hosts_per_tor: counts.iter().copied().max().unwrap_or(0),
+            uplinks,
+            targets: vec![TorTarget::Native; counts.len()],
+        }
     }
 
     /// Every node name (hosts then ToRs), Mininet's `self.mn` order.
@@ -185,6 +216,15 @@ mod tests {
         assert_eq!(p.hosts_of(1).len(), 2);
         assert_eq!(p.hosts_of(1)[0].name, "h3");
         assert_eq!(fmt_mac(&p.hosts[2].mininet_mac()), "00:00:00:00:00:03");
+        // Uneven counts (a Mininet tree: no hosts on the root switch).
+        let t = Plan::with_host_counts(&[0, 2, 1], 2);
+        assert_eq!(t.hosts.len(), 3);
+        assert!(t.hosts_of(0).is_empty());
+        assert_eq!(t.hosts_of(1)[1].name, "h2");
+        assert_eq!(t.hosts_of(1)[1].tor_if, "s2-eth2");
+        assert_eq!(t.hosts_of(2)[0].tor_if, "s3-eth1");
+        assert_eq!(t.host("h3").unwrap().tor, 2);
+        assert_eq!(Plan::new(3, 2).hosts_of(2).len(), 2);
         assert_eq!(host_ip(256), Ipv4Addr::new(10, 0, 1, 0));
         assert_eq!(
             p.node_names(),

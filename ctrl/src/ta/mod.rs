@@ -66,6 +66,17 @@ pub fn traffic_matrix(cfg: &Config) -> Result<Matrix, TaError> {
                 file: file.clone(),
                 source,
             })?;
+            // Text rows (docs/config.md#ta): the same reader the config's
+            // validation uses, so a matrix that loads also builds.
+            if !text.trim_start().starts_with('[') {
+                let rows =
+                    crate::config::read_traffic_matrix(&path).map_err(|e| TaError::Matrix {
+                        path: format!("{file}: $"),
+                        msg: e.to_string(),
+                    })?;
+                check_matrix(&rows, n, &format!("{file}: $"))?;
+                return Ok(rows);
+            }
             let de = &mut serde_json::Deserializer::from_str(&text);
             let rows: Matrix = serde_path_to_error::deserialize(de).map_err(|e| {
                 let p = e.path().to_string();

@@ -1,0 +1,211 @@
+//! The building blocks of the graders: checks, the student's answers file
+//! and file readers that turn syntax errors into [`LabError::Syntax`].
+
+use super::LabError;
+use lh_ctrl::config::Config;
+use serde_json::Value;
+use std::path::Path;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    Pass,
+    Fail,
+    /// Not counted (e.g. a toolchain is missing); the reason is shown.
+    Skip(String),
+}
+
+/// One graded question: its name, its result and, on failure, a hint.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub name: String,
+    pub status: Status,
+    pub hint: String,
+}
+
+impl Check {
+    pub fn pass(name: impl Into<String>) -> Check {
+        Check {
+            name: name.into(),
+            status: Status::Pass,
+            hint: String::new(),
+        }
+    }
+    pub fn fail(name: impl Into<String>, hint: impl Into<String>) -> Check {
+        Check {
+            name: name.into(),
+            status: Status::Fail,
+            hint: hint.into(),
+        }
+    }
+    pub fn skip(name: impl Into<String>, why: impl Into<String>) -> Check {
+        Check {
+            name: name.into(),
+            status: Status::Skip(why.into()),
+            hint: String::new(),
+        }
+    }
+    /// Checks that cannot run because an earlier step failed: they count
+    /// as failed so the score's denominator does not depend on the error.
+    pub fn blocked(names: &[&str], why: &str) -> Vec<Check> {
+        names
+            .iter()
+            .map(|n| Check::fail(*n, format!("not checked: {why}")))
+            .collect()
+    }
+    /// Pass if `ok`, else fail with `hint`.
+    pub fn when(ok: bool, name: impl Into<String>, hint: impl Into<String>) -> Check {
+        if ok {
+            Check::pass(name)
+        } else {
+            Check::fail(name, hint)
+        }
+    }
+}
+
+/// Read a file as text.
+pub fn read(file: &Path) -> Result<String, LabError> {
+    std::fs::read_to_string(file).map_err(|source| LabError::Io {
+        file: file.to_path_buf(),
+        source,
+    })
+}
+
+/// Parse JSON; a syntax error (the file cannot be graded at all) names the
+/// file and line. Shape errors are the caller's business.
+pub fn read_json(file: &Path) -> Result<Value, LabError> {
+    let text = read(file)?;
+    serde_json::from_str(&text).map_err(|e| LabError::Syntax {
+        file: file.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        msg: strip_position(&e.to_string()),
+    })
+}
+
+fn strip_position(s: &str) -> String {
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// Load a config: JSON syntax errors are fatal ([`LabError::Syntax`]),
+/// anything the controller rejects comes back as `Err(message)` for a ✗.
+pub fn load_config(file: &Path) -> Result<Result<Config, String>, LabError> {
+    read_json(file)?;
+    Ok(Config::load(file).map_err(|e| e.to_string()))
+}
+
+/// The student's `answers.json`: an object of question → answer. `null`
+/// means not answered yet.
+pub struct Answers {
+    file: String,
+    map: serde_json::Map<String, Value>,
+}
+
+impl Answers {
+    pub fn load(file: &Path) -> Result<Answers, LabError> {
+        let v = read_json(file)?;
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match v {
+            Value::Object(map) => Ok(Answers { file: name, map }),
+            _ => Err(LabError::Syntax {
+                file: file.to_path_buf(),
+                line: 1,
+                column: 1,
+                msg: "expected a JSON object {\"question\": answer, ...}".into(),
+            }),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    /// Compare answer `key` with the derived fact `expected`; `hint` tells
+    /// the student where to look (never the answer itself).
+    pub fn check(&self, key: &str, question: &str, expected: Value, hint: &str) -> Check {
+        let name = format!("{key}: {question}");
+        match self.get(key) {
+            None => Check::fail(
+                name,
+                format!(
+                    "not answered yet (\"{key}\" is missing or null in {}); {hint}",
+                    self.file
+                ),
+            ),
+            Some(got) if same(got, &expected) => Check::pass(name),
+            Some(got) => Check::fail(name, format!("{got} is not right; {hint}")),
+        }
+    }
+}
+
+/// Equality for answers: numbers by value (1% tolerance for fractions),
+/// strings case- and space-insensitively, arrays element by element.
+pub fn same(got: &Value, want: &Value) -> bool {
+    match (got, want) {
+        (Value::Number(a), Value::Number(b)) => {
+            let (a, b) = (a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(0.0));
+            if b.fract() == 0.0 && a.fract() == 0.0 {
+                a == b
+            } else {
+                (a - b).abs() <= 0.01 * b.abs().max(0.01)
+            }
+        }
+        (Value::String(a), Value::String(b)) => norm(a) == norm(b),
+        (Value::String(a), Value::Number(_)) => a
+            .trim()
+            .parse::<f64>()
+            .is_ok_and(|x| same(&serde_json::json!(x), want)),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+        }
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<String>().to_lowercase()
+}
+
+/// `sN` for ToR index N-1 (the CLI's names).
+pub fn tor_name(t: usize) -> String {
+    format!("s{}", t + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn answers_compare_by_value() {
+        assert!(same(&json!(7), &json!(7)));
+        assert!(!same(&json!(6), &json!(7)));
+        assert!(same(&json!("7"), &json!(7)));
+        assert!(same(&json!(" S5 "), &json!("s5")));
+        assert!(!same(&json!("s4"), &json!("s5")));
+        assert!(same(&json!(0.335), &json!(0.333)));
+        assert!(!same(&json!(0.5), &json!(0.333)));
+        assert!(same(&json!(["s1", "s3"]), &json!(["s1", "s3"])));
+        assert!(!same(&json!(["s3", "s1"]), &json!(["s1", "s3"])));
+    }
+
+    #[test]
+    fn syntax_errors_name_file_and_line() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("answers.json");
+        std::fs::write(&f, "{\n  \"a\": 1,\n  \"b\": \n}\n").unwrap();
+        match Answers::load(&f) {
+            Err(LabError::Syntax { line, file, .. }) => {
+                assert_eq!(line, 4);
+                assert_eq!(file, f);
+            }
+            other => panic!("expected a syntax error, got {:?}", other.err()),
+        }
+    }
+}

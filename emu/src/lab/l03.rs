@@ -1,0 +1,93 @@
+//! Lab 03: routing. Three configs on the same RotorNet schedule (direct,
+//! VLB, HOHO); answers about hop counts and latencies are derived from the
+//! compiled routes.
+
+use super::checks::{Answers, Check, load_config, tor_name};
+use super::{Ctx, LabError};
+use lh_ctrl::compile::{Compiled, compile};
+use lh_ctrl::routing::{Path, tors_of};
+use serde_json::{Value, json};
+
+fn path(c: &Compiled, src: u16, dst: u16, ts: u16) -> Option<&Path> {
+    c.routes
+        .paths
+        .iter()
+        .find(|p| p.src == src && p.dst == dst && p.arrival == Some(ts))
+}
+
+pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
+    let mut v = Vec::new();
+    let mut comp = Vec::new();
+    for f in ["direct.json", "vlb.json", "hoho.json"] {
+        let c = match load_config(&cx.path(f))? {
+            Ok(cfg) => compile(&cfg).map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        match c {
+            Ok(c) => comp.push(c),
+            Err(e) => {
+                return Ok(vec![Check::fail(
+                    format!("{f} loads and compiles"),
+                    format!("{e}\nrestore it from solution/ or topologies/"),
+                )]);
+            }
+        }
+    }
+    let a = Answers::load(&cx.path("answers.json"))?;
+    let names = ["direct", "vlb", "hoho"];
+    for (n, c) in names.iter().zip(&comp) {
+        let hops = c.routes.paths.iter().map(|p| p.hops.len()).max();
+        v.push(a.check(
+            &format!("{n}_max_hops"),
+            &format!("{n}: most ToR-to-ToR hops on any path"),
+            json!(hops),
+            &format!("`lighthouse compile {n}.json`, the `paths` line"),
+        ));
+    }
+    for (n, c) in names.iter().zip(&comp) {
+        let lat = c
+            .routes
+            .paths
+            .iter()
+            .filter_map(|p| p.latency_slots())
+            .max();
+        v.push(a.check(
+            &format!("{n}_worst_latency_slices"),
+            &format!("{n}: worst latency in slices"),
+            json!(lat),
+            &format!("`lighthouse compile {n}.json`, the `latency` line"),
+        ));
+    }
+    // One packet, s1 -> s4 arriving in slice 0, under each scheme.
+    for (n, c) in names.iter().zip(&comp) {
+        let p = path(c, 0, 3, 0);
+        let via: Value = p
+            .map(|p| {
+                json!(
+                    tors_of(p, &c.schedule)
+                        .iter()
+                        .map(|&t| tor_name(t as usize))
+                        .collect::<Vec<_>>()
+                )
+            })
+            .unwrap_or(Value::Null);
+        v.push(a.check(
+            &format!("{n}_s1_s4_ts0_path"),
+            &format!("{n}: the ToRs a packet from s1 to s4 arriving in slice 0 visits, in order"),
+            via,
+            &format!(
+                "`lighthouse show {n}.json --tor 0`: the dst=s4 arrival=0 entry gives the uplink and slice; `--slice N` tells whom that uplink reaches; repeat at the next ToR. Answer like [\"s1\", \"s6\", \"s4\"]"
+            ),
+        ));
+        let arrive = p
+            .and_then(|p| p.delivered())
+            .map(|d| d as usize % c.schedule.slices());
+        v.push(a.check(
+            &format!("{n}_s1_s4_ts0_arrives_slice"),
+            &format!("{n}: the slice in which that packet reaches s4"),
+            json!(arrive),
+            "the departure slice of the last hop",
+        ));
+    }
+    Ok(v)
+}
