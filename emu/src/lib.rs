@@ -5,6 +5,7 @@
 pub mod clean;
 pub mod cli;
 pub mod compile_cmd;
+pub mod exitguard;
 pub mod fabric;
 pub mod format;
 pub mod links;
@@ -12,6 +13,7 @@ pub mod netns;
 pub mod offload;
 pub mod orchestrator;
 pub mod probe;
+pub mod securefs;
 pub mod signals;
 pub mod state;
 pub mod topo;

@@ -5,11 +5,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use lh_emu::cli::Cli;
 use lh_emu::orchestrator::{Net, NetOptions};
 use lh_emu::topo::Plan;
-use lh_emu::{clean, compile_cmd, fabric, signals, state};
+use lh_emu::{clean, compile_cmd, exitguard, fabric, signals, state};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
@@ -56,10 +56,14 @@ enum Cmd {
         no_fabric: bool,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
+    /// Live runs are asked to stop (SIGTERM) and killed only after a timeout.
     Clean {
         /// Only this run.
         #[arg(long, value_name = "P")]
         prefix: Option<String>,
+        /// Only runs whose lighthouse process is gone; live runs are kept.
+        #[arg(long, conflicts_with = "prefix")]
+        stale: bool,
     },
     /// Compile CONFIG into schedule, routes and time-flow tables.
     Compile {
@@ -77,6 +81,16 @@ enum Cmd {
         #[arg(long)]
         slice: Option<u16>,
     },
+}
+
+/// `eprintln!` that never panics: stderr may be a closed pipe
+/// (`lighthouse run ... 2>&1 | head`), and a failed write must not kill the
+/// thread that tears the run down.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
 }
 
 // The controller allocates millions of small paths and entries; mimalloc
@@ -111,7 +125,7 @@ fn main() -> ExitCode {
             prefix,
             no_fabric,
         }),
-        Cmd::Clean { prefix } => clean_cmd(prefix),
+        Cmd::Clean { prefix, stale } => clean_cmd(prefix, stale),
         Cmd::Compile { config, out } => {
             compile_cmd::compile_cmd(&config, out.as_deref()).map(|()| ExitCode::SUCCESS)
         }
@@ -122,7 +136,7 @@ fn main() -> ExitCode {
     match r {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("lighthouse: error: {e:#}");
+            say!("lighthouse: error: {e:#}");
             ExitCode::from(2)
         }
     }
@@ -133,7 +147,7 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-fn clean_cmd(prefix: Option<String>) -> anyhow::Result<ExitCode> {
+fn clean_cmd(prefix: Option<String>, stale: bool) -> anyhow::Result<ExitCode> {
     if let Some(p) = &prefix
         && !state::valid_prefix(p)
     {
@@ -142,22 +156,24 @@ fn clean_cmd(prefix: Option<String>) -> anyhow::Result<ExitCode> {
     if !is_root() {
         anyhow::bail!("`lighthouse clean` needs root (network namespaces)");
     }
-    let scope = match &prefix {
-        Some(p) => clean::Scope::Prefix(p),
-        None => clean::Scope::All,
+    let scope = match (&prefix, stale) {
+        (Some(p), _) => clean::Scope::Prefix(p),
+        (None, true) => clean::Scope::Stale,
+        (None, false) => clean::Scope::All,
     };
-    eprintln!(
-        "*** Removing lighthouse runs{}",
+    say!(
+        "*** Removing {}lighthouse runs{}",
+        if stale { "dead " } else { "" },
         prefix
             .as_ref()
             .map(|p| format!(" ({p})"))
             .unwrap_or_default()
     );
-    let rep = clean::clean(scope);
+    let rep = clean::clean_with(scope, &mut |l| say!("{l}"));
     for l in rep.lines() {
-        eprintln!("{l}");
+        say!("{l}");
     }
-    eprintln!("*** Cleanup complete.");
+    say!("*** Cleanup complete.");
     Ok(if rep.errors.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -187,6 +203,11 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     {
         anyhow::bail!("invalid --prefix {p:?}: expected lh + 4 hex digits, e.g. lh3f2a");
     }
+    // The root check comes before any work: a non-root user must not wait
+    // for (and allocate memory for) a compile that cannot be used.
+    if !is_root() {
+        anyhow::bail!("`lighthouse run` needs root (network namespaces, veths)");
+    }
     // Everything that can be rejected is checked before any state exists.
     let cfg = lh_ctrl::config::Config::load(&a.config)?;
     let compiled = if a.no_fabric {
@@ -194,9 +215,6 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         Some(lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?)
     };
-    if !is_root() {
-        anyhow::bail!("`lighthouse run` needs root (network namespaces, veths)");
-    }
     if let Some(s) = &a.script
         && !s.is_file()
     {
@@ -206,7 +224,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     signals::save_tty();
 
     let plan = Plan::from_config(&cfg);
-    eprintln!(
+    say!(
         "*** Creating network ({} ToRs, {} hosts{})",
         plan.tors,
         plan.hosts.len(),
@@ -223,11 +241,11 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut net = Net::bring_up(plan, &opts)?;
     let prefix = net.prefix.clone();
-    eprintln!(
+    say!(
         "*** Run {prefix}: namespaces {prefix}-h1..h{} and {prefix}-fab",
         net.plan.hosts.len()
     );
-    eprintln!(
+    say!(
         "*** Adding hosts:\n{} ",
         net.plan
             .hosts
@@ -236,20 +254,21 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    eprintln!("*** Adding ToRs:\n{} ", net.plan.tor_names().join(" "));
+    say!("*** Adding ToRs:\n{} ", net.plan.tor_names().join(" "));
 
     spawn_watcher(prefix.clone());
+    install_panic_teardown(prefix.clone());
 
     let fab = match &compiled {
         Some(c) => {
-            eprintln!(
+            say!(
                 "*** Starting optical fabric: {} slices of {} (guardband {})",
                 c.schedule.slices(),
                 cfg.slice.duration,
                 cfg.slice.guardband
             );
             match fabric::start(&net, c) {
-                Ok(f) => Some(f),
+                Ok(f) => Some(Arc::new(f)),
                 Err(e) => {
                     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
                     DONE.store(true, Ordering::Relaxed);
@@ -259,16 +278,35 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
         None => {
-            eprintln!("*** No data plane (--no-fabric)");
+            say!("*** No data plane (--no-fabric)");
             None
         }
     };
 
+    // Uplink captures live in the data-plane thread: on a signal or a panic
+    // close them all so their files are complete.
+    let uplink_hook = match (&fab, &compiled) {
+        (Some(f), Some(c)) => {
+            let f = f.clone();
+            let (tors, ups) = (c.schedule.tors(), c.schedule.uplinks());
+            Some(exitguard::register(move || {
+                for t in 0..tors {
+                    for p in 0..ups {
+                        let _ = f.stop_capture(
+                            t as lh_ctrl::TorId,
+                            swtor::CapturePoint::Uplink(p as lh_ctrl::PortId),
+                        );
+                    }
+                }
+            }))
+        }
+        _ => None,
+    };
     let mut ok = true;
     {
         let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
         cli.compiled = compiled.as_ref();
-        cli.fabric = fab.as_ref();
+        cli.fabric = fab.as_deref();
         let p2 = prefix.clone();
         cli.on_spawn = Some(Box::new(move |pid| {
             if let Some(mut st) = state::load(&p2) {
@@ -280,22 +318,35 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             (Some(t), _) => {
                 ok = run_test(&mut cli, t);
             }
-            (None, Some(s)) => {
-                let _ = cli.onecmd(&format!("source {}", s.display()));
-            }
+            (None, Some(s)) => match std::fs::File::open(s) {
+                Ok(f) => {
+                    let what = s.display().to_string();
+                    let _ = cli.run_lines(std::io::BufReader::new(f), &what);
+                }
+                Err(e) => {
+                    say!("*** Error: --script {}: {e}", s.display());
+                    ok = false;
+                }
+            },
             (None, None) => {
-                eprintln!("*** Starting CLI:");
+                say!("*** Starting CLI:");
                 cli.run_interactive();
             }
+        }
+        if cli.input_errors > 0 {
+            ok = false;
         }
     }
 
     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
     DONE.store(true, Ordering::Relaxed);
-    eprintln!("*** Stopping network");
-    if let Some(f) = fab {
+    say!("*** Stopping network");
+    if let Some(id) = uplink_hook {
+        exitguard::unregister(id);
+    }
+    if let Some(f) = fab.and_then(|f| Arc::try_unwrap(f).ok()) {
         let c = f.stop();
-        eprintln!(
+        say!(
             "*** Fabric: sent {} delivered {} dropped {} queued {} (conservation {})",
             c.sent,
             c.delivered,
@@ -313,10 +364,10 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let rep = net.teardown();
     for e in &rep.errors {
-        eprintln!("*** Error: {e}");
+        say!("*** Error: {e}");
     }
-    eprintln!("*** Done");
-    eprintln!(
+    say!("*** Done");
+    say!(
         "completed in {:.3} seconds",
         t_start.elapsed().as_secs_f64()
     );
@@ -339,7 +390,7 @@ fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
         }
         TestKind::Pingpair => {
             if cli.plan.hosts.len() < 2 {
-                eprintln!("*** pingpair needs two hosts");
+                say!("*** pingpair needs two hosts");
                 return false;
             }
             let (s, r) = cli.ping(Some(&[0, 1]), None, false);
@@ -351,6 +402,30 @@ fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
         }
         TestKind::None => true,
     }
+}
+
+/// A panic on any thread ends the run: captures are closed and the run's
+/// kernel objects removed before the process exits with 101 (the main
+/// thread's drop guards would do it too, but not for other threads).
+fn install_panic_teardown(prefix: String) {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default(info);
+        // The main thread may hold the lock while it tears down itself.
+        let Ok(_g) = TEARDOWN.try_lock() else {
+            return;
+        };
+        if DONE.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        exitguard::run_all();
+        say!("*** Internal error: tearing down {prefix}");
+        let rep = clean::clean(clean::Scope::Prefix(&prefix));
+        for l in rep.lines() {
+            say!("{l}");
+        }
+        std::process::exit(101);
+    }));
 }
 
 /// On SIGTERM/SIGHUP (or SIGINT outside the prompt) remove the run's kernel
@@ -371,10 +446,12 @@ fn spawn_watcher(prefix: String) {
                     return;
                 }
                 signals::restore_tty();
-                eprintln!("\n*** Signal: tearing down {prefix}");
+                // Close captures first so their files are complete.
+                exitguard::run_all();
+                say!("\n*** Signal: tearing down {prefix}");
                 let rep = clean::clean(clean::Scope::Prefix(&prefix));
                 for l in rep.lines() {
-                    eprintln!("{l}");
+                    say!("{l}");
                 }
                 std::process::exit(130);
             }
