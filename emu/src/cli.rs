@@ -960,7 +960,25 @@ impl<'a> Cli<'a> {
     fn drops(&mut self) {
         let Some(f) = self.need_fabric() else { return };
         let c = f.counters();
-        self.say_part(&format_counters(&c));
+        let mut s = format_counters(&c);
+        // Loss the data plane cannot count itself: frames the kernel
+        // dropped on the veths (either end) before or after the ToRs.
+        let fab = self.fabric_ns();
+        let tor_ifs: Vec<String> = self.plan.hosts.iter().map(|h| h.tor_if.clone()).collect();
+        let mut kernel = Vec::new();
+        if let Ok(Ok(v)) = netns::run_in(Some(&fab), || iface_drops(&tor_ifs)) {
+            kernel.push(("ToR-side veths", v));
+        }
+        let mut hosts = IfaceDrops::default();
+        for h in &self.plan.hosts {
+            let ifs = [h.host_if.clone()];
+            if let Ok(Ok(v)) = netns::run_in(Some(&self.host_ns(h)), || iface_drops(&ifs)) {
+                hosts.add(&v);
+            }
+        }
+        kernel.push(("host-side veths", hosts));
+        s.push_str(&format_kernel_drops(c.port_drops, &kernel));
+        self.say_part(&s);
     }
 
     fn pcap(&mut self, rest: &str) {
@@ -1158,7 +1176,9 @@ pub fn parse_amount(s: &str) -> Option<probe::Amount> {
         return parse_seconds(secs).map(probe::Amount::Seconds);
     }
     let b = parse_bw(s)?;
-    (1.0..=MAX_BYTES).contains(&b).then_some(probe::Amount::Bytes(b as u64))
+    (1.0..=MAX_BYTES)
+        .contains(&b)
+        .then_some(probe::Amount::Bytes(b as u64))
 }
 
 /// Seconds: a finite number > 0 and at most [`MAX_SECONDS`] (so `inf`,
@@ -1281,6 +1301,72 @@ pub fn format_entry(e: &lh_ctrl::tables::Entry) -> String {
     if !e.alternates.is_empty() {
         let l: Vec<String> = e.alternates.iter().map(fmt_action).collect();
         s.push_str(&format!(" (alt {})", l.join(", ")));
+    }
+    s
+}
+
+/// Kernel drop counters of some interfaces (summed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IfaceDrops {
+    pub rx_dropped: u64,
+    pub tx_dropped: u64,
+    pub rx_errors: u64,
+    pub tx_errors: u64,
+}
+
+impl IfaceDrops {
+    fn add(&mut self, o: &IfaceDrops) {
+        self.rx_dropped += o.rx_dropped;
+        self.tx_dropped += o.tx_dropped;
+        self.rx_errors += o.rx_errors;
+        self.tx_errors += o.tx_errors;
+    }
+}
+
+/// Sum the drop/error counters of `ifs` in /proc/net/dev text.
+pub fn parse_net_dev(text: &str, ifs: &[String]) -> IfaceDrops {
+    let mut d = IfaceDrops::default();
+    for line in text.lines().skip(2) {
+        let Some((name, rest)) = line.split_once(':') else {
+            continue;
+        };
+        if !ifs.iter().any(|i| i == name.trim()) {
+            continue;
+        }
+        let v: Vec<u64> = rest
+            .split_whitespace()
+            .map(|x| x.parse().unwrap_or(0))
+            .collect();
+        if v.len() >= 12 {
+            d.add(&IfaceDrops {
+                rx_errors: v[2],
+                rx_dropped: v[3],
+                tx_errors: v[10],
+                tx_dropped: v[11],
+            });
+        }
+    }
+    d
+}
+
+/// The calling thread's namespace's counters for `ifs`.
+fn iface_drops(ifs: &[String]) -> std::io::Result<IfaceDrops> {
+    // thread-self: the namespace this (run_in) thread entered.
+    let t = std::fs::read_to_string("/proc/thread-self/net/dev")?;
+    Ok(parse_net_dev(&t, ifs))
+}
+
+/// The part of `drops` about loss outside the data plane's own counters.
+pub fn format_kernel_drops(port_drops: u64, ifs: &[(&str, IfaceDrops)]) -> String {
+    let mut s = format!(
+        "*** outside the data plane (not in the conservation check):\n  {:<16} {port_drops}   (kernel socket drops on host ports: never entered `sent`)\n",
+        "port_drops"
+    );
+    for (what, d) in ifs {
+        s.push_str(&format!(
+            "  {what}: rx_dropped {} tx_dropped {} rx_errors {} tx_errors {}\n",
+            d.rx_dropped, d.tx_dropped, d.rx_errors, d.tx_errors
+        ));
     }
     s
 }
@@ -1564,6 +1650,32 @@ mod tests {
         assert_eq!(parse_bw("infG"), None);
         assert_eq!(parse_bw("NaN"), None);
         assert_eq!(parse_bw("-5M"), None);
+    }
+
+    #[test]
+    fn kernel_drops_are_parsed_and_shown() {
+        let dev = "Inter-|   Receive                                                |  Transmit\n \
+ face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n\
+    lo:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0\n\
+s1-eth1:  1000      10    1    2    0     0          0         0     2000      20    3    4    0     0       0          0\n\
+s1-eth2:  1000      10    0    5    0     0          0         0     2000      20    0    6    0     0       0          0\n";
+        let ifs = vec!["s1-eth1".to_string(), "s1-eth2".to_string()];
+        let d = parse_net_dev(dev, &ifs);
+        assert_eq!(
+            d,
+            IfaceDrops {
+                rx_dropped: 7,
+                tx_dropped: 10,
+                rx_errors: 1,
+                tx_errors: 3
+            }
+        );
+        let t = format_kernel_drops(42, &[("ToR-side veths", d)]);
+        assert!(t.contains("  port_drops       42 "), "{t}");
+        assert!(
+            t.contains("ToR-side veths: rx_dropped 7 tx_dropped 10 rx_errors 1 tx_errors 3"),
+            "{t}"
+        );
     }
 
     #[test]

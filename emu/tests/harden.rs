@@ -459,39 +459,67 @@ fn sigterm_tears_down_with_stderr_a_closed_pipe() {
 }
 
 #[test]
-fn host_port_pcap_survives_sigterm() {
-    if skip_unless_root("host_port_pcap_survives_sigterm") {
+fn pcaps_survive_sigterm() {
+    if skip_unless_root("pcaps_survive_sigterm") {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let cfg = write_cfg(dir.path());
-    let pcap = dir.path().join("h1.pcap");
+    let host = dir.path().join("h1.pcap");
+    let up = dir.path().join("up.pcap");
     let p = free_prefix();
-    let mut child = spawn_stdin_run(&cfg, &p, false);
+    let mut child = spawn_stdin_run(&cfg, &p, true);
     wait_up(&p);
     {
         let i = child.stdin.as_mut().unwrap();
-        writeln!(i, "pcap h1 eth0 {}", pcap.display()).unwrap();
-        // A few frames (ARP for an address nobody answers, no fabric).
+        writeln!(i, "pcap h1 eth0 {}", host.display()).unwrap();
+        writeln!(i, "pcap s1 0 {}", up.display()).unwrap();
+        // A few frames from h1 to h3 (on s2: over the uplink).
         writeln!(
             i,
-            "h1 python3 -c \"import socket;s=socket.socket(2,2);[s.sendto(b'x',('10.0.0.2',9)) for _ in range(3)]\""
+            "h1 python3 -c \"import socket,time;s=socket.socket(2,2);[(s.sendto(b'x',('10.0.0.3',9)),time.sleep(0.05)) for _ in range(10)]\""
         )
         .unwrap();
     }
-    wait_for("capture file", Duration::from_secs(10), || pcap.exists());
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_for("capture files", Duration::from_secs(10), || {
+        host.exists() && up.exists()
+    });
+    std::thread::sleep(Duration::from_millis(2000));
     sigterm(child.id());
     let st = child.wait().unwrap();
     assert_eq!(st.code(), Some(130));
-    let data = std::fs::read(&pcap).unwrap();
-    assert!(
-        data.len() > 24,
-        "header and frames flushed: {} bytes",
-        data.len()
-    );
-    assert_eq!(&data[..4], &0xa1b2_3c4du32.to_le_bytes());
+    for f in [&host, &up] {
+        let data = std::fs::read(f).unwrap();
+        assert!(
+            data.len() > 24,
+            "{}: header and frames flushed: {} bytes",
+            f.display(),
+            data.len()
+        );
+        assert_eq!(&data[..4], &0xa1b2_3c4du32.to_le_bytes());
+    }
+    no_leftovers(&p);
+}
+
+#[test]
+fn drops_shows_loss_outside_the_data_plane() {
+    if skip_unless_root("drops_shows_loss_outside_the_data_plane") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_cfg(dir.path());
+    let script = dir.path().join("d.lh");
+    std::fs::write(&script, "drops\n").unwrap();
+    let p = free_prefix();
+    let out = run_script(&cfg, &p, &script, true);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("*** outside the data plane"), "{err}");
+    assert!(err.contains("  port_drops       0 "), "{err}");
+    assert!(err.contains("  ToR-side veths: rx_dropped "), "{err}");
+    assert!(err.contains("  host-side veths: rx_dropped "), "{err}");
     no_leftovers(&p);
 }
 
