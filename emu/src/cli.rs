@@ -73,7 +73,14 @@ pub struct Cli<'a> {
     /// Lines of scripts or stdin that could not be read (invalid UTF-8):
     /// the run then ends with a failure status.
     pub input_errors: u64,
+    /// For fuzzing the command parser: commands check their arguments but
+    /// never start a shell, create or read a file, or touch the terminal.
+    pub sandbox: bool,
 }
+
+/// Longest input line (script or stdin); a longer one ends the input with
+/// an error (`source /dev/zero` must not eat all memory).
+pub const MAX_LINE: usize = 1 << 20;
 
 /// Deepest nesting of `time`, `noecho` and `source` in one command (a
 /// 100 KB line of `time time ...` or a script sourcing itself would
@@ -214,6 +221,7 @@ impl<'a> Cli<'a> {
             on_spawn: None,
             depth: 0,
             input_errors: 0,
+            sandbox: false,
         }
     }
 
@@ -294,6 +302,7 @@ impl<'a> Cli<'a> {
             "iperf" => self.iperf_cmd(rest),
             "iperfudp" => self.iperfudp_cmd(rest),
             "flow" => self.flow_cmd(rest),
+            "sh" if self.sandbox => {}
             "sh" => {
                 let mut c = Command::new("sh");
                 c.arg("-c").arg(rest);
@@ -311,6 +320,8 @@ impl<'a> Cli<'a> {
                 self.say(&s);
                 return f;
             }
+            "source" if self.sandbox => {}
+            "noecho" if self.sandbox => return self.nested(rest),
             "source" => {
                 self.depth += 1;
                 let f = self.source(rest);
@@ -827,8 +838,16 @@ impl<'a> Cli<'a> {
         let mut n = 0u64;
         loop {
             buf.clear();
-            match input.read_until(b'\n', &mut buf) {
+            match std::io::Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut buf) {
                 Ok(0) => return Flow::Continue,
+                Ok(_) if buf.len() > MAX_LINE => {
+                    self.say(&format!(
+                        "*** Error: {what} line {}: longer than {MAX_LINE} bytes; stopped reading",
+                        n + 1
+                    ));
+                    self.input_errors += 1;
+                    return Flow::Continue;
+                }
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
                     if signals::terminating() {
@@ -997,6 +1016,9 @@ impl<'a> Cli<'a> {
             return;
         }
         let (node, port, file) = (args[0], args[1], Path::new(args[2]));
+        if self.sandbox {
+            return;
+        }
         // Root opens the file itself, without following a symlink, and
         // hands the open file to the capture through /proc/self/fd.
         let opened = match crate::securefs::create_file(file, mode) {
@@ -1717,6 +1739,28 @@ s1-eth2:  1000      10    0    5    0     0          0         0     2000      2
         assert!(b.take().contains("is a directory"));
         c.onecmd("pingall -1");
         assert!(b.take().starts_with("*** Error: pingall: bad timeout -1"));
+        // An endless line (`source /dev/zero`) stops the input, bounded.
+        let long = vec![b'x'; MAX_LINE + 10];
+        assert_eq!(c.run_lines(&long[..], "z"), Flow::Continue);
+        assert_eq!(
+            b.take(),
+            format!("*** Error: z line 1: longer than {MAX_LINE} bytes; stopped reading\n")
+        );
+    }
+
+    #[test]
+    fn sandbox_starts_nothing() {
+        let plan = Plan::new(2, 1);
+        let (mut c, b) = cli(&plan);
+        c.sandbox = true;
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("x.pcap");
+        let touched = d.path().join("touched");
+        c.onecmd(&format!("sh touch {}", touched.display()));
+        c.onecmd(&format!("pcap h1 eth0 {}", f.display()));
+        c.onecmd(&format!("noecho time sh touch {}", touched.display()));
+        assert!(!f.exists() && !touched.exists());
+        let _ = b.take();
     }
 
     #[test]
