@@ -29,11 +29,14 @@ while [ "$i" -le "$n" ]; do
     p=$(printf 'lh%04x' "$(shuf -i 0-65535 -n 1)")
     [ -e "/run/lighthouse/$p" ] && continue
     ms=$(shuf -i 0-3000 -n 1)
-    # stdin: a pipe that stays open, with a process inside h1 to clean up.
+    # stdin: a pipe that stays open past the kill (5 s > 3 s), with a process
+    # inside h1 for clean to find.
     # $! of a background pipeline is its last command: lighthouse itself.
-    (echo "h1 sleep 300 &"; sleep 30) | "$bin" run "$cfg" --prefix "$p" >/dev/null 2>&1 &
+    (echo "h1 sleep 300 &"; sleep 5) | "$bin" run "$cfg" --prefix "$p" >/dev/null 2>&1 &
     pid=$!
     sleep "$(echo "$ms" | awk '{printf "%.3f", $1/1000}')"
+    # The run's namespace inodes, to find processes left inside them later.
+    inodes=$(for f in /run/netns/"$p"-*; do [ -e "$f" ] && stat -L -c %i "$f"; done 2>/dev/null || true)
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     "$bin" clean --prefix "$p" >"$tmp/clean.txt" 2>&1 || true
@@ -41,8 +44,13 @@ while [ "$i" -le "$n" ]; do
     dir=0; [ -e "/run/lighthouse/$p" ] && dir=1
     links_now=$(ip -o link | awk -F': ' '{print $2}' | sort)
     links=0; [ "$links_now" = "$links_before" ] || links=1
-    total=$((ns + dir + links))
-    echo "run $i: $p killed after ${ms} ms: leftovers ns=$ns dir=$dir root-links=$links"
+    procs=0
+    for ino in $inodes; do
+        k=$(find /proc/[0-9]*/ns/net -maxdepth 0 -lname "net:\[$ino\]" 2>/dev/null | wc -l)
+        procs=$((procs + k))
+    done
+    total=$((ns + dir + links + procs))
+    echo "run $i: $p killed after ${ms} ms: leftovers ns=$ns dir=$dir root-links=$links procs=$procs"
     left=$((left + total))
     i=$((i + 1))
 done
