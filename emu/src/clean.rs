@@ -252,11 +252,11 @@ pub fn clean_with(scope: Scope<'_>, notify: &mut dyn FnMut(&str)) -> CleanReport
         if !state::valid_prefix(&p) {
             continue;
         }
-        let st = state::load(&p);
-        if st.is_none() && stale_only && !state::is_stale(&p) {
-            // A run that is starting: not ours to judge yet.
+        if stale_only && !state::is_stale(&p) {
+            // Live (this process's own, another's), or starting.
             continue;
         }
+        let st = state::load(&p);
         if let Some(s) = &st {
             // A state file that names anything but this run's own objects
             // is forged or corrupt: act on none of it.

@@ -46,7 +46,11 @@ pub fn compile_cmd(config: &Path, out: Option<&Path>) -> Result<()> {
     let summary = c.summary();
     println!("{summary}");
     if let Some(dir) = out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        // 0755 at most (the umask only clears bits): a directory made
+        // under umask 000 must not be one other users can write into.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o755)
+            .create(dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
         let ocs = c.schedule.verify(&c.config)?;
         write_json(dir, "schedule.json", &c.schedule)?;
         write_json(dir, "ocs.json", &ocs)?;

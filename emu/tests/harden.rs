@@ -629,3 +629,43 @@ fn invalid_utf8_and_source_directory_are_errors() {
         );
     }
 }
+
+#[test]
+fn compile_out_never_writes_through_a_symlink() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    symlink(&victim, out.join("schedule.json")).unwrap();
+    let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../topologies/rotornet-8.json");
+    let r = Command::new(BIN)
+        .args([
+            "compile",
+            cfg.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(err.contains("refusing to follow a symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    // A new directory under umask 000: 0755 and files 0644, not 0777/0666.
+    let out = dir.path().join("new/out");
+    let r = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 000; exec {BIN} compile {} --out {}",
+            cfg.display(),
+            out.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(mode(&out), 0o755);
+    for f in ["schedule.json", "tables.json", "summary.txt"] {
+        assert_eq!(mode(&out.join(f)), 0o644, "{f}");
+    }
+}
