@@ -54,6 +54,10 @@ enum Cmd {
         /// Debugging: namespaces and veths only, no compile and no data plane.
         #[arg(long, hide = true)]
         no_fabric: bool,
+        /// Testing the crash path: panic on the main thread ("main") or on
+        /// another thread ("thread") once the run is up.
+        #[arg(long, hide = true, value_name = "WHERE")]
+        debug_panic: Option<String>,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
     /// Live runs are asked to stop (SIGTERM) and killed only after a timeout.
@@ -116,6 +120,7 @@ fn main() -> ExitCode {
             script,
             prefix,
             no_fabric,
+            debug_panic,
         } => run(RunArgs {
             config,
             mac,
@@ -124,6 +129,7 @@ fn main() -> ExitCode {
             script,
             prefix,
             no_fabric,
+            debug_panic,
         }),
         Cmd::Clean { prefix, stale } => clean_cmd(prefix, stale),
         Cmd::Compile { config, out } => {
@@ -189,6 +195,7 @@ struct RunArgs {
     script: Option<PathBuf>,
     prefix: Option<String>,
     no_fabric: bool,
+    debug_panic: Option<String>,
 }
 
 /// Held by whoever tears the run down: the main thread at the end, or the
@@ -302,6 +309,15 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
+    match a.debug_panic.as_deref() {
+        Some("main") => panic!("--debug-panic main"),
+        Some("thread") => {
+            let _ = std::thread::spawn(|| panic!("--debug-panic thread")).join();
+            // The hook exits the process; never get here.
+            std::thread::sleep(Duration::from_secs(5));
+        }
+        _ => {}
+    }
     let mut ok = true;
     {
         let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));

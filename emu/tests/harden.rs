@@ -669,3 +669,33 @@ fn compile_out_never_writes_through_a_symlink() {
         assert_eq!(mode(&out.join(f)), 0o644, "{f}");
     }
 }
+
+#[test]
+fn a_panic_still_tears_the_run_down() {
+    if skip_unless_root("a_panic_still_tears_the_run_down") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_cfg(dir.path());
+    for (where_, fabric) in [("main", true), ("thread", true), ("main", false)] {
+        let p = free_prefix();
+        let mut c = Command::new(BIN);
+        c.args(["run", cfg.to_str().unwrap(), "--prefix", &p])
+            .args(["--debug-panic", where_]);
+        if !fabric {
+            c.arg("--no-fabric");
+        }
+        let out = c.stdin(Stdio::null()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(101), "{where_}: {err}");
+        assert!(err.contains(&format!("--debug-panic {where_}")), "{err}");
+        assert!(
+            err.contains(&format!("*** Internal error: tearing down {p}")),
+            "{err}"
+        );
+        // Gone at once, not by a later clean.
+        assert!(ns_of(&p).is_empty(), "{where_}: {:?}", ns_of(&p));
+        assert!(!state::run_dir(&p).exists());
+    }
+}
