@@ -1016,6 +1016,42 @@ impl<'a> Cli<'a> {
             return;
         }
         let (node, port, file) = (args[0], args[1], Path::new(args[2]));
+        // Check the node and port first: a bad one must not create a file.
+        enum Target {
+            Iface(PathBuf, String),
+            Uplink(usize, lh_ctrl::PortId),
+        }
+        let target = if let Some(h) = self.plan.host(node) {
+            let ifn = h.host_if.clone();
+            if port != ifn && port != "eth0" && port != "0" {
+                self.say(&format!("*** {node} has one port: eth0 ({ifn})"));
+                return;
+            }
+            Target::Iface(self.host_ns(h), ifn)
+        } else if let Some(t) = self.plan.tor(node) {
+            let tname = crate::topo::tor_name(t);
+            let num = port.strip_prefix("up").unwrap_or(port);
+            if let Ok(p) = num.parse::<lh_ctrl::PortId>() {
+                if self.need_fabric().is_none() {
+                    return;
+                }
+                Target::Uplink(t, p)
+            } else {
+                let ifn = if port.starts_with(&format!("{tname}-")) {
+                    port.to_string()
+                } else {
+                    format!("{tname}-{port}")
+                };
+                if !self.plan.hosts_of(t).iter().any(|h| h.tor_if == ifn) {
+                    self.say(&format!("*** {tname} has no port {port}"));
+                    return;
+                }
+                Target::Iface(self.fabric_ns(), ifn)
+            }
+        } else {
+            self.say(&format!("*** No such node: {node}"));
+            return;
+        };
         if self.sandbox {
             return;
         }
@@ -1029,50 +1065,28 @@ impl<'a> Cli<'a> {
             }
         };
         let fd_file = crate::securefs::fd_path(&opened);
-        let display = file;
-        let file = fd_file.as_path();
-        if let Some(h) = self.plan.host(node) {
-            let ifn = h.host_if.clone();
-            if port != ifn && port != "eth0" && port != "0" {
-                self.say(&format!("*** {node} has one port: eth0 ({ifn})"));
-                return;
+        match target {
+            Target::Iface(ns, ifn) => {
+                self.start_iface_pcap(format!("{ifn} -> {}", file.display()), &ns, &ifn, &fd_file);
             }
-            let ns = self.host_ns(h);
-            self.start_iface_pcap(format!("{ifn} -> {}", display.display()), &ns, &ifn, file);
-        } else if let Some(t) = self.plan.tor(node) {
-            let tname = crate::topo::tor_name(t);
-            let num = port.strip_prefix("up").unwrap_or(port);
-            if let Ok(p) = num.parse::<lh_ctrl::PortId>() {
-                let Some(f) = self.need_fabric() else { return };
-                match f.capture(t as TorId, swtor::CapturePoint::Uplink(p), file) {
+            Target::Uplink(t, p) => {
+                let Some(f) = self.fabric else { return };
+                let tname = crate::topo::tor_name(t);
+                match f.capture(t as TorId, swtor::CapturePoint::Uplink(p), &fd_file) {
                     Ok(()) => {
                         self.pcaps.push(PcapJob::Uplink {
-                            what: format!("{tname} up{p} -> {}", display.display()),
+                            what: format!("{tname} up{p} -> {}", file.display()),
                             tor: t as TorId,
                             port: p,
                         });
                         self.say(&format!(
                             "*** Capturing {tname} uplink {p} to {}",
-                            display.display()
+                            file.display()
                         ));
                     }
                     Err(e) => self.say(&format!("*** Error: {e}")),
                 }
-            } else {
-                let ifn = if port.starts_with(&format!("{tname}-")) {
-                    port.to_string()
-                } else {
-                    format!("{tname}-{port}")
-                };
-                if !self.plan.hosts_of(t).iter().any(|h| h.tor_if == ifn) {
-                    self.say(&format!("*** {tname} has no port {port}"));
-                    return;
-                }
-                let ns = self.fabric_ns();
-                self.start_iface_pcap(format!("{ifn} -> {}", display.display()), &ns, &ifn, file);
             }
-        } else {
-            self.say(&format!("*** No such node: {node}"));
         }
     }
 
@@ -1761,6 +1775,17 @@ s1-eth2:  1000      10    0    5    0     0          0         0     2000      2
         c.onecmd(&format!("noecho time sh touch {}", touched.display()));
         assert!(!f.exists() && !touched.exists());
         let _ = b.take();
+        // Outside the sandbox too: a bad node or port creates no file.
+        c.sandbox = false;
+        c.onecmd(&format!("pcap h9 eth0 {}", f.display()));
+        c.onecmd(&format!("pcap h1 eth7 {}", f.display()));
+        c.onecmd(&format!("pcap s1 eth9 {}", f.display()));
+        c.onecmd(&format!("pcap s1 0 {}", f.display()));
+        assert!(!f.exists());
+        assert_eq!(
+            b.take(),
+            "*** No such node: h9\n*** h1 has one port: eth0 (h1-eth0)\n*** s1 has no port eth9\n*** No data plane in this run\n"
+        );
     }
 
     #[test]

@@ -471,29 +471,31 @@ fn pcaps_survive_sigterm() {
     let p = free_prefix();
     let mut child = spawn_stdin_run(&cfg, &p, true);
     wait_up(&p);
+    let done = dir.path().join("sent");
     {
         let i = child.stdin.as_mut().unwrap();
         writeln!(i, "pcap h1 eth0 {}", host.display()).unwrap();
         writeln!(i, "pcap s1 0 {}", up.display()).unwrap();
-        // A few frames from h1 to h3 (on s2: over the uplink).
+        // After the captures are on (the CLI runs lines in order): a few
+        // frames from h1 to h3 (on s2: over the uplink), then a marker file
+        // so the test signals only once they are sent.
         writeln!(
             i,
-            "h1 python3 -c \"import socket,time;s=socket.socket(2,2);[(s.sendto(b'x',('10.0.0.3',9)),time.sleep(0.05)) for _ in range(10)]\""
+            "h1 python3 -c \"import socket,time;s=socket.socket(2,2);[(s.sendto(b'x',('10.0.0.3',9)),time.sleep(0.02)) for _ in range(10)];time.sleep(0.3);open('{}','w')\"",
+            done.display()
         )
         .unwrap();
     }
-    wait_for("capture files", Duration::from_secs(10), || {
-        host.exists() && up.exists()
-    });
-    std::thread::sleep(Duration::from_millis(2000));
+    wait_for("frames sent", Duration::from_secs(30), || done.exists());
     sigterm(child.id());
-    let st = child.wait().unwrap();
-    assert_eq!(st.code(), Some(130));
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
     for f in [&host, &up] {
         let data = std::fs::read(f).unwrap();
         assert!(
             data.len() > 24,
-            "{}: header and frames flushed: {} bytes",
+            "{}: header and frames flushed: {} bytes: {err}",
             f.display(),
             data.len()
         );
