@@ -70,13 +70,44 @@ pub struct Cli<'a> {
     pub ping_totals: (u64, u64),
     /// Told the pid of every process the CLI starts in a namespace.
     pub on_spawn: Option<Box<dyn FnMut(u32) + 'a>>,
+    /// Nesting of `time`/`noecho`/`source` in the command being run.
+    depth: usize,
+    /// Lines of scripts or stdin that could not be read (invalid UTF-8):
+    /// the run then ends with a failure status.
+    pub input_errors: u64,
+    /// For fuzzing the command parser: commands check their arguments but
+    /// never start a shell, create or read a file, or touch the terminal.
+    pub sandbox: bool,
 }
+
+/// Longest input line (script or stdin); a longer one ends the input with
+/// an error (`source /dev/zero` must not eat all memory).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Deepest nesting of `time`, `noecho` and `source` in one command (a
+/// 100 KB line of `time time ...` or a script sourcing itself would
+/// otherwise overflow the stack).
+pub const MAX_NESTING: usize = 32;
+/// Longest duration a command accepts (flow, pingall timeout), seconds.
+pub const MAX_SECONDS: f64 = 86_400.0;
+/// Largest byte count `flow` accepts (1 TB).
+pub const MAX_BYTES: f64 = 1e12;
+/// Largest number `parse_bw` accepts (1e15: 1 Pbit/s); iperfudp is further
+/// capped at the host link rate.
+pub const MAX_BPS: f64 = 1e15;
+/// iperfudp's cap without a compiled config (no host link rate known).
+pub const MAX_UDP_BPS_NO_FABRIC: f64 = 10e9;
+/// Mininet's iperf/iperfudp duration, seconds.
+pub const IPERF_SECONDS: f64 = 5.0;
 
 enum PcapJob {
     Iface {
         what: String,
         stop: Arc<AtomicBool>,
-        join: std::thread::JoinHandle<std::io::Result<u64>>,
+        /// Shared with an exit hook, which stops and joins the capture (so
+        /// the file is flushed) if the run ends by a signal or a panic.
+        join: Arc<std::sync::Mutex<Option<CaptureJoin>>>,
+        hook: u64,
     },
     Uplink {
         what: String,
@@ -84,6 +115,8 @@ enum PcapJob {
         port: lh_ctrl::PortId,
     },
 }
+
+type CaptureJoin = std::thread::JoinHandle<std::io::Result<u64>>;
 
 /// Whether the loop goes on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,7 +159,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "pcap",
-        "Capture a port to a pcap file in the background.\n       Usage: pcap <tor|host> <port> FILE | pcap stop\n       ToR ports: an uplink number (as the OCS sees it) or sN-ethJ (host port)",
+        "Capture a port to a pcap file in the background.\n       Usage: pcap [--readable] <tor|host> <port> FILE | pcap stop\n       FILE is created mode 0600 (0644 with --readable), never through a symlink\n       ToR ports: an uplink number (as the OCS sees it) or sN-ethJ (host port)",
     ),
     (
         "pingall",
@@ -189,6 +222,9 @@ impl<'a> Cli<'a> {
             pcaps: Vec::new(),
             ping_totals: (0, 0),
             on_spawn: None,
+            depth: 0,
+            input_errors: 0,
+            sandbox: false,
         }
     }
 
@@ -255,8 +291,16 @@ impl<'a> Cli<'a> {
             "intfs" => self.intfs(),
             "ports" => self.ports(),
             "pingall" => {
-                let t = (!rest.is_empty()).then_some(rest);
-                self.ping(None, t, false);
+                if rest.split_whitespace().count() > 1 {
+                    self.say("*** Error: usage: pingall [timeout]");
+                } else if !rest.is_empty() && parse_seconds(rest).is_none() {
+                    self.say(&format!(
+                        "*** Error: pingall: bad timeout {rest} (seconds, > 0 and at most {MAX_SECONDS})"
+                    ));
+                } else {
+                    let t = (!rest.is_empty()).then_some(rest);
+                    self.ping(None, t, false);
+                }
             }
             "pingallfull" => {
                 self.ping(None, None, true);
@@ -272,25 +316,38 @@ impl<'a> Cli<'a> {
             "iperf" => self.iperf_cmd(rest),
             "iperfudp" => self.iperfudp_cmd(rest),
             "flow" => self.flow_cmd(rest),
+            "sh" if self.sandbox => {}
             "sh" => {
                 let mut c = Command::new("sh");
                 c.arg("-c").arg(rest);
                 self.wait_child(c.spawn());
             }
+            "time" | "noecho" | "source" if self.depth >= MAX_NESTING => {
+                self.say(&format!(
+                    "*** Error: {first}: commands nested deeper than {MAX_NESTING} (a script that sources itself?)"
+                ));
+            }
             "time" => {
                 let t = Instant::now();
-                let f = self.onecmd(rest);
+                let f = self.nested(rest);
                 let s = format::elapsed(t.elapsed().as_secs_f64());
                 self.say(&s);
                 return f;
             }
-            "source" => return self.source(rest),
+            "source" if self.sandbox => {}
+            "noecho" if self.sandbox => return self.nested(rest),
+            "source" => {
+                self.depth += 1;
+                let f = self.source(rest);
+                self.depth -= 1;
+                return f;
+            }
             "noecho" => {
                 let tty = is_tty();
                 if tty {
                     stty("-echo");
                 }
-                let f = self.onecmd(rest);
+                let f = self.nested(rest);
                 if tty {
                     stty("echo");
                 }
@@ -311,6 +368,13 @@ impl<'a> Cli<'a> {
             _ => self.say(&format!("*** Unknown command: {line}")),
         }
         Flow::Continue
+    }
+
+    fn nested(&mut self, line: &str) -> Flow {
+        self.depth += 1;
+        let f = self.onecmd(line);
+        self.depth -= 1;
+        f
     }
 
     fn first_two(&self) -> Option<Vec<usize>> {
@@ -482,7 +546,7 @@ impl<'a> Cli<'a> {
                 Err(_) => (1, 0, [0.0; 4]),
             };
         }
-        let t: f64 = timeout.parse().unwrap_or(1.0);
+        let t = parse_seconds(timeout).unwrap_or(1.0);
         match probe::ping(Some(&ns), dst.ip, Duration::from_secs_f64(t.max(0.001))) {
             Ok(Some(rtt)) => {
                 let ms = rtt.as_secs_f64() * 1e3;
@@ -676,12 +740,26 @@ impl<'a> Cli<'a> {
             }
         };
         let Some((c, s)) = pair else { return };
-        let Some(bps) = parse_bw(&bw) else {
+        let Some(mut bps) = parse_bw(&bw) else {
             self.say(&format!(
                 "*** Error: bad bandwidth {bw} (examples: 10M, 1G)"
             ));
             return;
         };
+        // Like Mininet (iperf -u -b BW -t 5) the test runs for a time; a
+        // bandwidth beyond what the host link carries is capped to it.
+        let cap = self
+            .compiled
+            .map(|c| c.config.tors.host_link_rate.0 as f64)
+            .filter(|r| *r > 0.0)
+            .unwrap_or(MAX_UDP_BPS_NO_FABRIC);
+        if bps > cap {
+            self.say(&format!(
+                "*** iperfudp: {bw} is more than the host link carries; sending at {}",
+                format::rate(cap)
+            ));
+            bps = cap;
+        }
         let (client, server) = (&self.plan.hosts[c], &self.plan.hosts[s]);
         let hdr = format::iperf_header("UDP", &client.name, &server.name);
         self.say(&hdr);
@@ -690,7 +768,7 @@ impl<'a> Cli<'a> {
             Some(&self.host_ns(server)),
             server.ip,
             bps,
-            5.0,
+            IPERF_SECONDS,
         ) {
             Ok((srv, cli)) => {
                 let s = format::iperf_results(&[bw, format::rate(srv), format::rate(cli)]);
@@ -776,13 +854,66 @@ impl<'a> Cli<'a> {
             self.say(&format!("error reading file {}", args[0]));
             return Flow::Continue;
         };
-        for line in std::io::BufReader::new(f).lines() {
-            let Ok(line) = line else { break };
-            if signals::terminating() || self.onecmd(&line) == Flow::Exit {
+        if f.metadata().is_ok_and(|m| m.is_dir()) {
+            self.say(&format!("*** Error: source: {} is a directory", args[0]));
+            self.input_errors += 1;
+            return Flow::Continue;
+        }
+        let what = args[0].to_string();
+        self.run_lines(std::io::BufReader::new(f), &what)
+    }
+
+    /// Run every line of `input`. A line that is not UTF-8 is reported by
+    /// number and skipped (and counted in `input_errors`); the lines after
+    /// it still run. A read error stops with a message, never silently.
+    pub fn run_lines(&mut self, mut input: impl BufRead, what: &str) -> Flow {
+        let mut buf = Vec::new();
+        let mut n = 0u64;
+        loop {
+            buf.clear();
+            match std::io::Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut buf) {
+                Ok(0) => return Flow::Continue,
+                Ok(_) if buf.len() > MAX_LINE => {
+                    self.say(&format!(
+                        "*** Error: {what} line {}: longer than {MAX_LINE} bytes; stopped reading",
+                        n + 1
+                    ));
+                    self.input_errors += 1;
+                    return Flow::Continue;
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    if signals::terminating() {
+                        return Flow::Exit;
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    self.say(&format!("*** Error: {what}: {e}"));
+                    self.input_errors += 1;
+                    return Flow::Continue;
+                }
+            }
+            n += 1;
+            if signals::terminating() {
+                return Flow::Exit;
+            }
+            let line = match std::str::from_utf8(&buf) {
+                Ok(l) => l,
+                Err(e) => {
+                    self.say(&format!(
+                        "*** Error: {what} line {n}: invalid UTF-8 at byte {}; line skipped",
+                        e.valid_up_to() + 1
+                    ));
+                    self.input_errors += 1;
+                    continue;
+                }
+            };
+            let line = line.trim_end_matches(['\n', '\r']).to_string();
+            if self.onecmd(&line) == Flow::Exit {
                 return Flow::Exit;
             }
         }
-        Flow::Continue
     }
 
     fn need_compiled(&mut self) -> Option<&'a Compiled> {
@@ -906,13 +1037,52 @@ impl<'a> Cli<'a> {
     fn drops(&mut self) {
         let Some(f) = self.need_fabric() else { return };
         let c = f.counters();
-        match self.p4 {
-            None => self.say_part(&format_counters(&c)),
+        let mut s = match self.p4 {
+            None => format_counters(&c),
             Some(p) => match p.counters() {
-                Ok(pc) => self.say_part(&format_totals(&c, &pc)),
-                Err(e) => self.say(&format!("*** Error reading the P4 ToRs' counters: {e}")),
+                Ok(pc) => format_totals(&c, &pc),
+                Err(e) => format!(
+                    "*** Error reading the P4 ToRs' counters: {e}\n{}",
+                    format_counters(&c)
+                ),
             },
+        };
+        // Loss the data plane cannot count itself: frames the kernel
+        // dropped on the veths (either end) before or after the ToRs. A
+        // BMv2 ToR's host ports are in its own namespace.
+        let fab = self.fabric_ns();
+        let tor_ifs: Vec<String> = self
+            .plan
+            .hosts
+            .iter()
+            .filter(|h| !self.plan.is_bmv2(h.tor as usize))
+            .map(|h| h.tor_if.clone())
+            .collect();
+        let mut kernel = Vec::new();
+        if let Ok(Ok(mut v)) = netns::run_in(Some(&fab), || iface_drops(&tor_ifs)) {
+            for t in self.plan.bmv2_tors() {
+                let ifs: Vec<String> = self
+                    .plan
+                    .hosts_of(t)
+                    .iter()
+                    .map(|h| h.tor_if.clone())
+                    .collect();
+                if let Ok(Ok(w)) = netns::run_in(Some(&self.tor_ns(t)), || iface_drops(&ifs)) {
+                    v.add(&w);
+                }
+            }
+            kernel.push(("ToR-side veths", v));
         }
+        let mut hosts = IfaceDrops::default();
+        for h in &self.plan.hosts {
+            let ifs = [h.host_if.clone()];
+            if let Ok(Ok(v)) = netns::run_in(Some(&self.host_ns(h)), || iface_drops(&ifs)) {
+                hosts.add(&v);
+            }
+        }
+        kernel.push(("host-side veths", hosts));
+        s.push_str(&format_kernel_drops(c.port_drops, &kernel));
+        self.say_part(&s);
     }
 
     fn pcap(&mut self, rest: &str) {
@@ -922,38 +1092,35 @@ impl<'a> Cli<'a> {
             self.say(&format!("*** Stopped {n} capture(s)"));
             return;
         }
+        let (mode, args) = match args.split_first() {
+            Some((&"--readable", rest)) => (crate::securefs::READABLE_MODE, rest),
+            _ => (crate::securefs::FILE_MODE, &args[..]),
+        };
         if args.len() != 3 {
-            self.say("usage: pcap <tor|host> <port> FILE | pcap stop");
+            self.say("usage: pcap [--readable] <tor|host> <port> FILE | pcap stop");
             return;
         }
         let (node, port, file) = (args[0], args[1], Path::new(args[2]));
-        if let Some(h) = self.plan.host(node) {
+        // Check the node and port first: a bad one must not create a file.
+        enum Target {
+            Iface(PathBuf, String),
+            Uplink(usize, lh_ctrl::PortId),
+        }
+        let target = if let Some(h) = self.plan.host(node) {
             let ifn = h.host_if.clone();
             if port != ifn && port != "eth0" && port != "0" {
                 self.say(&format!("*** {node} has one port: eth0 ({ifn})"));
                 return;
             }
-            let ns = self.host_ns(h);
-            self.start_iface_pcap(format!("{ifn} -> {}", file.display()), &ns, &ifn, file);
+            Target::Iface(self.host_ns(h), ifn)
         } else if let Some(t) = self.plan.tor(node) {
             let tname = crate::topo::tor_name(t);
             let num = port.strip_prefix("up").unwrap_or(port);
             if let Ok(p) = num.parse::<lh_ctrl::PortId>() {
-                let Some(f) = self.need_fabric() else { return };
-                match f.capture(t as TorId, swtor::CapturePoint::Uplink(p), file) {
-                    Ok(()) => {
-                        self.pcaps.push(PcapJob::Uplink {
-                            what: format!("{tname} up{p} -> {}", file.display()),
-                            tor: t as TorId,
-                            port: p,
-                        });
-                        self.say(&format!(
-                            "*** Capturing {tname} uplink {p} to {}",
-                            file.display()
-                        ));
-                    }
-                    Err(e) => self.say(&format!("*** Error: {e}")),
+                if self.need_fabric().is_none() {
+                    return;
                 }
+                Target::Uplink(t, p)
             } else {
                 let ifn = if port.starts_with(&format!("{tname}-")) {
                     port.to_string()
@@ -969,10 +1136,47 @@ impl<'a> Cli<'a> {
                 } else {
                     self.fabric_ns()
                 };
-                self.start_iface_pcap(format!("{ifn} -> {}", file.display()), &ns, &ifn, file);
+                Target::Iface(ns, ifn)
             }
         } else {
             self.say(&format!("*** No such node: {node}"));
+            return;
+        };
+        if self.sandbox {
+            return;
+        }
+        // Root opens the file itself, without following a symlink, and
+        // hands the open file to the capture through /proc/self/fd.
+        let opened = match crate::securefs::create_file(file, mode) {
+            Ok(f) => f,
+            Err(e) => {
+                self.say(&format!("*** Error: pcap: {e}"));
+                return;
+            }
+        };
+        let fd_file = crate::securefs::fd_path(&opened);
+        match target {
+            Target::Iface(ns, ifn) => {
+                self.start_iface_pcap(format!("{ifn} -> {}", file.display()), &ns, &ifn, &fd_file);
+            }
+            Target::Uplink(t, p) => {
+                let Some(f) = self.fabric else { return };
+                let tname = crate::topo::tor_name(t);
+                match f.capture(t as TorId, swtor::CapturePoint::Uplink(p), &fd_file) {
+                    Ok(()) => {
+                        self.pcaps.push(PcapJob::Uplink {
+                            what: format!("{tname} up{p} -> {}", file.display()),
+                            tor: t as TorId,
+                            port: p,
+                        });
+                        self.say(&format!(
+                            "*** Capturing {tname} uplink {p} to {}",
+                            file.display()
+                        ));
+                    }
+                    Err(e) => self.say(&format!("*** Error: {e}")),
+                }
+            }
         }
     }
 
@@ -981,7 +1185,21 @@ impl<'a> Cli<'a> {
         match swtor::capture_iface(Some(ns), ifn, file, stop.clone()) {
             Ok(join) => {
                 self.say(&format!("*** Capturing {what}"));
-                self.pcaps.push(PcapJob::Iface { what, stop, join });
+                let join = Arc::new(std::sync::Mutex::new(Some(join)));
+                let (s2, j2) = (stop.clone(), join.clone());
+                let hook = crate::exitguard::register(move || {
+                    s2.store(true, Ordering::Relaxed);
+                    let j = j2.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    if let Some(j) = j {
+                        let _ = j.join();
+                    }
+                });
+                self.pcaps.push(PcapJob::Iface {
+                    what,
+                    stop,
+                    join,
+                    hook,
+                });
             }
             Err(e) => self.say(&format!("*** Error: {e}")),
         }
@@ -992,12 +1210,20 @@ impl<'a> Cli<'a> {
         let n = self.pcaps.len();
         for j in std::mem::take(&mut self.pcaps) {
             match j {
-                PcapJob::Iface { what, stop, join } => {
+                PcapJob::Iface {
+                    what,
+                    stop,
+                    join,
+                    hook,
+                } => {
+                    crate::exitguard::unregister(hook);
                     stop.store(true, Ordering::Relaxed);
-                    match join.join() {
-                        Ok(Ok(frames)) => self.say(&format!("*** {what}: {frames} frames")),
-                        Ok(Err(e)) => self.say(&format!("*** {what}: {e}")),
-                        Err(_) => self.say(&format!("*** {what}: capture thread panicked")),
+                    let j = join.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    match j.map(|j| j.join()) {
+                        Some(Ok(Ok(frames))) => self.say(&format!("*** {what}: {frames} frames")),
+                        Some(Ok(Err(e))) => self.say(&format!("*** {what}: {e}")),
+                        Some(Err(_)) => self.say(&format!("*** {what}: capture thread panicked")),
+                        None => self.say(&format!("*** {what}: closed")),
                     }
                 }
                 PcapJob::Uplink { what, tor, port } => {
@@ -1016,11 +1242,8 @@ impl<'a> Cli<'a> {
     pub fn run_interactive(&mut self) {
         if !is_tty() {
             let stdin = std::io::stdin();
-            for line in stdin.lock().lines() {
-                let Ok(line) = line else { break };
-                if signals::terminating() || self.onecmd(&line) == Flow::Exit {
-                    return;
-                }
+            if self.run_lines(stdin.lock(), "stdin") == Flow::Exit {
+                return;
             }
             self.onecmd("EOF");
             return;
@@ -1076,10 +1299,19 @@ fn stty(arg: &str) {
 /// `10M` (bytes, decimal suffixes) or `2s` / `0.5s` (seconds).
 pub fn parse_amount(s: &str) -> Option<probe::Amount> {
     if let Some(secs) = s.strip_suffix('s') {
-        let v: f64 = secs.parse().ok()?;
-        return (v > 0.0).then_some(probe::Amount::Seconds(v));
+        return parse_seconds(secs).map(probe::Amount::Seconds);
     }
-    parse_bw(s).map(|b| probe::Amount::Bytes(b as u64))
+    let b = parse_bw(s)?;
+    (1.0..=MAX_BYTES)
+        .contains(&b)
+        .then_some(probe::Amount::Bytes(b as u64))
+}
+
+/// Seconds: a finite number > 0 and at most [`MAX_SECONDS`] (so `inf`,
+/// `nan`, `1e30` or `-1` are errors, never a panic or a run forever).
+pub fn parse_seconds(s: &str) -> Option<f64> {
+    let v: f64 = s.parse().ok()?;
+    (v.is_finite() && v > 0.0 && v <= MAX_SECONDS).then_some(v)
 }
 
 /// `*** Flow h1 -> h2: 10000000 bytes in 81.234 ms, 985 Mbits/sec (receiver), 990 Mbits/sec (sender)`
@@ -1102,7 +1334,8 @@ pub fn parse_bw(s: &str) -> Option<f64> {
         _ => (s, 1.0),
     };
     let v: f64 = num.parse().ok()?;
-    (v > 0.0).then_some(v * mult)
+    let v = v * mult;
+    (v.is_finite() && v > 0.0 && v <= MAX_BPS).then_some(v)
 }
 
 fn fmt_action(a: &Action) -> String {
@@ -1194,6 +1427,72 @@ pub fn format_entry(e: &lh_ctrl::tables::Entry) -> String {
     if !e.alternates.is_empty() {
         let l: Vec<String> = e.alternates.iter().map(fmt_action).collect();
         s.push_str(&format!(" (alt {})", l.join(", ")));
+    }
+    s
+}
+
+/// Kernel drop counters of some interfaces (summed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IfaceDrops {
+    pub rx_dropped: u64,
+    pub tx_dropped: u64,
+    pub rx_errors: u64,
+    pub tx_errors: u64,
+}
+
+impl IfaceDrops {
+    fn add(&mut self, o: &IfaceDrops) {
+        self.rx_dropped += o.rx_dropped;
+        self.tx_dropped += o.tx_dropped;
+        self.rx_errors += o.rx_errors;
+        self.tx_errors += o.tx_errors;
+    }
+}
+
+/// Sum the drop/error counters of `ifs` in /proc/net/dev text.
+pub fn parse_net_dev(text: &str, ifs: &[String]) -> IfaceDrops {
+    let mut d = IfaceDrops::default();
+    for line in text.lines().skip(2) {
+        let Some((name, rest)) = line.split_once(':') else {
+            continue;
+        };
+        if !ifs.iter().any(|i| i == name.trim()) {
+            continue;
+        }
+        let v: Vec<u64> = rest
+            .split_whitespace()
+            .map(|x| x.parse().unwrap_or(0))
+            .collect();
+        if v.len() >= 12 {
+            d.add(&IfaceDrops {
+                rx_errors: v[2],
+                rx_dropped: v[3],
+                tx_errors: v[10],
+                tx_dropped: v[11],
+            });
+        }
+    }
+    d
+}
+
+/// The calling thread's namespace's counters for `ifs`.
+fn iface_drops(ifs: &[String]) -> std::io::Result<IfaceDrops> {
+    // thread-self: the namespace this (run_in) thread entered.
+    let t = std::fs::read_to_string("/proc/thread-self/net/dev")?;
+    Ok(parse_net_dev(&t, ifs))
+}
+
+/// The part of `drops` about loss outside the data plane's own counters.
+pub fn format_kernel_drops(port_drops: u64, ifs: &[(&str, IfaceDrops)]) -> String {
+    let mut s = format!(
+        "*** outside the data plane (not in the conservation check):\n  {:<16} {port_drops}   (kernel socket drops on host ports: never entered `sent`)\n",
+        "port_drops"
+    );
+    for (what, d) in ifs {
+        s.push_str(&format!(
+            "  {what}: rx_dropped {} tx_dropped {} rx_errors {} tx_errors {}\n",
+            d.rx_dropped, d.tx_dropped, d.rx_errors, d.tx_errors
+        ));
     }
     s
 }
@@ -1517,6 +1816,109 @@ mod tests {
         assert_eq!(parse_bw("500k"), Some(500e3));
         assert_eq!(parse_bw("x"), None);
         assert_eq!(parse_bw("0M"), None);
+        assert_eq!(parse_bw("infG"), None);
+        assert_eq!(parse_bw("NaN"), None);
+        assert_eq!(parse_bw("-5M"), None);
+    }
+
+    #[test]
+    fn kernel_drops_are_parsed_and_shown() {
+        let dev = "Inter-|   Receive                                                |  Transmit\n \
+ face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n\
+    lo:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0\n\
+s1-eth1:  1000      10    1    2    0     0          0         0     2000      20    3    4    0     0       0          0\n\
+s1-eth2:  1000      10    0    5    0     0          0         0     2000      20    0    6    0     0       0          0\n";
+        let ifs = vec!["s1-eth1".to_string(), "s1-eth2".to_string()];
+        let d = parse_net_dev(dev, &ifs);
+        assert_eq!(
+            d,
+            IfaceDrops {
+                rx_dropped: 7,
+                tx_dropped: 10,
+                rx_errors: 1,
+                tx_errors: 3
+            }
+        );
+        let t = format_kernel_drops(42, &[("ToR-side veths", d)]);
+        assert!(t.contains("  port_drops       42 "), "{t}");
+        assert!(
+            t.contains("ToR-side veths: rx_dropped 7 tx_dropped 10 rx_errors 1 tx_errors 3"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn durations_and_sizes_are_range_checked() {
+        for bad in ["1e30s", "infs", "1e19s", "nans", "-1s", "0s", "1e13", "0"] {
+            assert_eq!(parse_amount(bad), None, "{bad}");
+        }
+        assert_eq!(parse_seconds("86400"), Some(86400.0));
+        assert_eq!(parse_seconds("86401"), None);
+        assert_eq!(parse_seconds("-1"), None);
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let plan = Plan::new(2, 1);
+        let (mut c, b) = cli(&plan);
+        let line = format!("{}nodes", "time noecho ".repeat(10_000));
+        assert_eq!(c.onecmd(&line), Flow::Continue);
+        let out = b.take();
+        assert!(out.contains("nested deeper than 32"), "{out}");
+        assert!(!out.contains("available nodes"), "{out}");
+        c.onecmd("time time nodes");
+        assert!(b.take().starts_with("available nodes"));
+    }
+
+    #[test]
+    fn lines_with_invalid_utf8_are_reported_and_skipped() {
+        let plan = Plan::new(2, 1);
+        let (mut c, b) = cli(&plan);
+        let input: &[u8] = b"bogus1\n\xc3\x28 x\nbogus3";
+        assert_eq!(c.run_lines(input, "in"), Flow::Continue);
+        assert_eq!(
+            b.take(),
+            "*** Unknown command: bogus1\n*** Error: in line 2: invalid UTF-8 at byte 1; line skipped\n*** Unknown command: bogus3\n"
+        );
+        assert_eq!(c.input_errors, 1);
+        let d = tempfile::tempdir().unwrap();
+        c.onecmd(&format!("source {}", d.path().display()));
+        assert!(b.take().contains("is a directory"));
+        c.onecmd("pingall -1");
+        assert!(b.take().starts_with("*** Error: pingall: bad timeout -1"));
+        // An endless line (`source /dev/zero`) stops the input, bounded.
+        let long = vec![b'x'; MAX_LINE + 10];
+        assert_eq!(c.run_lines(&long[..], "z"), Flow::Continue);
+        assert_eq!(
+            b.take(),
+            format!("*** Error: z line 1: longer than {MAX_LINE} bytes; stopped reading\n")
+        );
+    }
+
+    #[test]
+    fn sandbox_starts_nothing() {
+        let plan = Plan::new(2, 1);
+        let (mut c, b) = cli(&plan);
+        c.sandbox = true;
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("x.pcap");
+        let touched = d.path().join("touched");
+        c.onecmd(&format!("sh touch {}", touched.display()));
+        c.onecmd(&format!("pcap h1 eth0 {}", f.display()));
+        c.onecmd(&format!("noecho time sh touch {}", touched.display()));
+        assert!(!f.exists() && !touched.exists());
+        let _ = b.take();
+        // Outside the sandbox too: a bad node or port creates no file.
+        c.sandbox = false;
+        c.onecmd(&format!("pcap h9 eth0 {}", f.display()));
+        c.onecmd(&format!("pcap h1 eth7 {}", f.display()));
+        c.onecmd(&format!("pcap s1 eth9 {}", f.display()));
+        c.onecmd(&format!("pcap s1 0 {}", f.display()));
+        assert!(!f.exists());
+        assert_eq!(
+            b.take(),
+            "*** No such node: h9\n*** h1 has one port: eth0 (h1-eth0)\n*** s1 has no port eth9\n*** No data plane in this run\n"
+        );
     }
 
     #[test]

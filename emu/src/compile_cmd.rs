@@ -31,9 +31,12 @@ pub fn load_and_compile(config: &Path) -> Result<Compiled> {
 
 fn write_json(dir: &Path, name: &str, v: &impl serde::Serialize) -> Result<()> {
     let p = dir.join(name);
-    let f = std::fs::File::create(&p).with_context(|| format!("creating {}", p.display()))?;
-    serde_json::to_writer(std::io::BufWriter::new(f), v)
-        .with_context(|| format!("writing {}", p.display()))
+    // Compile output is meant to be read by others: 0644, but never written
+    // through a symlink or into a directory other users can write.
+    let f = crate::securefs::create_file(&p, crate::securefs::READABLE_MODE)?;
+    let mut w = std::io::BufWriter::new(f);
+    serde_json::to_writer(&mut w, v).with_context(|| format!("writing {}", p.display()))?;
+    std::io::Write::flush(&mut w).with_context(|| format!("writing {}", p.display()))
 }
 
 /// `lighthouse compile CONFIG [--out DIR]`: the summary, and with `--out`
@@ -43,13 +46,20 @@ pub fn compile_cmd(config: &Path, out: Option<&Path>) -> Result<()> {
     let summary = c.summary();
     println!("{summary}");
     if let Some(dir) = out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        // 0755 at most (the umask only clears bits): a directory made
+        // under umask 000 must not be one other users can write into.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o755)
+            .create(dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
         let ocs = c.schedule.verify(&c.config)?;
         write_json(dir, "schedule.json", &c.schedule)?;
         write_json(dir, "ocs.json", &ocs)?;
         write_json(dir, "tables.json", &c.tables)?;
         write_json(dir, "summary.json", &summary)?;
-        std::fs::write(dir.join("summary.txt"), format!("{summary}\n"))?;
+        let p = dir.join("summary.txt");
+        let mut f = crate::securefs::create_file(&p, crate::securefs::READABLE_MODE)?;
+        std::io::Write::write_all(&mut f, format!("{summary}\n").as_bytes())
+            .with_context(|| format!("writing {}", p.display()))?;
         println!(
             "wrote schedule.json, ocs.json, tables.json, summary.json, summary.txt to {}",
             dir.display()

@@ -5,6 +5,7 @@
 pub mod clean;
 pub mod cli;
 pub mod compile_cmd;
+pub mod exitguard;
 pub mod fabric;
 pub mod format;
 pub mod lab;
@@ -16,6 +17,7 @@ pub mod orchestrator;
 pub mod p4check;
 pub mod p4tor;
 pub mod probe;
+pub mod securefs;
 pub mod signals;
 pub mod state;
 pub mod target;

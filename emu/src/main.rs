@@ -4,11 +4,11 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use lh_emu::cli::Cli;
 use lh_emu::orchestrator::{Net, NetOptions};
-use lh_emu::{clean, compile_cmd, fabric, signals, state};
+use lh_emu::{clean, compile_cmd, exitguard, fabric, signals, state};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
@@ -68,12 +68,20 @@ enum Cmd {
         /// directory; BMv2 then forwards a few times slower.
         #[arg(long)]
         p4_log: bool,
+        /// Testing the crash path: panic on the main thread ("main") or on
+        /// another thread ("thread") once the run is up.
+        #[arg(long, hide = true, value_name = "WHERE")]
+        debug_panic: Option<String>,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
+    /// Live runs are asked to stop (SIGTERM) and killed only after a timeout.
     Clean {
         /// Only this run.
         #[arg(long, value_name = "P")]
         prefix: Option<String>,
+        /// Only runs whose lighthouse process is gone; live runs are kept.
+        #[arg(long, conflicts_with = "prefix")]
+        stale: bool,
     },
     /// Compile CONFIG into schedule, routes and time-flow tables.
     Compile {
@@ -119,6 +127,16 @@ enum P4Cmd {
     },
 }
 
+/// `eprintln!` that never panics: stderr may be a closed pipe
+/// (`lighthouse run ... 2>&1 | head`), and a failed write must not kill the
+/// thread that tears the run down.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 // The controller allocates millions of small paths and entries; mimalloc
 // compiles opera-108 about a third faster than glibc (docs/benchmarks.md).
 #[global_allocator]
@@ -146,6 +164,7 @@ fn main() -> ExitCode {
             tor,
             p4,
             p4_log,
+            debug_panic,
         } => run(RunArgs {
             config,
             mn,
@@ -158,8 +177,9 @@ fn main() -> ExitCode {
             tor,
             p4,
             p4_log,
+            debug_panic,
         }),
-        Cmd::Clean { prefix } => clean_cmd(prefix),
+        Cmd::Clean { prefix, stale } => clean_cmd(prefix, stale),
         Cmd::P4 {
             cmd: P4Cmd::Check { p4, tor, config },
         } => {
@@ -188,7 +208,7 @@ fn main() -> ExitCode {
     match r {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("lighthouse: error: {e:#}");
+            say!("lighthouse: error: {e:#}");
             ExitCode::from(2)
         }
     }
@@ -199,7 +219,7 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-fn clean_cmd(prefix: Option<String>) -> anyhow::Result<ExitCode> {
+fn clean_cmd(prefix: Option<String>, stale: bool) -> anyhow::Result<ExitCode> {
     if let Some(p) = &prefix
         && !state::valid_prefix(p)
     {
@@ -208,22 +228,24 @@ fn clean_cmd(prefix: Option<String>) -> anyhow::Result<ExitCode> {
     if !is_root() {
         anyhow::bail!("`lighthouse clean` needs root (network namespaces)");
     }
-    let scope = match &prefix {
-        Some(p) => clean::Scope::Prefix(p),
-        None => clean::Scope::All,
+    let scope = match (&prefix, stale) {
+        (Some(p), _) => clean::Scope::Prefix(p),
+        (None, true) => clean::Scope::Stale,
+        (None, false) => clean::Scope::All,
     };
-    eprintln!(
-        "*** Removing lighthouse runs{}",
+    say!(
+        "*** Removing {}lighthouse runs{}",
+        if stale { "dead " } else { "" },
         prefix
             .as_ref()
             .map(|p| format!(" ({p})"))
             .unwrap_or_default()
     );
-    let rep = clean::clean(scope);
+    let rep = clean::clean_with(scope, &mut |l| say!("{l}"));
     for l in rep.lines() {
-        eprintln!("{l}");
+        say!("{l}");
     }
-    eprintln!("*** Cleanup complete.");
+    say!("*** Cleanup complete.");
     Ok(if rep.errors.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -243,6 +265,7 @@ struct RunArgs {
     tor: String,
     p4: Option<PathBuf>,
     p4_log: bool,
+    debug_panic: Option<String>,
 }
 
 /// Held by whoever tears the run down: the main thread at the end, or the
@@ -257,6 +280,11 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     {
         anyhow::bail!("invalid --prefix {p:?}: expected lh + 4 hex digits, e.g. lh3f2a");
     }
+    // The root check comes before any work: a non-root user must not wait
+    // for (and allocate memory for) a compile that cannot be used.
+    if !is_root() {
+        anyhow::bail!("`lighthouse run` needs root (network namespaces, veths)");
+    }
     // Everything that can be rejected is checked before any state exists.
     let mn = lh_emu::mntopo::prepare(a.config.as_deref(), &a.mn)?;
     let cfg = lh_ctrl::config::Config::load(&mn.config)?;
@@ -265,9 +293,6 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         Some(lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?)
     };
-    if !is_root() {
-        anyhow::bail!("`lighthouse run` needs root (network namespaces, veths)");
-    }
     if let Some(s) = &a.script
         && !s.is_file()
     {
@@ -278,7 +303,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 
     let mut plan = mn.plan(&cfg);
     for n in &mn.notes {
-        eprintln!("*** {n}");
+        say!("*** {n}");
     }
     plan.targets = lh_emu::target::parse(&a.tor, plan.tors)?;
     let p4_src = match &a.p4 {
@@ -294,7 +319,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     } else if a.p4.is_some() {
         anyhow::bail!("--p4 needs BMv2 ToRs: add --tor bmv2 or --tor bmv2:s1,...");
     }
-    eprintln!(
+    say!(
         "*** Creating network ({} ToRs, {} hosts{})",
         plan.tors,
         plan.hosts.len(),
@@ -311,11 +336,11 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut net = Net::bring_up(plan, &opts)?;
     let prefix = net.prefix.clone();
-    eprintln!(
+    say!(
         "*** Run {prefix}: namespaces {prefix}-h1..h{} and {prefix}-fab",
         net.plan.hosts.len()
     );
-    eprintln!(
+    say!(
         "*** Adding hosts:\n{} ",
         net.plan
             .hosts
@@ -324,15 +349,16 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    eprintln!("*** Adding ToRs:\n{} ", net.plan.tor_names().join(" "));
+    say!("*** Adding ToRs:\n{} ", net.plan.tor_names().join(" "));
 
     spawn_watcher(prefix.clone());
+    install_panic_teardown(prefix.clone());
 
     let mut p4 = None;
     if let Some(c) = &compiled
         && !net.plan.bmv2_tors().is_empty()
     {
-        eprintln!(
+        say!(
             "*** Starting P4 ToRs on BMv2: {}",
             net.plan
                 .bmv2_tors()
@@ -366,14 +392,14 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 
     let fab = match &compiled {
         Some(c) => {
-            eprintln!(
+            say!(
                 "*** Starting optical fabric: {} slices of {} (guardband {})",
                 c.schedule.slices(),
                 cfg.slice.duration,
                 cfg.slice.guardband
             );
             match fabric::start(&net, c) {
-                Ok(f) => Some(f),
+                Ok(f) => Some(Arc::new(f)),
                 Err(e) => {
                     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
                     DONE.store(true, Ordering::Relaxed);
@@ -383,16 +409,44 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
         None => {
-            eprintln!("*** No data plane (--no-fabric)");
+            say!("*** No data plane (--no-fabric)");
             None
         }
     };
 
+    // Uplink captures live in the data-plane thread: on a signal or a panic
+    // close them all so their files are complete.
+    let uplink_hook = match (&fab, &compiled) {
+        (Some(f), Some(c)) => {
+            let f = f.clone();
+            let (tors, ups) = (c.schedule.tors(), c.schedule.uplinks());
+            Some(exitguard::register(move || {
+                for t in 0..tors {
+                    for p in 0..ups {
+                        let _ = f.stop_capture(
+                            t as lh_ctrl::TorId,
+                            swtor::CapturePoint::Uplink(p as lh_ctrl::PortId),
+                        );
+                    }
+                }
+            }))
+        }
+        _ => None,
+    };
+    match a.debug_panic.as_deref() {
+        Some("main") => panic!("--debug-panic main"),
+        Some("thread") => {
+            let _ = std::thread::spawn(|| panic!("--debug-panic thread")).join();
+            // The hook exits the process; never get here.
+            std::thread::sleep(Duration::from_secs(5));
+        }
+        _ => {}
+    }
     let mut ok = true;
     {
         let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
         cli.compiled = compiled.as_ref();
-        cli.fabric = fab.as_ref();
+        cli.fabric = fab.as_deref();
         cli.p4 = p4.as_ref();
         let p2 = prefix.clone();
         cli.on_spawn = Some(Box::new(move |pid| {
@@ -405,20 +459,33 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             (Some(t), _) => {
                 ok = run_test(&mut cli, t);
             }
-            (None, Some(s)) => {
-                let _ = cli.onecmd(&format!("source {}", s.display()));
-            }
+            (None, Some(s)) => match std::fs::File::open(s) {
+                Ok(f) => {
+                    let what = s.display().to_string();
+                    let _ = cli.run_lines(std::io::BufReader::new(f), &what);
+                }
+                Err(e) => {
+                    say!("*** Error: --script {}: {e}", s.display());
+                    ok = false;
+                }
+            },
             (None, None) => {
-                eprintln!("*** Starting CLI:");
+                say!("*** Starting CLI:");
                 cli.run_interactive();
             }
+        }
+        if cli.input_errors > 0 {
+            ok = false;
         }
     }
 
     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
     DONE.store(true, Ordering::Relaxed);
-    eprintln!("*** Stopping network");
-    if let Some(f) = fab {
+    say!("*** Stopping network");
+    if let Some(id) = uplink_hook {
+        exitguard::unregister(id);
+    }
+    if let Some(f) = fab.and_then(|f| Arc::try_unwrap(f).ok()) {
         let (c, p4c) = drained_counters(&f, p4.as_ref());
         let t = lh_emu::fabric::Totals::of(&c, p4c.as_ref());
         // Frames that entered a BMv2 ToR's ports and never reached its
@@ -429,7 +496,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             && t.on_veths == 0
             && t.in_bmv2 >= 0
             && t.sent == t.delivered + t.dropped + lost + t.queued;
-        eprintln!(
+        say!(
             "*** Fabric: sent {} delivered {} dropped {} queued {} (conservation {})",
             t.sent,
             t.delivered,
@@ -438,14 +505,15 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             if good { "OK" } else { "VIOLATED" }
         );
         if lost > 0 {
-            eprintln!(
+            say!(
                 "*** Lost inside BMv2: {lost} frames its program never saw or that never left it (packet-socket or BMv2 queue overflow)"
             );
         }
         if t.on_veths != 0 || t.in_bmv2 < 0 {
-            eprintln!(
+            say!(
                 "*** Unaccounted: inside BMv2 {}, on BMv2's uplink veths {}",
-                t.in_bmv2, t.on_veths
+                t.in_bmv2,
+                t.on_veths
             );
         }
         f.stop();
@@ -458,10 +526,10 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let rep = net.teardown();
     for e in &rep.errors {
-        eprintln!("*** Error: {e}");
+        say!("*** Error: {e}");
     }
-    eprintln!("*** Done");
-    eprintln!(
+    say!("*** Done");
+    say!(
         "completed in {:.3} seconds",
         t_start.elapsed().as_secs_f64()
     );
@@ -516,15 +584,15 @@ fn spawn_p4_monitor(prefix: String, switches: Vec<(String, bmv2_thrift::ProcessR
                     return;
                 }
                 signals::restore_tty();
-                eprintln!(
+                say!(
                     "\n*** Error: BMv2 ToR {name} (simple_switch pid {}) died; its log ends:\n{}",
                     rec.pid,
                     bmv2_thrift::log_tail(&rec.log, 5)
                 );
-                eprintln!("*** Tearing down {prefix}");
+                say!("*** Tearing down {prefix}");
                 let rep = clean::clean(clean::Scope::Prefix(&prefix));
                 for l in rep.lines() {
-                    eprintln!("{l}");
+                    say!("{l}");
                 }
                 std::process::exit(3);
             }
@@ -540,7 +608,7 @@ fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
         }
         TestKind::Pingpair => {
             if cli.plan.hosts.len() < 2 {
-                eprintln!("*** pingpair needs two hosts");
+                say!("*** pingpair needs two hosts");
                 return false;
             }
             let (s, r) = cli.ping(Some(&[0, 1]), None, false);
@@ -552,6 +620,30 @@ fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
         }
         TestKind::None => true,
     }
+}
+
+/// A panic on any thread ends the run: captures are closed and the run's
+/// kernel objects removed before the process exits with 101 (the main
+/// thread's drop guards would do it too, but not for other threads).
+fn install_panic_teardown(prefix: String) {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default(info);
+        // The main thread may hold the lock while it tears down itself.
+        let Ok(_g) = TEARDOWN.try_lock() else {
+            return;
+        };
+        if DONE.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        exitguard::run_all();
+        say!("*** Internal error: tearing down {prefix}");
+        let rep = clean::clean(clean::Scope::Prefix(&prefix));
+        for l in rep.lines() {
+            say!("{l}");
+        }
+        std::process::exit(101);
+    }));
 }
 
 /// On SIGTERM/SIGHUP (or SIGINT outside the prompt) remove the run's kernel
@@ -572,10 +664,12 @@ fn spawn_watcher(prefix: String) {
                     return;
                 }
                 signals::restore_tty();
-                eprintln!("\n*** Signal: tearing down {prefix}");
+                // Close captures first so their files are complete.
+                exitguard::run_all();
+                say!("\n*** Signal: tearing down {prefix}");
                 let rep = clean::clean(clean::Scope::Prefix(&prefix));
                 for l in rep.lines() {
-                    eprintln!("{l}");
+                    say!("{l}");
                 }
                 std::process::exit(130);
             }

@@ -10,7 +10,7 @@
 use std::ffi::CString;
 use std::fs::{self, File};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
@@ -31,6 +31,8 @@ pub enum NsError {
     Exists(String),
     #[error("a namespace worker thread panicked")]
     Panicked,
+    #[error("{0}: {1}, left alone")]
+    NotOurs(String, &'static str),
 }
 
 fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> NsError {
@@ -140,12 +142,91 @@ pub fn create(name: &str) -> Result<PathBuf, NsError> {
     res.map(|()| path)
 }
 
+/// What a path under /run/netns is, looked at without following links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NsFile {
+    Missing,
+    /// A symbolic link: never ours (we make plain files), never touched.
+    Symlink,
+    /// A mounted namespace (nsfs): its (device, inode) identity.
+    Mounted((u64, u64)),
+    /// A plain file with no namespace mounted on it (a half-made one).
+    Plain,
+    /// Anything else (a directory, a device...): not touched.
+    Other,
+}
+
+const NSFS_MAGIC: libc::c_long = 0x6e73_6673;
+
+/// Classify `path` through an `O_PATH|O_NOFOLLOW` descriptor, so a symlink
+/// planted in its place is seen as one and nothing it points at is looked at.
+pub fn inspect(path: &Path) -> io::Result<NsFile> {
+    let c = cstr(path);
+    // SAFETY: valid NUL-terminated path; the fd is owned below.
+    let fd = unsafe {
+        libc::open(
+            c.as_ptr(),
+            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        let e = last_err();
+        return if e.kind() == io::ErrorKind::NotFound {
+            Ok(NsFile::Missing)
+        } else {
+            Err(e)
+        };
+    }
+    // SAFETY: fd is a fresh descriptor we own.
+    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+    // SAFETY: stat/statfs are plain data filled by the kernel.
+    let (st, sfs) = unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        let mut sfs: libc::statfs = std::mem::zeroed();
+        if libc::fstat(fd.as_raw_fd(), &mut st) != 0 {
+            return Err(last_err());
+        }
+        if libc::fstatfs(fd.as_raw_fd(), &mut sfs) != 0 {
+            return Err(last_err());
+        }
+        (st, sfs)
+    };
+    let kind = st.st_mode & libc::S_IFMT;
+    Ok(if kind == libc::S_IFLNK {
+        NsFile::Symlink
+    } else if sfs.f_type as libc::c_long == NSFS_MAGIC {
+        NsFile::Mounted((st.st_dev, st.st_ino))
+    } else if kind == libc::S_IFREG {
+        NsFile::Plain
+    } else {
+        NsFile::Other
+    })
+}
+
 /// Unmount and remove a namespace file. The namespace itself dies when the
-/// last process and socket in it are gone.
+/// last process and socket in it are gone. Only a real nsfs mount is
+/// unmounted and only a plain file removed: a symlink (which could point at
+/// someone else's namespace) or anything else is refused and left alone.
 pub fn delete_path(path: &Path) -> Result<(), NsError> {
+    match inspect(path).map_err(io_err("inspect", path))? {
+        NsFile::Missing => return Ok(()),
+        NsFile::Mounted(_) | NsFile::Plain => {}
+        NsFile::Symlink => {
+            return Err(NsError::NotOurs(
+                path.display().to_string(),
+                "a symbolic link",
+            ));
+        }
+        NsFile::Other => {
+            return Err(NsError::NotOurs(
+                path.display().to_string(),
+                "not a namespace file",
+            ));
+        }
+    }
     let c = cstr(path);
     // SAFETY: valid NUL-terminated path.
-    let r = unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+    let r = unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) };
     if r != 0 {
         let e = last_err();
         // EINVAL: not a mount point (half-made); ENOENT: already gone.
@@ -176,7 +257,9 @@ pub fn list() -> Vec<String> {
     v
 }
 
-/// Identity of a namespace: (device, inode) of its nsfs file.
+/// Identity of a namespace: (device, inode) of its nsfs file. Follows
+/// links (it is used on /proc/PID/ns/net); for /run/netns entries use
+/// [`inspect`], which does not.
 pub fn ns_id(path: &Path) -> io::Result<(u64, u64)> {
     let m = fs::metadata(path)?;
     Ok((m.dev(), m.ino()))

@@ -101,6 +101,7 @@ impl Net {
             tracing::warn!("cleaned a crashed run: {l}");
         }
         let prefix = state::allocate(opts.prefix.as_deref())?;
+        let (pid_start, exe) = state::my_identity();
         let mut net = Net {
             prefix: prefix.clone(),
             plan,
@@ -112,6 +113,8 @@ impl Net {
                 namespaces: Vec::new(),
                 children: Vec::new(),
                 started_unix: state::now_unix(),
+                pid_start,
+                exe,
             },
             torn_down: false,
         };
@@ -288,7 +291,7 @@ impl Net {
             .namespaces
             .iter()
             .map(|n| netns::ns_path(n))
-            .filter(|p| p.exists())
+            .filter(|p| p.symlink_metadata().is_ok())
             .collect();
         rep.procs_killed = clean::kill_in_namespaces(&paths);
         for (n, p) in self
@@ -297,7 +300,7 @@ impl Net {
             .iter()
             .zip(self.state.namespaces.iter().map(|n| netns::ns_path(n)))
         {
-            if !p.exists() {
+            if p.symlink_metadata().is_err() {
                 continue;
             }
             match netns::delete_path(&p) {

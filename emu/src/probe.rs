@@ -191,7 +191,8 @@ pub fn tcp_flow(
             }
         }
         Amount::Seconds(secs) => {
-            let end = t0 + Duration::from_secs_f64(secs);
+            let d = Duration::try_from_secs_f64(secs.min(86_400.0)).unwrap_or(Duration::ZERO);
+            let end = t0 + d;
             while Instant::now() < end {
                 c.write_all(&buf).map_err(io("send"))?;
                 sent += buf.len() as u64;
@@ -246,19 +247,27 @@ pub fn udp_flow(
         netns::run_in(src, || UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)))?.map_err(io("bind"))?;
     tx.connect((dst_ip, port)).map_err(io("connect"))?;
     let buf = [0u8; PAYLOAD];
-    let gap = Duration::from_secs_f64(PAYLOAD as f64 * 8.0 / bps.max(1.0));
+    let gap = Duration::try_from_secs_f64(PAYLOAD as f64 * 8.0 / bps.clamp(1.0, 1e12))
+        .unwrap_or(Duration::from_millis(1));
     let t0 = Instant::now();
-    let end = t0 + Duration::from_secs_f64(secs);
+    let end = t0 + Duration::try_from_secs_f64(secs.min(86_400.0)).unwrap_or(Duration::ZERO);
     let (mut next, mut sent) = (t0, 0u64);
-    while next < end {
+    // Bounded by the clock, not by a packet count: a sender slower than
+    // the requested rate still stops at `end`.
+    loop {
         let now = Instant::now();
+        if now >= end {
+            break;
+        }
         if now < next {
-            std::thread::sleep(next - now);
+            std::thread::sleep((next - now).min(end - now));
+            continue;
         }
         if tx.send(&buf).is_ok() {
             sent += PAYLOAD as u64;
         }
-        next += gap;
+        // Never bank more than a millisecond of credit after a stall.
+        next = (next + gap).max(now.checked_sub(Duration::from_millis(1)).unwrap_or(now));
     }
     let t_sent = t0.elapsed();
     for _ in 0..3 {

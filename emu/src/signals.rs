@@ -19,6 +19,12 @@ extern "C" fn on_signal(sig: libc::c_int) {
 }
 
 pub fn install() {
+    // A closed stdout/stderr pipe must give EPIPE on write, never kill the
+    // process before it has torn the run down.
+    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: a zeroed sigaction with a handler that only touches
         // atomics is valid; no SA_RESTART so blocking reads see EINTR.

@@ -4,9 +4,12 @@
 //! is created with an exclusive mkdir).
 
 use crate::netns;
+use crate::securefs::{self, SecureFsError};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io;
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -26,6 +29,64 @@ pub struct RunState {
     pub children: Vec<u32>,
     #[serde(default)]
     pub started_unix: u64,
+    /// Start time of `pid` (clock ticks since boot, /proc/PID/stat field
+    /// 22): with `exe`, what proves a live pid is still this run's.
+    #[serde(default)]
+    pub pid_start: Option<u64>,
+    /// The executable of `pid` (/proc/PID/exe) when the run started.
+    #[serde(default)]
+    pub exe: Option<PathBuf>,
+}
+
+/// Start time of a process (clock ticks since boot), if it exists.
+pub fn proc_start_time(pid: u32) -> Option<u64> {
+    let s = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // comm may contain spaces and parentheses: fields follow the last ')'.
+    let rest = &s[s.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// The executable of a process, without a " (deleted)" suffix.
+pub fn proc_exe(pid: u32) -> Option<PathBuf> {
+    let p = fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let s = p.to_string_lossy();
+    Some(PathBuf::from(s.strip_suffix(" (deleted)").unwrap_or(&s)))
+}
+
+/// The identity to record for the calling process.
+pub fn my_identity() -> (Option<u64>, Option<PathBuf>) {
+    let me = std::process::id();
+    (proc_start_time(me), proc_exe(me))
+}
+
+/// Is a namespace name one this run may own: `<prefix>-<node>` with a
+/// node name of letters, digits, '-' or '_' (no '/', no "..").
+pub fn ns_name_of_run(name: &str, prefix: &str) -> bool {
+    prefix_of_ns(name) == Some(prefix)
+}
+
+#[cfg(test)]
+mod identity_tests {
+    use super::*;
+
+    #[test]
+    fn own_identity_is_alive_and_a_changed_one_is_not() {
+        let (start, exe) = my_identity();
+        let mut s = RunState {
+            pid: std::process::id(),
+            pid_start: start,
+            exe,
+            ..Default::default()
+        };
+        assert!(owner_alive(&s));
+        s.pid_start = s.pid_start.map(|t| t + 1);
+        assert!(!owner_alive(&s), "start time differs: a reused pid");
+        s.pid_start = start;
+        s.exe = Some("/usr/bin/lighthouse".into());
+        assert!(!owner_alive(&s), "another executable");
+        s.exe = None;
+        assert!(!owner_alive(&s), "nothing recorded: nothing proven");
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +99,8 @@ pub enum StateError {
     InUse(String),
     #[error("could not find a free run prefix")]
     Exhausted,
+    #[error(transparent)]
+    Secure(#[from] SecureFsError),
 }
 
 fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StateError {
@@ -57,7 +120,11 @@ pub fn valid_prefix(p: &str) -> bool {
 /// The run prefix of a namespace name `lhXXXX-...`, if it is one of ours.
 pub fn prefix_of_ns(name: &str) -> Option<&str> {
     let (p, rest) = name.split_once('-')?;
-    (valid_prefix(p) && !rest.is_empty()).then_some(p)
+    let node_ok = !rest.is_empty()
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    (valid_prefix(p) && node_ok).then_some(p)
 }
 
 pub fn run_dir(prefix: &str) -> PathBuf {
@@ -72,7 +139,10 @@ pub fn state_file(prefix: &str) -> PathBuf {
 /// by any run directory or namespace. Returns with the run directory made.
 pub fn allocate(requested: Option<&str>) -> Result<String, StateError> {
     let base = Path::new(RUN_DIR);
-    fs::create_dir_all(base).map_err(io_at(base))?;
+    if let Some(parent) = base.parent() {
+        fs::create_dir_all(parent).map_err(io_at(parent))?;
+    }
+    securefs::ensure_dir(base, securefs::DIR_MODE)?;
     let existing = netns::list();
     let ns_used = |p: &str| existing.iter().any(|n| prefix_of_ns(n) == Some(p));
     for _ in 0..1000 {
@@ -86,8 +156,20 @@ pub fn allocate(requested: Option<&str>) -> Result<String, StateError> {
             None => format!("lh{:04x}", rand::random::<u16>()),
         };
         let taken = ns_used(&p)
-            || match fs::create_dir(run_dir(&p)) {
-                Ok(()) => false,
+            || match fs::DirBuilder::new()
+                .mode(securefs::DIR_MODE)
+                .create(run_dir(&p))
+            {
+                Ok(()) => {
+                    // The umask may have cleared bits, never added them; set
+                    // the mode explicitly anyway.
+                    fs::set_permissions(
+                        run_dir(&p),
+                        fs::Permissions::from_mode(securefs::DIR_MODE),
+                    )
+                    .map_err(io_at(&run_dir(&p)))?;
+                    false
+                }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => true,
                 Err(e) => return Err(io_at(&run_dir(&p))(e)),
             };
@@ -106,7 +188,9 @@ pub fn save(s: &RunState) -> Result<(), StateError> {
     let path = state_file(&s.prefix);
     let tmp = path.with_extension("json.tmp");
     let text = serde_json::to_string_pretty(s).expect("state serialises");
-    fs::write(&tmp, text).map_err(io_at(&tmp))?;
+    let mut f = securefs::create_file(&tmp, securefs::FILE_MODE)?;
+    f.write_all(text.as_bytes()).map_err(io_at(&tmp))?;
+    drop(f);
     fs::rename(&tmp, &path).map_err(io_at(&path))
 }
 
@@ -135,28 +219,33 @@ pub fn now_unix() -> u64 {
         .unwrap_or(0)
 }
 
-/// Is `pid` a live `lighthouse` process (not a reused pid)?
-pub fn is_lighthouse(pid: u32) -> bool {
-    let Ok(cmd) = fs::read(format!("/proc/{pid}/cmdline")) else {
+/// Is the run's recorded owner still alive? Only if its pid, start time
+/// and executable all match what state.json recorded: a reused pid, or a
+/// process that merely calls itself `lighthouse`, is not the run.
+pub fn owner_alive(s: &RunState) -> bool {
+    let (Some(start), Some(exe)) = (s.pid_start, &s.exe) else {
         return false;
     };
-    let argv0 = cmd.split(|b| *b == 0).next().unwrap_or_default();
-    let base = argv0.rsplit(|b| *b == b'/').next().unwrap_or_default();
-    if base == b"lighthouse" {
-        return true;
-    }
-    // Test harnesses may exec it under another argv[0]; trust /proc/PID/exe.
-    fs::read_link(format!("/proc/{pid}/exe"))
-        .ok()
-        .and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
-        .is_some_and(|f| f == "lighthouse" || f.starts_with("lighthouse "))
+    s.pid > 1 && proc_start_time(s.pid) == Some(start) && proc_exe(s.pid).as_ref() == Some(exe)
+}
+
+/// A state file written before identities were recorded (no start time or
+/// executable) whose pid is a live process running a `lighthouse` binary:
+/// it may be a live run of an older build. Never signalled (nothing is
+/// proven), but not judged stale either.
+pub fn legacy_maybe_alive(s: &RunState) -> bool {
+    (s.pid_start.is_none() || s.exe.is_none())
+        && s.pid > 1
+        && proc_exe(s.pid)
+            .and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
+            .is_some_and(|f| f == "lighthouse")
 }
 
 /// A run whose owner is gone. A directory without a state file is only
 /// considered abandoned after a grace period: its owner may be starting.
 pub fn is_stale(prefix: &str) -> bool {
     match load(prefix) {
-        Some(s) => s.pid != std::process::id() && !is_lighthouse(s.pid),
+        Some(s) => s.pid != std::process::id() && !owner_alive(&s) && !legacy_maybe_alive(&s),
         None => fs::metadata(run_dir(prefix))
             .and_then(|m| m.modified())
             .ok()
@@ -181,6 +270,9 @@ mod tests {
         assert_eq!(prefix_of_ns("lh3f2a-"), None);
         assert_eq!(prefix_of_ns("lh3f2ab-h1"), None);
         assert_eq!(prefix_of_ns("myns"), None);
+        assert_eq!(prefix_of_ns("lh3f2a-../../etc/passwd"), None);
+        assert_eq!(prefix_of_ns("lh3f2a-h1/x"), None);
+        assert_eq!(prefix_of_ns("lh3f2a-h_1-x"), Some("lh3f2a"));
     }
 
     #[test]
@@ -192,6 +284,8 @@ mod tests {
             namespaces: vec!["lh0001-h1".into()],
             children: vec![7],
             started_unix: 1,
+            pid_start: Some(5),
+            exe: Some("/usr/bin/lighthouse".into()),
         };
         let t = serde_json::to_string(&s).unwrap();
         assert_eq!(serde_json::from_str::<RunState>(&t).unwrap(), s);

@@ -142,7 +142,9 @@ fn slice_queues_drops_and_uplink_pcap_with_the_data_plane() {
             let d = b.take();
             assert!(d.starts_with("*** sent "), "{d}");
             assert!(d.contains("  no_circuit "), "{d}");
-            assert!(d.ends_with(": OK\n"), "{d}");
+            // The conservation line, then the loss outside the data plane.
+            assert!(d.contains(": OK\n*** outside the data plane"), "{d}");
+            assert!(d.contains("  port_drops       0 "), "{d}");
             cli.onecmd("schedule");
             assert!(b.take().starts_with("*** Slice "));
         }
