@@ -41,6 +41,8 @@ pub struct SwitchOpts {
     pub start_timeout: Duration,
     /// The simple_switch binary; None: found on PATH.
     pub simple_switch: Option<PathBuf>,
+    /// Nice value for the switch and all its threads (None: inherited).
+    pub nice: Option<i32>,
 }
 
 impl SwitchOpts {
@@ -63,6 +65,7 @@ impl SwitchOpts {
             extra_args: Vec::new(),
             start_timeout: Duration::from_secs(10),
             simple_switch: None,
+            nice: None,
         }
     }
 }
@@ -285,7 +288,7 @@ impl Bmv2Switch {
             Some(ns) => Some(sys::open_ns(ns).map_err(io_err(&name, "open namespace"))?),
             None => None,
         };
-        sys::child_setup(&mut cmd, ns_file.as_ref().map(|f| f.as_raw_fd()));
+        sys::child_setup(&mut cmd, ns_file.as_ref().map(|f| f.as_raw_fd()), opts.nice);
         tracing::info!(switch = %name, ?cmd, netns = ?opts.netns, "starting simple_switch");
         let child = cmd
             .spawn()

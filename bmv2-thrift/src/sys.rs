@@ -86,9 +86,10 @@ pub(crate) fn loopback_up() -> io::Result<()> {
 }
 
 /// Arranges for the child of `cmd` to enter the namespace open at `ns_fd`
-/// (if any) and to get SIGKILL when the thread that spawned it exits.
+/// (if any), to run at nice value `nice` (if any; its threads inherit it)
+/// and to get SIGKILL when the thread that spawned it exits.
 /// `ns_fd` must stay open until `cmd.spawn()` returns.
-pub(crate) fn child_setup(cmd: &mut Command, ns_fd: Option<RawFd>) {
+pub(crate) fn child_setup(cmd: &mut Command, ns_fd: Option<RawFd>, nice: Option<i32>) {
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
     let hook = move || -> io::Result<()> {
@@ -111,6 +112,13 @@ pub(crate) fn child_setup(cmd: &mut Command, ns_fd: Option<RawFd>) {
         // SAFETY: getppid has no preconditions.
         if unsafe { libc::getppid() } != parent {
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+        if let Some(n) = nice {
+            // SAFETY: setpriority on this (child) process only; a plain
+            // system call.
+            if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, n) } < 0 {
+                return Err(io::Error::last_os_error());
+            }
         }
         if let Some(fd) = ns_fd {
             // SAFETY: `fd` is a namespace file the parent keeps open across

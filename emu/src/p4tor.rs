@@ -18,6 +18,8 @@ use swtor::DropReason;
 pub const HOST_PORT_BASE: u32 = 1;
 pub const UPLINK_PORT_BASE: u32 = 32;
 pub const CPU_PORT: u32 = 64;
+/// Nice value of every simple_switch (hosts and other work stay at 0).
+pub const BMV2_NICE: i32 = -5;
 /// BMv2 egress queue depth per port (frames; BMv2's default is 64).
 pub const EGRESS_QUEUE_FRAMES: i32 = 16_384;
 /// Each BMv2 ToR's Thrift server, inside its own namespace.
@@ -186,6 +188,9 @@ impl P4Tors {
             );
             o.netns = Some(net.tor_ns(t));
             o.packet_log = packet_log;
+            // Like swtor's data-plane thread (swtor::DATAPLANE_NICE), a
+            // ToR should not be starved by compilers and hosts on 2 cores.
+            o.nice = Some(BMV2_NICE);
             o.interfaces = net
                 .plan
                 .hosts_of(t)
