@@ -14,12 +14,16 @@ use crate::calendar::Calendar;
 use crate::calendar::Refusal;
 use crate::capture::Captures;
 use crate::clock::{SliceClock, offset};
-use crate::counters::{Counters, DropReason};
+use crate::counters::{Counters, DelayHist, DropReason};
+pub use crate::estimator::Occupancy;
 use crate::fastmap::IntMap;
 use crate::host::Hosts;
 use crate::lookup::LookupIndex;
+use crate::nic::Nic;
 use crate::ocs::Ocs;
 use crate::pool::FramePool;
+use crate::pushback::Pushback;
+pub use crate::pushback::PushbackTrigger;
 use crate::tor::{Ctx, Pipeline};
 use crate::wire;
 use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
@@ -45,6 +49,9 @@ pub struct EngineOptions {
     /// 0) for [`crate::start_with`], e.g. one shared with another process or
     /// chosen by a test; None: the latest aligned cycle boundary.
     pub epoch: Option<u64>,
+    /// The ToR and host systems of paper §6–§7 (estimator, slice-miss
+    /// detection, push-back, flow pausing).
+    pub tor: TorFeatures,
 }
 
 impl Default for EngineOptions {
@@ -53,6 +60,53 @@ impl Default for EngineOptions {
             pool_frames: 32 * 1024,
             host_queue_bytes: 4 << 20,
             epoch: None,
+            tor: TorFeatures::default(),
+        }
+    }
+}
+
+/// Optional mechanisms of the ToR and host systems (paper §6.2, §7),
+/// from config.json's `tor` section ([`TorFeatures::from_config`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TorFeatures {
+    /// How admission learns calendar-queue occupancy (§6.2).
+    pub occupancy: Occupancy,
+    /// Slice-miss detection (§6.2). Off, every frame goes to its primary
+    /// calendar queue while the buffer lasts (paper Table 3, column 1).
+    pub slice_miss_detection: bool,
+    /// Traffic push-back (§7), and when it fires.
+    pub pushback: Option<PushbackTrigger>,
+}
+
+impl Default for TorFeatures {
+    fn default() -> Self {
+        TorFeatures {
+            occupancy: Occupancy::Exact,
+            slice_miss_detection: true,
+            pushback: None,
+        }
+    }
+}
+
+impl TorFeatures {
+    /// The `tor` section of a config (defaults when absent).
+    pub fn from_config(cfg: &lh_ctrl::config::Config) -> TorFeatures {
+        use lh_ctrl::config::{OccupancyMode, PushbackWhen};
+        let Some(t) = &cfg.tor else {
+            return TorFeatures::default();
+        };
+        TorFeatures {
+            occupancy: match t.occupancy {
+                OccupancyMode::Exact => Occupancy::Exact,
+                OccupancyMode::Estimated { update_interval } => Occupancy::Estimated {
+                    update_interval: update_interval.0,
+                },
+            },
+            slice_miss_detection: t.slice_miss_detection,
+            pushback: t.pushback.map(|p| match p {
+                PushbackWhen::FirstRejection => PushbackTrigger::FirstRejection,
+                PushbackWhen::AfterReroutes(n) => PushbackTrigger::AfterReroutes(n),
+            }),
         }
     }
 }
@@ -82,6 +136,12 @@ pub struct Engine<P: Port> {
     ext_tx: Vec<(u32, i32)>,
     rx: Vec<RxFrame>,
     last_poll: u64,
+    /// Traffic push-back (§7), when enabled.
+    pb: Option<Pushback>,
+    /// Host NICs (§7), when a host-side mechanism is enabled.
+    nic: Option<Nic>,
+    /// Fabric delay of delivered frames.
+    delay: DelayHist,
     pub c: Counters,
 }
 
@@ -174,6 +234,20 @@ impl<P: Port> Engine<P> {
             }
             ext_cpu.push((x.tor, *cpu));
         }
+        let mut cal = Calendar::new(schedule, &timing, clock);
+        cal.set_admission(opts.tor.slice_miss_detection, opts.tor.occupancy);
+        let pb = opts
+            .tor
+            .pushback
+            .map(|t| Pushback::new(t, tors, timing.propagation.0));
+        let nic = pb.is_some().then(|| {
+            Nic::new(
+                hosts.iter().map(|h| h.tor).collect(),
+                tors,
+                clock,
+                opts.host_queue_bytes,
+            )
+        });
         Ok(Engine {
             port,
             pool: FramePool::new(opts.pool_frames),
@@ -184,7 +258,7 @@ impl<P: Port> Engine<P> {
             s,
             hosts: hs,
             tor: Pipeline::new(tables, tors, clock, s, timing.tor_clock_offset)?,
-            cal: Calendar::new(schedule, &timing, clock),
+            cal,
             ocs: Ocs::new(schedule, &timing, clock),
             cap: Captures::new(tors * uplinks),
             by_ifindex,
@@ -194,6 +268,9 @@ impl<P: Port> Engine<P> {
             ext_tx: Vec::with_capacity(crate::afpacket::BATCH),
             rx: Vec::with_capacity(crate::afpacket::BATCH),
             last_poll: 0,
+            pb,
+            nic,
+            delay: DelayHist::default(),
             c: Counters::default(),
         })
     }
@@ -260,7 +337,14 @@ impl<P: Port> Engine<P> {
         if !self.ext_cpu.is_empty() {
             self.send_rotation(now);
         }
-        let mut busy = self.deliver_lines(now);
+        self.cal
+            .advance_estimator(offset(now, self.timing.tor_clock_offset));
+        let mut busy = false;
+        if self.nic.is_some() {
+            self.apply_pushbacks(now);
+            busy |= self.release_held(now);
+        }
+        busy |= self.deliver_lines(now);
         busy |= self.receive(now)?;
         busy |= self.cal.rotate(
             &mut self.pool,
@@ -367,17 +451,100 @@ impl<P: Port> Engine<P> {
                 }
             };
             if let Some(tor) = self.hosts.receive(&mut self.pool, &mut self.c, h, f) {
+                if self.nic.is_some() && self.nic_holds(h, tor, f.idx, t) {
+                    continue;
+                }
+                self.pool.meta_mut(f.idx).born = t;
                 let mut x = Ctx {
                     pool: &mut self.pool,
                     c: &mut self.c,
                     hosts: &mut self.hosts,
                     cal: &mut self.cal,
+                    pb: &mut self.pb,
+                    delay: &mut self.delay,
                 };
                 self.tor.forward(&mut x, tor, false, f.idx, t);
+                if self.pb.as_ref().is_some_and(|p| p.has_due(t)) {
+                    self.apply_pushbacks(t);
+                }
             }
         }
         self.rx = rx;
         Ok(any)
+    }
+
+    /// Host NIC (§7): holds host `h`'s frame `i` (on ToR `tor`) if its
+    /// destination ToR is paused for the host. True if held.
+    fn nic_holds(&mut self, h: u16, tor: TorId, i: u32, now: u64) -> bool {
+        let Some(dst) = wire::ipv4_dst(self.pool.data(i))
+            .and_then(|ip| self.hosts.by_ip(&ip))
+            .map(|d| self.hosts.tor(d))
+        else {
+            return false;
+        };
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let Some(nic) = self.nic.as_mut() else {
+            return false;
+        };
+        dst != tor
+            && nic.must_hold(h, dst, tnow)
+            && nic.hold(&mut self.pool, &mut self.c, h, dst, i)
+    }
+
+    /// Push-back messages that have arrived by `now`: each sender ToR
+    /// broadcasts to its hosts' NICs.
+    fn apply_pushbacks(&mut self, now: u64) {
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let (Some(pb), Some(nic)) = (self.pb.as_mut(), self.nic.as_mut()) else {
+            return;
+        };
+        while let Some(m) = pb.pop_due(now) {
+            self.c.pushback_notified += nic.pushback(&m, tnow);
+        }
+    }
+
+    /// Held frames whose pause is over go to their ToR.
+    fn release_held(&mut self, now: u64) -> bool {
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let mut busy = false;
+        if let Some(nic) = self.nic.as_mut() {
+            nic.begin_release();
+        }
+        while let Some((h, i)) = self
+            .nic
+            .as_mut()
+            .and_then(|nic| nic.pop_ready(&mut self.pool, &mut self.c, tnow))
+        {
+            busy = true;
+            let tor = self.hosts.tor(h);
+            self.pool.meta_mut(i).born = now;
+            let mut x = Ctx {
+                pool: &mut self.pool,
+                c: &mut self.c,
+                hosts: &mut self.hosts,
+                cal: &mut self.cal,
+                pb: &mut self.pb,
+                delay: &mut self.delay,
+            };
+            self.tor.forward(&mut x, tor, false, i, now);
+            if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
+                self.apply_pushbacks(now);
+            }
+        }
+        busy
+    }
+
+    /// Fabric delay (first ToR to host egress) of delivered frames.
+    pub fn fabric_delay(&self) -> &DelayHist {
+        &self.delay
+    }
+
+    /// Bytes held at host `ip`'s NIC (0 without a host system).
+    pub fn held_at(&self, ip: Ipv4Addr) -> u64 {
+        match (&self.nic, self.hosts.by_ip(&ip)) {
+            (Some(n), Some(h)) => n.held_bytes(h as usize),
+            _ => 0,
+        }
     }
 
     /// OCS delay lines: frames due at `now` arrive at the peer ToR.
@@ -406,6 +573,8 @@ impl<P: Port> Engine<P> {
                     c: &mut self.c,
                     hosts: &mut self.hosts,
                     cal: &mut self.cal,
+                    pb: &mut self.pb,
+                    delay: &mut self.delay,
                 };
                 self.tor.forward(&mut x, peer_tor, true, i, now);
             }

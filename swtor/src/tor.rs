@@ -6,10 +6,11 @@
 
 use crate::calendar::{Calendar, Refusal};
 use crate::clock::{SliceClock, offset};
-use crate::counters::{Counters, DropReason};
+use crate::counters::{Counters, DelayHist, DropReason};
 use crate::host::Hosts;
 use crate::lookup::{LookupIndex, Step};
 use crate::pool::FramePool;
+use crate::pushback::Pushback;
 use crate::wire;
 use lh_ctrl::config::Multipath;
 use lh_ctrl::tables::Tables;
@@ -38,6 +39,10 @@ pub(crate) struct Ctx<'a> {
     pub c: &'a mut Counters,
     pub hosts: &'a mut Hosts,
     pub cal: &'a mut Calendar,
+    /// Traffic push-back (§7), when enabled.
+    pub pb: &'a mut Option<Pushback>,
+    /// Fabric delay (host to ToR to host) of delivered frames.
+    pub delay: &'a mut DelayHist,
 }
 
 impl<'a> Ctx<'a> {
@@ -105,6 +110,10 @@ impl Pipeline {
         };
         let dst = x.hosts.tor(dh);
         if dst == tor {
+            let born = x.pool.meta(i).born;
+            if born != 0 {
+                x.delay.record(now.saturating_sub(born));
+            }
             return x.hosts.deliver(x.pool, x.c, dh, i);
         }
         let m = x.pool.meta_mut(i);
@@ -141,7 +150,12 @@ impl Pipeline {
             return x.drop_frame(i, DropReason::NoRoute);
         };
         let mut first_refusal = None;
-        let n_actions = self.ix.actions(entry).len();
+        // Without slice-miss detection the primary queue is the only one.
+        let n_actions = if x.cal.detection() {
+            self.ix.actions(entry).len()
+        } else {
+            1
+        };
         for k in 0..n_actions {
             let a = self.ix.actions(entry)[k];
             let steps = self.ix.steps(&a);
@@ -168,6 +182,9 @@ impl Pipeline {
                     return x.cal.enqueue(x.pool, x.c, tor, dst, step.port, q, i, tnow);
                 }
                 Err(r) => {
+                    if k == 0 && x.pb.is_some() {
+                        self.push_back(x, tor, fabric, dst, i, slot, arrival, r, now);
+                    }
                     first_refusal.get_or_insert(r);
                 }
             }
@@ -192,6 +209,36 @@ impl Pipeline {
         }
         let r = first_refusal.map_or(DropReason::NoRoute, refusal_reason);
         x.drop_frame(i, r)
+    }
+
+    /// The primary queue refused frame `i` towards ToR `dst`: tell the
+    /// pushback state (which decides whether a message goes out).
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn push_back(
+        &self,
+        x: &mut Ctx<'_>,
+        tor: TorId,
+        fabric: bool,
+        dst: TorId,
+        i: u32,
+        slot: u64,
+        arrival: SliceId,
+        r: Refusal,
+        now: u64,
+    ) {
+        let sender = if fabric {
+            match wire::ipv4_src(x.pool.data(i)).and_then(|ip| x.hosts.by_ip(&ip)) {
+                Some(h) => x.hosts.tor(h),
+                None => return,
+            }
+        } else {
+            tor
+        };
+        let Some(pb) = x.pb.as_mut() else { return };
+        if pb.on_rejection(tor, sender, dst, slot, arrival, r == Refusal::Full, now) {
+            x.c.pushbacks += 1;
+        }
     }
 
     fn class_and_bucket(&mut self, pool: &FramePool, tor: TorId, i: u32, len: u64) -> (u8, u8) {
