@@ -5,6 +5,7 @@
 pub mod clean;
 pub mod cli;
 pub mod compile_cmd;
+pub mod experiment;
 pub mod fabric;
 pub mod format;
 pub mod links;

@@ -83,6 +83,26 @@ enum Cmd {
         #[command(subcommand)]
         cmd: P4Cmd,
     },
+    /// Reproduce a table of the paper, scaled to this machine, in virtual
+    /// time (docs/experiments.md); prints it and writes the figures (JSON).
+    Experiment {
+        which: ExperimentKind,
+        /// A config instead of the built-in scaled setting.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Where the figures go.
+        #[arg(long, value_name = "FILE", default_value = "experiment.json")]
+        out: PathBuf,
+        /// Offered load (fraction of each ToR's uplink capacity).
+        #[arg(long)]
+        load: Option<f64>,
+        /// Traffic time in virtual milliseconds.
+        #[arg(long)]
+        duration_ms: Option<u64>,
+        /// Random seed of the traffic.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
     /// Show one ToR's time-flow table or one slice's circuits.
     Show {
         config: PathBuf,
@@ -93,6 +113,13 @@ enum Cmd {
         #[arg(long)]
         slice: Option<u16>,
     },
+}
+
+/// Which paper experiment `lighthouse experiment` reproduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ExperimentKind {
+    /// Table 3: slice-miss prevention in HOHO (detection, push-back).
+    Table3,
 }
 
 #[derive(Subcommand)]
@@ -172,6 +199,14 @@ fn main() -> ExitCode {
         Cmd::Compile { config, out } => {
             compile_cmd::compile_cmd(&config, out.as_deref()).map(|()| ExitCode::SUCCESS)
         }
+        Cmd::Experiment {
+            which,
+            config,
+            out,
+            load,
+            duration_ms,
+            seed,
+        } => experiment_cmd(which, config, out, load, duration_ms, seed),
         Cmd::Show { config, tor, slice } => {
             compile_cmd::show_cmd(&config, tor, slice).map(|()| ExitCode::SUCCESS)
         }
@@ -183,6 +218,36 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `lighthouse experiment`.
+fn experiment_cmd(
+    which: ExperimentKind,
+    config: Option<PathBuf>,
+    out: PathBuf,
+    load: Option<f64>,
+    duration_ms: Option<u64>,
+    seed: Option<u64>,
+) -> anyhow::Result<ExitCode> {
+    use lh_emu::experiment;
+    let cfg = config
+        .map(|p| lh_ctrl::config::Config::load(&p))
+        .transpose()?;
+    let mut w = experiment::Workload::default();
+    if let Some(l) = load {
+        w.load = l;
+    }
+    if let Some(d) = duration_ms {
+        w.duration_ns = d * 1_000_000;
+    }
+    if let Some(s) = seed {
+        w.seed = s;
+    }
+    let text = match which {
+        ExperimentKind::Table3 => experiment::table3(cfg, &w, &out)?,
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn is_root() -> bool {

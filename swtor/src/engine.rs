@@ -246,6 +246,7 @@ impl<P: Port> Engine<P> {
                 tors,
                 clock,
                 opts.host_queue_bytes,
+                timing.host_rate,
             )
         });
         Ok(Engine {

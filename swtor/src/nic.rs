@@ -4,13 +4,18 @@
 //! and holds every frame towards a paused destination ToR until the pause
 //! ends, in host memory (counted as `held`, apart from the ToR's buffer).
 //! Frames of one host towards one destination ToR stay in order: once one
-//! is held, later ones queue behind it.
+//! is held, later ones queue behind it. Held frames leave paced at the
+//! host link rate.
 
 use crate::clock::SliceClock;
 use crate::counters::Counters;
 use crate::pool::{FramePool, FrameQueue};
 use crate::pushback::PushbackMsg;
 use lh_ctrl::TorId;
+use lh_ctrl::units::BitsPerSec;
+
+/// How far a NIC's pacing clock may trail (one poll's lateness).
+const NIC_SLACK_NS: u64 = 2_000;
 
 pub(crate) struct Nic {
     tors: usize,
@@ -28,11 +33,21 @@ pub(crate) struct Nic {
     /// Per host: bytes held, and the limit (host memory).
     host_bytes: Vec<u64>,
     limit: u64,
+    /// Per host: when its link is free again (held frames leave paced at
+    /// the host link rate, as a NIC sends them).
+    next_free: Vec<u64>,
+    rate: BitsPerSec,
     cursor: usize,
 }
 
 impl Nic {
-    pub(crate) fn new(host_tor: Vec<TorId>, tors: usize, clock: SliceClock, limit: u64) -> Nic {
+    pub(crate) fn new(
+        host_tor: Vec<TorId>,
+        tors: usize,
+        clock: SliceClock,
+        limit: u64,
+        rate: BitsPerSec,
+    ) -> Nic {
         let n = host_tor.len() * tors;
         Nic {
             tors,
@@ -42,6 +57,8 @@ impl Nic {
             active: Vec::with_capacity(n),
             is_active: vec![false; n],
             host_bytes: vec![0; host_tor.len()],
+            next_free: vec![0; host_tor.len()],
+            rate,
             host_tor,
             limit,
             cursor: 0,
@@ -52,8 +69,9 @@ impl Nic {
     /// `tnow`: broadcast to its hosts. Returns how many hosts it reached.
     pub(crate) fn pushback(&mut self, m: &PushbackMsg, tnow: u64) -> u64 {
         let cur = self.clock.slot(tnow);
-        let back = (cur as u32).wrapping_sub(m.slot) as u64;
-        let slot = cur.saturating_sub(back);
+        // The low 32 bits of the slot, up to 2^31 slots either side of now.
+        let ahead = m.slot.wrapping_sub(cur as u32) as i32 as i64;
+        let slot = (cur as i64 + ahead).max(0) as u64;
         let until = self.clock.start_of_slot(slot + 1);
         let mut n = 0;
         for (h, &t) in self.host_tor.iter().enumerate() {
@@ -121,13 +139,15 @@ impl Nic {
                 self.active.swap_remove(self.cursor);
                 continue;
             }
-            if self.pause_until[k] > tnow {
+            let h = k / self.tors;
+            if self.pause_until[k] > tnow || self.next_free[h] > tnow {
                 self.cursor += 1;
                 continue;
             }
             let i = self.held[k].pop(pool).expect("non-empty");
-            let h = k / self.tors;
             let len = pool.meta(i).len as u64;
+            self.next_free[h] = self.next_free[h].max(tnow.saturating_sub(NIC_SLACK_NS))
+                + self.rate.time_for(len).0;
             self.host_bytes[h] -= len;
             c.held -= 1;
             c.held_bytes -= len;

@@ -4,7 +4,9 @@
 //! message (docs/wire-formats.md, shim kind 3) to the ToR of the frame's
 //! sender; that ToR broadcasts it to all its hosts, whose NICs
 //! ([`crate::nic`]) hold every frame towards the destination ToR until the
-//! slice ends.
+//! full queue's slice ends (paper: "preventing them from sending to the
+//! destination ToR during that time slice"; for a queue of the current
+//! slice, the rest of the slice).
 //!
 //! Emulation: a message between two different ToRs travels on a control
 //! channel with the fabric's propagation delay (not through the calendar
@@ -36,7 +38,8 @@ pub struct PushbackMsg {
     pub dst_tor: TorId,
     /// The ToR that rejected the frame.
     pub from_tor: TorId,
-    /// The slice (and absolute slot, low 32 bits) whose rest is paused.
+    /// The slice (and absolute slot, low 32 bits) of the full queue: hosts
+    /// pause until it ends.
     pub slice: u16,
     pub slot: u32,
     /// 1: slice miss, 2: queue full.
@@ -74,9 +77,10 @@ impl Pushback {
         }
     }
 
-    /// A primary calendar queue of ToR `tor` refused a frame from a host of
-    /// `sender` towards ToR `dst` in slot `slot` (slice `slice`) at true
-    /// time `now`. Returns true if a message was sent.
+    /// A primary calendar queue of ToR `tor`, departing in slot `slot`
+    /// (slice `slice`), refused a frame from a host of `sender` towards ToR
+    /// `dst` at true time `now`. Rejections are counted per departure slot.
+    /// Returns true if a message was sent.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn on_rejection(
         &mut self,

@@ -18,6 +18,8 @@ use lh_ctrl::{SliceId, TorId};
 
 /// Frames may cross at most this many ToRs (guards against table loops).
 pub const MAX_HOPS: u8 = 16;
+/// Alternates are taken only by frames that crossed at most this many ToRs.
+pub const REROUTE_HOPS: u32 = MAX_HOPS as u32 / 2;
 /// Flow byte counters for UCMP classes (direct-mapped by flow hash).
 const FLOW_SLOTS: usize = 1 << 16;
 
@@ -150,8 +152,10 @@ impl Pipeline {
             return x.drop_frame(i, DropReason::NoRoute);
         };
         let mut first_refusal = None;
-        // Without slice-miss detection the primary queue is the only one.
-        let n_actions = if x.cal.detection() {
+        // Without slice-miss detection the primary queue is the only one;
+        // past REROUTE_HOPS hops a frame no longer takes alternates (it
+        // waits in its primary queue), so rerouting cannot loop.
+        let n_actions = if x.cal.detection() && x.pool.meta(i).tag <= REROUTE_HOPS {
             self.ix.actions(entry).len()
         } else {
             1
@@ -183,7 +187,11 @@ impl Pipeline {
                 }
                 Err(r) => {
                     if k == 0 && x.pb.is_some() {
-                        self.push_back(x, tor, fabric, dst, i, slot, arrival, r, now);
+                        let rank = step.depart.map_or(0, |d| {
+                            (d as u64 + self.s as u64 - arrival as u64) % self.s as u64
+                        });
+                        // Hosts pause until the full queue's slice is over.
+                        self.push_back(x, tor, fabric, dst, i, slot + rank, r, now);
                     }
                     first_refusal.get_or_insert(r);
                 }
@@ -211,8 +219,9 @@ impl Pipeline {
         x.drop_frame(i, r)
     }
 
-    /// The primary queue refused frame `i` towards ToR `dst`: tell the
-    /// pushback state (which decides whether a message goes out).
+    /// The primary queue (departing in slot `until`) refused frame `i`
+    /// towards ToR `dst`: tell the push-back state, which decides whether
+    /// a message goes out.
     #[allow(clippy::too_many_arguments)]
     #[cold]
     fn push_back(
@@ -222,8 +231,7 @@ impl Pipeline {
         fabric: bool,
         dst: TorId,
         i: u32,
-        slot: u64,
-        arrival: SliceId,
+        until: u64,
         r: Refusal,
         now: u64,
     ) {
@@ -236,7 +244,8 @@ impl Pipeline {
             tor
         };
         let Some(pb) = x.pb.as_mut() else { return };
-        if pb.on_rejection(tor, sender, dst, slot, arrival, r == Refusal::Full, now) {
+        let slice = (until % self.s as u64) as SliceId;
+        if pb.on_rejection(tor, sender, dst, until, slice, r == Refusal::Full, now) {
             x.c.pushbacks += 1;
         }
     }
