@@ -277,6 +277,20 @@ pub struct TorSystem {
     /// Traffic push-back (§7); absent: off.
     #[serde(default)]
     pub pushback: Option<PushbackWhen>,
+    /// Flow pausing at the hosts (§7); absent: off.
+    #[serde(default)]
+    pub flow_pausing: Option<FlowPausingCfg>,
+}
+
+/// `tor.flow_pausing`: elephants (by flow aging) wait at their host for
+/// their direct circuit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowPausingCfg {
+    /// A flow that sent at least this many aged bytes is an elephant.
+    pub elephant_bytes: u64,
+    /// Flow byte counts halve every `aging`.
+    pub aging: Nanos,
 }
 
 fn yes() -> bool {

@@ -174,6 +174,8 @@ pub struct Counters {
     pub pushbacks: u64,
     /// Hosts reached by push-back broadcasts.
     pub pushback_notified: u64,
+    /// Frames of flows past the elephant threshold (flow pausing, §7).
+    pub elephant_frames: u64,
 }
 
 /// Log-linear histogram of delays in ns (8 buckets per octave, ≤ 12.5%

@@ -19,6 +19,7 @@ pub use crate::estimator::Occupancy;
 use crate::fastmap::IntMap;
 use crate::host::Hosts;
 use crate::lookup::LookupIndex;
+pub use crate::nic::FlowPausing;
 use crate::nic::Nic;
 use crate::ocs::Ocs;
 use crate::pool::FramePool;
@@ -76,6 +77,9 @@ pub struct TorFeatures {
     pub slice_miss_detection: bool,
     /// Traffic push-back (§7), and when it fires.
     pub pushback: Option<PushbackTrigger>,
+    /// Flow pausing at the hosts (§7): elephants wait for their direct
+    /// circuit.
+    pub flow_pausing: Option<FlowPausing>,
 }
 
 impl Default for TorFeatures {
@@ -84,6 +88,7 @@ impl Default for TorFeatures {
             occupancy: Occupancy::Exact,
             slice_miss_detection: true,
             pushback: None,
+            flow_pausing: None,
         }
     }
 }
@@ -106,6 +111,10 @@ impl TorFeatures {
             pushback: t.pushback.map(|p| match p {
                 PushbackWhen::FirstRejection => PushbackTrigger::FirstRejection,
                 PushbackWhen::AfterReroutes(n) => PushbackTrigger::AfterReroutes(n),
+            }),
+            flow_pausing: t.flow_pausing.map(|f| FlowPausing {
+                elephant_bytes: f.elephant_bytes,
+                aging: f.aging.0.max(1),
             }),
         }
     }
@@ -240,14 +249,18 @@ impl<P: Port> Engine<P> {
             .tor
             .pushback
             .map(|t| Pushback::new(t, tors, timing.propagation.0));
-        let nic = pb.is_some().then(|| {
-            Nic::new(
+        let nic = (pb.is_some() || opts.tor.flow_pausing.is_some()).then(|| {
+            let mut n = Nic::new(
                 hosts.iter().map(|h| h.tor).collect(),
                 tors,
                 clock,
                 opts.host_queue_bytes,
                 timing.host_rate,
-            )
+            );
+            if let Some(f) = opts.tor.flow_pausing {
+                n.enable_flow_pausing(f, schedule, timing.dark().0);
+            }
+            n
         });
         Ok(Engine {
             port,
@@ -399,6 +412,9 @@ impl<P: Port> Engine<P> {
         let moved = self.ocs.reconfigure(schedule, now);
         self.cal.reconfigure(schedule, &self.timing, &moved, now);
         self.tor.reconfigure(ix, tables);
+        if let Some(n) = self.nic.as_mut() {
+            n.set_circuits(schedule);
+        }
         self.c.reconfigurations += 1;
         Ok(())
     }
@@ -487,9 +503,13 @@ impl<P: Port> Engine<P> {
         let Some(nic) = self.nic.as_mut() else {
             return false;
         };
-        dst != tor
-            && nic.must_hold(h, dst, tnow)
-            && nic.hold(&mut self.pool, &mut self.c, h, dst, i)
+        if dst == tor {
+            return false;
+        }
+        if nic.must_hold(h, dst, tnow) && nic.hold(&mut self.pool, &mut self.c, h, dst, i) {
+            return true;
+        }
+        nic.pause_elephant(&mut self.pool, &mut self.c, h, dst, i, tnow)
     }
 
     /// Push-back messages that have arrived by `now`: each sender ToR
@@ -515,6 +535,28 @@ impl<P: Port> Engine<P> {
             .nic
             .as_mut()
             .and_then(|nic| nic.pop_ready(&mut self.pool, &mut self.c, tnow))
+        {
+            busy = true;
+            let tor = self.hosts.tor(h);
+            self.pool.meta_mut(i).born = now;
+            let mut x = Ctx {
+                pool: &mut self.pool,
+                c: &mut self.c,
+                hosts: &mut self.hosts,
+                cal: &mut self.cal,
+                pb: &mut self.pb,
+                delay: &mut self.delay,
+            };
+            self.tor.forward(&mut x, tor, false, i, now);
+            if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
+                self.apply_pushbacks(now);
+            }
+        }
+        // Paused elephants whose direct circuit is up.
+        while let Some((h, i)) = self
+            .nic
+            .as_mut()
+            .and_then(|nic| nic.pop_elephant(&mut self.pool, &mut self.c, tnow))
         {
             busy = true;
             let tor = self.hosts.tor(h);

@@ -270,3 +270,51 @@ fn pushback_message_round_trips_through_its_wire_format() {
     assert_eq!(swtor::wire::pushback_parse(&f), Some(m));
     assert_eq!(swtor::wire::shim_parse(&f).unwrap().slot, 0xdead_beef);
 }
+
+#[test]
+fn paused_elephant_moves_only_in_its_circuits_slices_while_mice_flow() {
+    let mut e = engine(TorFeatures {
+        flow_pausing: Some(swtor::FlowPausing {
+            elephant_bytes: 3000,
+            aging: 1_000_000,
+        }),
+        ..Default::default()
+    });
+    // h1: one flow of 30 x 1000 B, one per us from slice 0 on (the third
+    // frame makes it an elephant). h3: two 500 B mice in slice 0 and 2.
+    for k in 0..30u64 {
+        let t = EPOCH + 1_000 + k * 1_000;
+        e.port_mut().inject(1, t, &frame(1, 2, 1000));
+        if k == 4 || k == 24 {
+            e.port_mut().inject(3, t, &frame(3, 2, 500));
+        }
+    }
+    let mut t = EPOCH;
+    let mut last_held = 0;
+    let mut released = 0;
+    while t < EPOCH + 16 * SLICE {
+        poll(&mut e, t);
+        let held = e.c.held;
+        if held < last_held {
+            // Released: only in slices 1 and 3 (the direct circuit's),
+            // after their dark time.
+            let slice = (t - EPOCH) / SLICE % 4;
+            assert!(slice == 1 || slice == 3, "released at {t} in slice {slice}");
+            assert!((t - EPOCH) % SLICE >= DARK);
+            released += last_held - held;
+        }
+        if t == EPOCH + 5_100 {
+            // The mouse of h3 went straight to the ToR (queued for slice 1).
+            assert_eq!(e.queues(0)[0][1], 2000 + 500, "{}", e.c);
+        }
+        last_held = held;
+        t += 100;
+    }
+    let c = e.counters();
+    assert_eq!(c.elephant_frames, 28, "{c}");
+    // Those sent in slices 0 and 2 waited; those sent in slices 1 and 3
+    // went on at once.
+    assert_eq!(released, 19, "elephants waited at the host");
+    assert_eq!(c.delivered, 32, "{c}");
+    assert_eq!((c.queued, c.held, c.dropped_total()), (0, 0, 0), "{c}");
+}

@@ -61,6 +61,20 @@ fn check_tor_system(c: &mut Checker, cfg: &Config) {
             );
         }
     }
+    if let Some(f) = &t.flow_pausing {
+        if f.elephant_bytes == 0 {
+            c.err(
+                "$.tor.flow_pausing.elephant_bytes",
+                "expected a positive byte count, got 0",
+            );
+        }
+        if f.aging == Nanos(0) {
+            c.err(
+                "$.tor.flow_pausing.aging",
+                "expected a positive duration, got 0ns",
+            );
+        }
+    }
     if t.pushback == Some(PushbackWhen::AfterReroutes(0)) {
         c.err(
             "$.tor.pushback.after_reroutes",
