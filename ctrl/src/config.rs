@@ -280,6 +280,17 @@ pub struct TorSystem {
     /// Flow pausing at the hosts (§7); absent: off.
     #[serde(default)]
     pub flow_pausing: Option<FlowPausingCfg>,
+    /// Buffer offloading to the hosts (§7); absent: off.
+    #[serde(default)]
+    pub offload: Option<OffloadCfg>,
+}
+
+/// `tor.offload`: each ToR keeps `queues` calendar queues per uplink (the
+/// nearest slices); frames for later slices wait at its hosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OffloadCfg {
+    pub queues: u16,
 }
 
 /// `tor.flow_pausing`: elephants (by flow aging) wait at their host for

@@ -102,6 +102,13 @@ enum Cmd {
         /// Random seed of the traffic.
         #[arg(long)]
         seed: Option<u64>,
+        /// Table 2: calendar queues per uplink a ToR keeps when offloading.
+        #[arg(long, default_value_t = 1)]
+        offload_queues: usize,
+        /// Fraction of the load sent as incast bursts (table3 default 0.3,
+        /// table2 default 0).
+        #[arg(long)]
+        incast_share: Option<f64>,
     },
     /// Show one ToR's time-flow table or one slice's circuits.
     Show {
@@ -118,6 +125,8 @@ enum Cmd {
 /// Which paper experiment `lighthouse experiment` reproduces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum ExperimentKind {
+    /// Table 2: ToR buffer usage of VLB (and offloaded), HOHO, UCMP.
+    Table2,
     /// Table 3: slice-miss prevention in HOHO (detection, push-back).
     Table3,
 }
@@ -206,7 +215,18 @@ fn main() -> ExitCode {
             load,
             duration_ms,
             seed,
-        } => experiment_cmd(which, config, out, load, duration_ms, seed),
+            offload_queues,
+            incast_share,
+        } => experiment_cmd(
+            which,
+            config,
+            out,
+            load,
+            duration_ms,
+            seed,
+            offload_queues,
+            incast_share,
+        ),
         Cmd::Show { config, tor, slice } => {
             compile_cmd::show_cmd(&config, tor, slice).map(|()| ExitCode::SUCCESS)
         }
@@ -221,6 +241,7 @@ fn main() -> ExitCode {
 }
 
 /// `lighthouse experiment`.
+#[allow(clippy::too_many_arguments)]
 fn experiment_cmd(
     which: ExperimentKind,
     config: Option<PathBuf>,
@@ -228,6 +249,8 @@ fn experiment_cmd(
     load: Option<f64>,
     duration_ms: Option<u64>,
     seed: Option<u64>,
+    offload_queues: usize,
+    incast_share: Option<f64>,
 ) -> anyhow::Result<ExitCode> {
     use lh_emu::experiment;
     let cfg = config
@@ -243,8 +266,21 @@ fn experiment_cmd(
     if let Some(s) = seed {
         w.seed = s;
     }
+    if let Some(x) = incast_share {
+        w.incast_share = x;
+    }
     let text = match which {
         ExperimentKind::Table3 => experiment::table3(cfg, &w, &out)?,
+        ExperimentKind::Table2 => {
+            // The paper runs Table 2 at production load (40%).
+            if load.is_none() {
+                w.load = 0.4;
+            }
+            if incast_share.is_none() {
+                w.incast_share = 0.0;
+            }
+            experiment::table2(cfg, &w, offload_queues, &out)?
+        }
     };
     print!("{text}");
     Ok(ExitCode::SUCCESS)

@@ -65,6 +65,12 @@ pub(crate) struct Calendar {
     detection: bool,
     /// The occupancy estimator (§6.2), when admission uses it.
     est: Option<Estimator>,
+    /// Buffer offloading (§7): the ToR keeps this many calendar queues per
+    /// uplink (ranks `0..N`); frames for later slices wait at its hosts.
+    offload: Option<usize>,
+    /// Host-resident calendar queues (indexed like `cal`), and their bytes
+    /// count against their slice like the ToR's own.
+    off: Vec<FrameQueue>,
 }
 
 impl Calendar {
@@ -90,6 +96,17 @@ impl Calendar {
             last_slot: vec![u64::MAX; tors],
             detection: true,
             est: None,
+            offload: None,
+            off: Vec::new(),
+        }
+    }
+
+    /// Buffer offloading (§7): keep `n` calendar queues per uplink on the
+    /// ToR, the rest at the hosts.
+    pub(crate) fn set_offload(&mut self, n: Option<usize>) {
+        self.offload = n.filter(|&n| n >= 1 && n < self.s);
+        if self.offload.is_some() {
+            self.off = vec![FrameQueue::default(); self.cal.len()];
         }
     }
 
@@ -203,11 +220,16 @@ impl Calendar {
         let d = step.depart.map_or(arrival as u64, |d| d as u64 % s);
         let rank = (d + s - arrival as u64) % s;
         let q = tu * self.s + d as usize;
-        if self.cal[q].bytes + len > self.capacity {
+        let off = if self.offload.is_some() {
+            self.off[q].bytes
+        } else {
+            0
+        };
+        if self.cal[q].bytes + off + len > self.capacity {
             return Err(Refusal::Full);
         }
         let queued = match &self.est {
-            None => self.cal[q].bytes,
+            None => self.cal[q].bytes + off,
             Some(e) => e.get(q),
         };
         if self.rotation && self.detection {
@@ -272,6 +294,20 @@ impl Calendar {
         if let Some(e) = self.est.as_mut() {
             e.add(q, pool.meta(i).len as u64);
         }
+        if let Some(n) = self.offload {
+            let slice = self.clock.slot(tnow) % self.s as u64;
+            let rank = ((q % self.s) as u64 + self.s as u64 - slice) % self.s as u64;
+            if rank >= n as u64 {
+                // Sent down to a host, which returns it ahead of its slice.
+                let len = pool.meta(i).len as u64;
+                self.off[q].push(pool, i);
+                c.held += 1;
+                c.held_bytes += len;
+                c.offloaded += 1;
+                c.offloaded_bytes += len;
+                return;
+            }
+        }
         self.cal[q].push(pool, i);
         self.pending[tu] += 1;
         c.queued += 1;
@@ -295,6 +331,9 @@ impl Calendar {
         let start = self.clock.start_of_slot(slot);
         let end = start + self.clock.slice;
         self.advance_estimator(tnow);
+        if let Some(n) = self.offload {
+            self.return_offloaded(pool, c, (slice + n - 1) % self.s);
+        }
         let mut busy = false;
         for tor in 0..self.tors {
             if self.rotation && self.last_slot[tor] != slot {
@@ -357,6 +396,42 @@ impl Calendar {
             }
         }
         busy
+    }
+
+    /// Offloading: the hosts return every frame of calendar queue `d`
+    /// (now `N − 1` slices ahead) to the ToR.
+    fn return_offloaded(&mut self, pool: &mut FramePool, c: &mut Counters, d: usize) {
+        for tu in 0..self.tors * self.uplinks {
+            let q = tu * self.s + d;
+            while let Some(i) = self.off[q].pop(pool) {
+                let len = pool.meta(i).len as u64;
+                c.held -= 1;
+                c.held_bytes -= len;
+                c.offloaded -= 1;
+                c.offloaded_bytes -= len;
+                c.offload_returned += 1;
+                self.cal[q].push(pool, i);
+                self.pending[tu] += 1;
+                c.queued += 1;
+            }
+        }
+    }
+
+    /// Bytes of every `[uplink][calendar queue]` of a ToR held at its hosts
+    /// (offloading).
+    pub(crate) fn offloaded(&self, tor: TorId) -> Vec<Vec<u64>> {
+        if self.offload.is_none() || tor as usize >= self.tors {
+            return Vec::new();
+        }
+        (0..self.uplinks)
+            .map(|p| {
+                let tu = tor as usize * self.uplinks + p;
+                self.off[tu * self.s..(tu + 1) * self.s]
+                    .iter()
+                    .map(|q| q.bytes)
+                    .collect()
+            })
+            .collect()
     }
 
     /// Records the estimator's error on uplink `tu`'s active queue: the

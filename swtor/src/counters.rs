@@ -176,6 +176,12 @@ pub struct Counters {
     pub pushback_notified: u64,
     /// Frames of flows past the elephant threshold (flow pausing, §7).
     pub elephant_frames: u64,
+    /// Frames (and bytes) of calendar queues offloaded to hosts now
+    /// (buffer offloading, §7); part of `held`.
+    pub offloaded: u64,
+    pub offloaded_bytes: u64,
+    /// Offloaded frames the hosts returned to their ToR.
+    pub offload_returned: u64,
 }
 
 /// Log-linear histogram of delays in ns (8 buckets per octave, ≤ 12.5%

@@ -80,6 +80,9 @@ pub struct TorFeatures {
     /// Flow pausing at the hosts (§7): elephants wait for their direct
     /// circuit.
     pub flow_pausing: Option<FlowPausing>,
+    /// Buffer offloading (§7): calendar queues per uplink kept on the ToR
+    /// (the nearest `N` slices); the rest wait at its hosts.
+    pub offload_queues: Option<usize>,
 }
 
 impl Default for TorFeatures {
@@ -89,6 +92,7 @@ impl Default for TorFeatures {
             slice_miss_detection: true,
             pushback: None,
             flow_pausing: None,
+            offload_queues: None,
         }
     }
 }
@@ -112,6 +116,7 @@ impl TorFeatures {
                 PushbackWhen::FirstRejection => PushbackTrigger::FirstRejection,
                 PushbackWhen::AfterReroutes(n) => PushbackTrigger::AfterReroutes(n),
             }),
+            offload_queues: t.offload.map(|o| o.queues as usize),
             flow_pausing: t.flow_pausing.map(|f| FlowPausing {
                 elephant_bytes: f.elephant_bytes,
                 aging: f.aging.0.max(1),
@@ -245,6 +250,7 @@ impl<P: Port> Engine<P> {
         }
         let mut cal = Calendar::new(schedule, &timing, clock);
         cal.set_admission(opts.tor.slice_miss_detection, opts.tor.occupancy);
+        cal.set_offload(opts.tor.offload_queues);
         let pb = opts
             .tor
             .pushback
@@ -382,6 +388,12 @@ impl<P: Port> Engine<P> {
     /// Bytes per `[uplink][calendar queue]` of a ToR.
     pub fn queues(&self, tor: TorId) -> Vec<Vec<u64>> {
         self.cal.queues(tor)
+    }
+
+    /// Bytes per `[uplink][calendar queue]` of a ToR held at its hosts by
+    /// buffer offloading (empty without it).
+    pub fn offloaded(&self, tor: TorId) -> Vec<Vec<u64>> {
+        self.cal.offloaded(tor)
     }
 
     /// Replaces the schedule and tables at time `now` (a traffic-aware

@@ -318,3 +318,44 @@ fn paused_elephant_moves_only_in_its_circuits_slices_while_mice_flow() {
     assert_eq!(c.delivered, 32, "{c}");
     assert_eq!((c.queued, c.held, c.dropped_total()), (0, 0, 0), "{c}");
 }
+
+#[test]
+fn offloaded_frames_wait_at_the_hosts_and_return_before_their_slice() {
+    // The ToR keeps 2 calendar queues per uplink (ranks 0 and 1).
+    let mut e = engine(TorFeatures {
+        offload_queues: Some(2),
+        ..Default::default()
+    });
+    // Slice 0: 14 x 1000 B for ToR1; 9 fill slice 1 (rank 1, on the ToR),
+    // 5 are rerouted to slice 3 (rank 3): offloaded.
+    for k in 0..14 {
+        e.port_mut()
+            .inject(1, EPOCH + 2_000 + k * 10, &frame(1, 2, 1000));
+    }
+    poll(&mut e, EPOCH + 2_200);
+    assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 0]);
+    assert_eq!(e.offloaded(0)[0], vec![0, 0, 0, 5000]);
+    assert_eq!((e.c.held, e.c.held_bytes, e.c.offloaded), (5, 5000, 5));
+    // Through slice 1 they stay at the hosts, ToR buffer only 9000 B.
+    let mut t = EPOCH + 2_300;
+    while t < EPOCH + 2 * SLICE {
+        poll(&mut e, t);
+        assert_eq!(e.c.offloaded, 5, "at {t}");
+        assert_eq!(e.queues(0)[0][3], 0);
+        t += 100;
+    }
+    // Slice 2 (one slice ahead of theirs): returned to the ToR.
+    poll(&mut e, EPOCH + 2 * SLICE);
+    assert_eq!(e.offloaded(0)[0], vec![0, 0, 0, 0]);
+    assert_eq!(e.queues(0)[0][3], 5000);
+    assert_eq!((e.c.held, e.c.offload_returned), (0, 5));
+    // They leave in slice 3 and are delivered.
+    let mut t = EPOCH + 2 * SLICE + 100;
+    while t < EPOCH + 5 * SLICE {
+        poll(&mut e, t);
+        t += 100;
+    }
+    let c = e.counters();
+    assert_eq!(c.delivered, 14, "{c}");
+    assert_eq!((c.queued, c.held, c.dropped_total()), (0, 0, 0), "{c}");
+}

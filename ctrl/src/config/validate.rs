@@ -75,6 +75,9 @@ fn check_tor_system(c: &mut Checker, cfg: &Config) {
             );
         }
     }
+    if t.offload.is_some_and(|o| o.queues == 0) {
+        c.err("$.tor.offload.queues", "expected at least 1, got 0");
+    }
     if t.pushback == Some(PushbackWhen::AfterReroutes(0)) {
         c.err(
             "$.tor.pushback.after_reroutes",
