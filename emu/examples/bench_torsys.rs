@@ -49,9 +49,16 @@ fn main() {
                 assert!(common::warm_up(&h1, ip2), "bridge: h1 cannot reach h2");
                 let r = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
                 drop(b);
-                (r.map(|r| r.server_bps / 1e6).unwrap_or(f64::NAN), String::new())
+                (
+                    r.map(|r| r.server_bps / 1e6).unwrap_or(f64::NAN),
+                    String::new(),
+                )
             } else {
-                let (cfg, c) = if side == 1 { (&off, &c_off) } else { (&on, &c_on) };
+                let (cfg, c) = if side == 1 {
+                    (&off, &c_off)
+                } else {
+                    (&on, &c_on)
+                };
                 let l = Lighthouse::up(cfg, c);
                 let ((h1, _), (h2, ip2)) = (l.host(0), l.host(1));
                 assert!(common::warm_up(&h1, ip2), "h1 cannot reach h2");
@@ -68,7 +75,10 @@ fn main() {
                     ),
                 )
             };
-            println!("| {rep} | {} | {mbps:.0} | {load:.2} | {notes} |", names[side]);
+            println!(
+                "| {rep} | {} | {mbps:.0} | {load:.2} | {notes} |",
+                names[side]
+            );
             res[side].push(mbps);
         }
     }

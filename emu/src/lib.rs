@@ -18,4 +18,5 @@ pub mod probe;
 pub mod signals;
 pub mod state;
 pub mod target;
+pub mod telemetry;
 pub mod topo;

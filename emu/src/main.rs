@@ -65,6 +65,11 @@ enum Cmd {
         /// directory; BMv2 then forwards a few times slower.
         #[arg(long)]
         p4_log: bool,
+        /// Sample the config's `monitoring` section (buffer_usage,
+        /// bw_usage) as JSON lines into FILE, or `-` for stdout
+        /// (docs/cli.md#telemetry).
+        #[arg(long, value_name = "FILE|-")]
+        telemetry: Option<PathBuf>,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
     Clean {
@@ -175,6 +180,7 @@ fn main() -> ExitCode {
             tor,
             p4,
             p4_log,
+            telemetry,
         } => run(RunArgs {
             config,
             mac,
@@ -186,6 +192,7 @@ fn main() -> ExitCode {
             tor,
             p4,
             p4_log,
+            telemetry,
         }),
         Cmd::Clean { prefix } => clean_cmd(prefix),
         Cmd::P4 {
@@ -238,6 +245,39 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `lighthouse run --telemetry`: the config's monitors (default: both
+/// metrics on every uplink every millisecond) into `target`.
+fn start_telemetry(
+    f: &swtor::FabricHandle,
+    cfg: &lh_ctrl::config::Config,
+    target: &std::path::Path,
+) -> anyhow::Result<lh_emu::telemetry::Sampler> {
+    use lh_ctrl::config::{Metric, Monitor};
+    let mut monitors = cfg.monitoring.clone();
+    if monitors.is_empty() {
+        for metric in [Metric::BufferUsage, Metric::BwUsage] {
+            monitors.push(Monitor {
+                metric,
+                tor: None,
+                port: None,
+                interval: lh_ctrl::units::Nanos(1_000_000),
+            });
+        }
+    }
+    let out =
+        lh_emu::telemetry::open(target).with_context(|| format!("opening {}", target.display()))?;
+    eprintln!(
+        "*** Telemetry: {} monitor(s) into {}",
+        monitors.len(),
+        target.display()
+    );
+    Ok(lh_emu::telemetry::Sampler::start(
+        f.usage_probe(),
+        monitors,
+        out,
+    )?)
 }
 
 /// `lighthouse experiment`.
@@ -334,6 +374,7 @@ struct RunArgs {
     tor: String,
     p4: Option<PathBuf>,
     p4_log: bool,
+    telemetry: Option<PathBuf>,
 }
 
 /// Held by whoever tears the run down: the main thread at the end, or the
@@ -475,6 +516,17 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
 
+    let sampler = match (&fab, &a.telemetry) {
+        // A telemetry failure must not leave the namespaces behind.
+        (Some(f), Some(target)) => match start_telemetry(f, &cfg, target) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("*** Telemetry off: {e:#}");
+                None
+            }
+        },
+        _ => None,
+    };
     let mut ok = true;
     {
         let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
@@ -502,6 +554,12 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
+    if let Some(s) = sampler {
+        match s.stop() {
+            Ok(n) => eprintln!("*** Telemetry: {n} records"),
+            Err(e) => eprintln!("*** Telemetry: {e}"),
+        }
+    }
     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
     DONE.store(true, Ordering::Relaxed);
     eprintln!("*** Stopping network");

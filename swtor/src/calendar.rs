@@ -71,6 +71,8 @@ pub(crate) struct Calendar {
     /// Host-resident calendar queues (indexed like `cal`), and their bytes
     /// count against their slice like the ToR's own.
     off: Vec<FrameQueue>,
+    /// Per uplink: bytes put on the link so far (telemetry: `bw_usage`).
+    tx_bytes: Vec<u64>,
 }
 
 impl Calendar {
@@ -98,6 +100,7 @@ impl Calendar {
             est: None,
             offload: None,
             off: Vec::new(),
+            tx_bytes: vec![0; n],
         }
     }
 
@@ -379,6 +382,7 @@ impl Calendar {
                     self.cal[q].pop(pool);
                     self.pending[tu] -= 1;
                     self.next_free[tu] = done;
+                    self.tx_bytes[tu] += len;
                     c.uplink_tx += 1;
                     ocs.carry(
                         pool,
@@ -415,6 +419,30 @@ impl Calendar {
                 c.queued += 1;
             }
         }
+    }
+
+    /// Telemetry of every uplink of every ToR: `[tor][uplink]`.
+    pub(crate) fn usage(&self) -> Vec<Vec<crate::PortUsage>> {
+        (0..self.tors)
+            .map(|t| {
+                (0..self.uplinks)
+                    .map(|p| {
+                        let tu = t * self.uplinks + p;
+                        let r = tu * self.s..(tu + 1) * self.s;
+                        crate::PortUsage {
+                            buffer_bytes: self.cal[r.clone()].iter().map(|q| q.bytes).sum(),
+                            offloaded_bytes: if self.offload.is_some() {
+                                self.off[r].iter().map(|q| q.bytes).sum()
+                            } else {
+                                0
+                            },
+                            tx_bytes: self.tx_bytes[tu],
+                            rate_bps: self.rate[p].0,
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Bytes of every `[uplink][calendar queue]` of a ToR held at its hosts

@@ -390,6 +390,12 @@ impl<P: Port> Engine<P> {
         self.cal.queues(tor)
     }
 
+    /// Telemetry (`buffer_usage`, `bw_usage`) of every uplink:
+    /// `[tor][uplink]`.
+    pub fn usage(&self) -> Vec<Vec<crate::PortUsage>> {
+        self.cal.usage()
+    }
+
     /// Bytes per `[uplink][calendar queue]` of a ToR held at its hosts by
     /// buffer offloading (empty without it).
     pub fn offloaded(&self, tor: TorId) -> Vec<Vec<u64>> {

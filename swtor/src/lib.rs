@@ -222,7 +222,41 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> FabricError {
     move |source| FabricError::Io { what, source }
 }
 
+/// One uplink's telemetry at a moment (paper Table 1's `buffer_usage()`
+/// and `bw_usage()`; the sampler in `lh_emu::telemetry` turns two samples
+/// into a rate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PortUsage {
+    /// Bytes in the uplink's calendar queues on the ToR.
+    pub buffer_bytes: u64,
+    /// Bytes of its calendar queues offloaded to hosts (§7).
+    pub offloaded_bytes: u64,
+    /// Bytes put on the link since the start.
+    pub tx_bytes: u64,
+    /// The link's rate.
+    pub rate_bps: u64,
+}
+
+/// A cloneable, thread-safe handle that only reads telemetry from a
+/// running data plane ([`FabricHandle::usage_probe`]).
+#[derive(Clone)]
+pub struct UsageProbe {
+    cmd: mpsc::Sender<Cmd>,
+}
+
+impl UsageProbe {
+    /// `[tor][uplink]` telemetry, read between two loop iterations.
+    pub fn usage(&self) -> Result<Vec<Vec<PortUsage>>, FabricError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.cmd
+            .send(Cmd::Usage(tx))
+            .map_err(|_| FabricError::Stopped)?;
+        rx.recv().map_err(|_| FabricError::Stopped)
+    }
+}
+
 enum Cmd {
+    Usage(mpsc::SyncSender<Vec<Vec<PortUsage>>>),
     Counters(mpsc::SyncSender<Counters>),
     Queues(TorId, mpsc::SyncSender<Vec<Vec<u64>>>),
     Capture(
@@ -454,6 +488,9 @@ pub fn spawn<P: Port + 'static>(
 
 fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
     match c {
+        Cmd::Usage(r) => {
+            let _ = r.send(eng.usage());
+        }
         Cmd::Counters(r) => {
             let _ = r.send(eng.counters());
         }
@@ -475,6 +512,18 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
 const REPLY_TIMEOUT: Duration = Duration::from_secs(2);
 
 impl FabricHandle {
+    /// A telemetry reader for another thread (a sampler).
+    pub fn usage_probe(&self) -> UsageProbe {
+        UsageProbe {
+            cmd: self.cmd.clone(),
+        }
+    }
+
+    /// `[tor][uplink]` telemetry now.
+    pub fn usage(&self) -> Result<Vec<Vec<PortUsage>>, FabricError> {
+        self.usage_probe().usage()
+    }
+
     fn ask<T>(&self, make: impl FnOnce(mpsc::SyncSender<T>) -> Cmd) -> Result<T, FabricError> {
         let (tx, rx) = mpsc::sync_channel(1);
         self.cmd.send(make(tx)).map_err(|_| FabricError::Stopped)?;
