@@ -165,6 +165,15 @@ fn estimator_error_stays_within_one_mtu_at_a_tenth_of_a_slice() {
     // Coarser updates, larger error (paper Fig. 12).
     let coarse = estimator_run(SLICE / 2).estimator_error;
     assert!(coarse.max_bytes > err.max_bytes, "{coarse:?} vs {err:?}");
+    for iv in [100, 500, 1_000, 2_000, 5_000, 10_000] {
+        let e = estimator_run(iv).estimator_error;
+        eprintln!(
+            "estimator interval {iv} ns: max error {} B, mean {:.0} B over {} samples",
+            e.max_bytes,
+            e.mean_bytes(),
+            e.samples
+        );
+    }
     // Exact occupancy records no error.
     let mut e = engine(TorFeatures::default());
     e.port_mut().inject(1, EPOCH + 2_000, &frame(1, 2, 1500));
