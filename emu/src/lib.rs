@@ -17,6 +17,7 @@ pub mod p4tor;
 pub mod probe;
 pub mod signals;
 pub mod state;
+pub mod ta_live;
 pub mod target;
 pub mod telemetry;
 pub mod topo;

@@ -70,6 +70,10 @@ enum Cmd {
         /// (docs/cli.md#telemetry).
         #[arg(long, value_name = "FILE|-")]
         telemetry: Option<PathBuf>,
+        /// TA mode: every `ta.update_interval`, recompute the topology from
+        /// the live traffic matrix and reconfigure (docs/dataplane.md).
+        #[arg(long)]
+        ta_live: bool,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
     Clean {
@@ -181,6 +185,7 @@ fn main() -> ExitCode {
             p4,
             p4_log,
             telemetry,
+            ta_live,
         } => run(RunArgs {
             config,
             mac,
@@ -193,6 +198,7 @@ fn main() -> ExitCode {
             p4,
             p4_log,
             telemetry,
+            ta_live,
         }),
         Cmd::Clean { prefix } => clean_cmd(prefix),
         Cmd::P4 {
@@ -375,6 +381,7 @@ struct RunArgs {
     p4: Option<PathBuf>,
     p4_log: bool,
     telemetry: Option<PathBuf>,
+    ta_live: bool,
 }
 
 /// Held by whoever tears the run down: the main thread at the end, or the
@@ -527,6 +534,16 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         },
         _ => None,
     };
+    let live = match (&fab, a.ta_live) {
+        (Some(f), true) => {
+            let l = lh_emu::ta_live::LiveTa::start(f.control(), cfg.clone());
+            if l.is_none() {
+                eprintln!("*** --ta-live: not a TA config, ignored");
+            }
+            l
+        }
+        _ => None,
+    };
     let mut ok = true;
     {
         let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
@@ -554,6 +571,18 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
+    if let Some(l) = live {
+        let r = l.stop();
+        let applied: Vec<_> = r.iter().filter(|u| u.applied).collect();
+        eprintln!(
+            "*** TA updates: {} applied of {} ticks; lost {} deferred {} carried over {} across them",
+            applied.len(),
+            r.len(),
+            applied.iter().map(|u| u.lost).sum::<u64>(),
+            applied.iter().map(|u| u.deferred).sum::<u64>(),
+            applied.iter().map(|u| u.carried_over).sum::<u64>()
+        );
+    }
     if let Some(s) = sampler {
         match s.stop() {
             Ok(n) => eprintln!("*** Telemetry: {n} records"),

@@ -390,6 +390,12 @@ impl<P: Port> Engine<P> {
         self.cal.queues(tor)
     }
 
+    /// Bytes hosts of each ToR sent towards each other ToR since the start
+    /// (`[src][dst]`): the live traffic matrix for TA updates (§8).
+    pub fn traffic_matrix(&self) -> Vec<Vec<u64>> {
+        self.tor.traffic_matrix()
+    }
+
     /// Telemetry (`buffer_usage`, `bw_usage`) of every uplink:
     /// `[tor][uplink]`.
     pub fn usage(&self) -> Vec<Vec<crate::PortUsage>> {

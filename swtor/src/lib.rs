@@ -255,7 +255,36 @@ impl UsageProbe {
     }
 }
 
+/// A cloneable handle for a controller thread: counters, the live traffic
+/// matrix and runtime reconfiguration ([`FabricHandle::control`]).
+#[derive(Clone)]
+pub struct ControlHandle {
+    cmd: mpsc::Sender<Cmd>,
+}
+
+impl ControlHandle {
+    fn ask<T>(&self, make: impl FnOnce(mpsc::SyncSender<T>) -> Cmd) -> Result<T, FabricError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.cmd.send(make(tx)).map_err(|_| FabricError::Stopped)?;
+        rx.recv_timeout(REPLY_TIMEOUT)
+            .map_err(|_| FabricError::Stopped)
+    }
+    /// A consistent snapshot of the counters.
+    pub fn counters(&self) -> Result<Counters, FabricError> {
+        self.ask(Cmd::Counters)
+    }
+    /// See [`FabricHandle::traffic_matrix`].
+    pub fn traffic_matrix(&self) -> Result<Vec<Vec<u64>>, FabricError> {
+        self.ask(Cmd::TrafficMatrix)
+    }
+    /// See [`FabricHandle::reconfigure`].
+    pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
+        self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
+    }
+}
+
 enum Cmd {
+    TrafficMatrix(mpsc::SyncSender<Vec<Vec<u64>>>),
     Usage(mpsc::SyncSender<Vec<Vec<PortUsage>>>),
     Counters(mpsc::SyncSender<Counters>),
     Queues(TorId, mpsc::SyncSender<Vec<Vec<u64>>>),
@@ -491,6 +520,9 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
         Cmd::Usage(r) => {
             let _ = r.send(eng.usage());
         }
+        Cmd::TrafficMatrix(r) => {
+            let _ = r.send(eng.traffic_matrix());
+        }
         Cmd::Counters(r) => {
             let _ = r.send(eng.counters());
         }
@@ -512,6 +544,13 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
 const REPLY_TIMEOUT: Duration = Duration::from_secs(2);
 
 impl FabricHandle {
+    /// A control handle for another thread (live TA updates).
+    pub fn control(&self) -> ControlHandle {
+        ControlHandle {
+            cmd: self.cmd.clone(),
+        }
+    }
+
     /// A telemetry reader for another thread (a sampler).
     pub fn usage_probe(&self) -> UsageProbe {
         UsageProbe {
@@ -522,6 +561,12 @@ impl FabricHandle {
     /// `[tor][uplink]` telemetry now.
     pub fn usage(&self) -> Result<Vec<Vec<PortUsage>>, FabricError> {
         self.usage_probe().usage()
+    }
+
+    /// Bytes hosts of each ToR sent towards each other ToR since the
+    /// start, `[src][dst]` (the live traffic matrix, §8).
+    pub fn traffic_matrix(&self) -> Result<Vec<Vec<u64>>, FabricError> {
+        self.ask(Cmd::TrafficMatrix)
     }
 
     fn ask<T>(&self, make: impl FnOnce(mpsc::SyncSender<T>) -> Cmd) -> Result<T, FabricError> {

@@ -33,6 +33,10 @@ pub(crate) struct Pipeline {
     thresholds: Vec<u64>,
     pkt_seq: Vec<u32>,
     flow_bytes: Vec<u64>,
+    /// `[src * tors + dst]`: bytes hosts of ToR `src` sent towards ToR
+    /// `dst` (the live traffic matrix of TA updates, §8).
+    tm: Vec<u64>,
+    tors: usize,
 }
 
 /// Everything a frame at a ToR may touch besides the pipeline itself.
@@ -72,6 +76,8 @@ impl Pipeline {
             thresholds: Vec::new(),
             pkt_seq: vec![0; tors],
             flow_bytes: Vec::new(),
+            tm: vec![0; tors * tors],
+            tors,
         };
         p.set_classes(tables);
         Ok(p)
@@ -127,6 +133,9 @@ impl Pipeline {
         let slot = self.clock.slot(tnow);
         let arrival = (slot % self.s as u64) as SliceId;
         let len = x.pool.meta(i).len as u64;
+        if !fabric {
+            self.tm[tor as usize * self.tors + dst as usize] += len;
+        }
 
         if fabric && wire::srh_count(x.pool.data(i)).is_some() {
             let Some((port, depart)) = wire::srh_pop(x.pool, i) else {
@@ -248,6 +257,11 @@ impl Pipeline {
         if pb.on_rejection(tor, sender, dst, until, slice, r == Refusal::Full, now) {
             x.c.pushbacks += 1;
         }
+    }
+
+    /// The live traffic matrix (bytes since the start), `[src][dst]`.
+    pub(crate) fn traffic_matrix(&self) -> Vec<Vec<u64>> {
+        self.tm.chunks(self.tors).map(|r| r.to_vec()).collect()
     }
 
     fn class_and_bucket(&mut self, pool: &FramePool, tor: TorId, i: u32, len: u64) -> (u8, u8) {
