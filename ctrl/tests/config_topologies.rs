@@ -248,3 +248,48 @@ fn collect_properties(v: &serde_json::Value, out: &mut BTreeSet<String>) {
         _ => {}
     }
 }
+
+/// `tor` (paper §6–§7): the forms parse, and errors name their JSON path.
+#[test]
+fn tor_system_section_parses_and_errors_name_the_path() {
+    use lh_ctrl::config::{OccupancyMode, PushbackWhen};
+    let base = std::fs::read_to_string(topologies_dir().join("rotornet-8.json")).unwrap();
+    let with = |tor: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
+        v["tor"] = serde_json::from_str(tor).unwrap();
+        Config::from_json(&v.to_string(), "t.json")
+    };
+    let c = with(r#"{"occupancy": {"estimated": {"update_interval": "1us"}}, "pushback": {"after_reroutes": 3}}"#)
+        .unwrap();
+    let t = c.tor.unwrap();
+    assert_eq!(
+        t.occupancy,
+        OccupancyMode::Estimated {
+            update_interval: lh_ctrl::units::Nanos(1000)
+        }
+    );
+    assert_eq!(t.pushback, Some(PushbackWhen::AfterReroutes(3)));
+    assert!(t.slice_miss_detection);
+    let c = with(
+        r#"{"occupancy": "exact", "pushback": "first_rejection", "slice_miss_detection": false}"#,
+    )
+    .unwrap();
+    assert_eq!(c.tor.unwrap().pushback, Some(PushbackWhen::FirstRejection));
+    let path = |tor: &str| with(tor).unwrap_err().json_path().to_string();
+    assert_eq!(
+        path(r#"{"occupancy": {"estimated": {"update_interval": "0ns"}}}"#),
+        "$.tor.occupancy.estimated.update_interval"
+    );
+    assert_eq!(
+        path(r#"{"occupancy": {"estimated": {"update_interval": "1s"}}}"#),
+        "$.tor.occupancy.estimated.update_interval"
+    );
+    assert_eq!(
+        path(r#"{"pushback": {"after_reroutes": 0}}"#),
+        "$.tor.pushback.after_reroutes"
+    );
+    assert!(
+        path(r#"{"occupancy": {"estimated": {"interval": "1us"}}}"#).starts_with("$.tor.occupancy")
+    );
+    assert!(path(r#"{"bogus": 1}"#).starts_with("$.tor"));
+}

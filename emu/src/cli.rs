@@ -179,6 +179,14 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     ("ports", "display ports and interfaces for each switch"),
     (
+        "buffer_usage",
+        "Bytes in the calendar queues of ToR uplinks now (paper Table 1).\n       Usage: buffer_usage [tor] [port]",
+    ),
+    (
+        "bw_usage",
+        "Uplink bandwidth used over an interval, as a fraction of the link rate.\n       Usage: bw_usage [tor] [port] [interval, default 1ms]",
+    ),
+    (
         "queues",
         "Bytes in each calendar queue of a ToR, per uplink.\n       Usage: queues <tor>",
     ),
@@ -362,6 +370,7 @@ impl<'a> Cli<'a> {
             "slice" => self.slice(),
             "table" => self.table(rest),
             "queues" => self.queues(rest),
+            "buffer_usage" | "bw_usage" => self.usage_cmd(first, rest),
             "drops" => self.drops(),
             "pcap" => self.pcap(rest),
             _ if self.is_node(first) => self.node_cmd(first, rest),
@@ -1004,6 +1013,82 @@ impl<'a> Cli<'a> {
                 crate::p4tor::THRIFT_PORT
             ));
         }
+    }
+
+    /// `buffer_usage [tor] [port]` and `bw_usage [tor] [port] [interval]`
+    /// (telemetry, paper Table 1; the same records as `--telemetry`).
+    fn usage_cmd(&mut self, verb: &str, rest: &str) {
+        use lh_ctrl::config::{Metric, Monitor};
+        let args: Vec<&str> = rest.split_whitespace().collect();
+        let tor = match args.first() {
+            Some(a) => match self.parse_tor(a) {
+                Some(t) => Some(t),
+                None => return,
+            },
+            None => None,
+        };
+        let port = match args.get(1).map(|p| p.parse::<u8>()) {
+            Some(Ok(p)) if (p as usize) < self.plan.uplinks => Some(p),
+            Some(_) => {
+                self.say(&format!("*** {verb}: bad port {:?}", args[1]));
+                return;
+            }
+            None => None,
+        };
+        let interval = match args.get(2).map(|i| i.parse::<lh_ctrl::units::Nanos>()) {
+            Some(Ok(i)) if i.0 > 0 => i,
+            Some(_) => {
+                self.say(&format!("*** {verb}: bad interval {:?}", args[2]));
+                return;
+            }
+            None => lh_ctrl::units::Nanos(1_000_000),
+        };
+        let Some(f) = self.need_fabric() else { return };
+        let metric = if verb == "bw_usage" {
+            Metric::BwUsage
+        } else {
+            Metric::BufferUsage
+        };
+        let m = Monitor {
+            metric,
+            tor,
+            port,
+            interval,
+        };
+        let t0 = std::time::Instant::now();
+        let read = |f: &FabricHandle| f.usage().map_err(|e| e.to_string());
+        let prev = match read(f) {
+            Ok(u) => u,
+            Err(e) => return self.say(&format!("*** {verb}: {e}")),
+        };
+        let cur = if metric == Metric::BwUsage {
+            std::thread::sleep(std::time::Duration::from_nanos(interval.0));
+            match read(f) {
+                Ok(u) => u,
+                Err(e) => return self.say(&format!("*** {verb}: {e}")),
+            }
+        } else {
+            prev.clone()
+        };
+        let dt = t0.elapsed().as_nanos() as u64;
+        let mut out = String::new();
+        for r in crate::telemetry::records(&m, &prev, &cur, dt, 0) {
+            let name = crate::topo::tor_name(r.tor as usize);
+            out.push_str(&match metric {
+                Metric::BufferUsage => format!(
+                    "{name} up{}: {} bytes (offloaded {})\n",
+                    r.port, r.value, r.extra
+                ),
+                Metric::BwUsage => format!(
+                    "{name} up{}: {:.1}% of the link ({:.1} Mb/s over {})\n",
+                    r.port,
+                    r.value * 100.0,
+                    r.extra / 1e6,
+                    interval
+                ),
+            });
+        }
+        self.say_part(&out);
     }
 
     fn queues(&mut self, rest: &str) {

@@ -28,7 +28,12 @@ pub fn start(net: &Net, c: &Compiled) -> Result<FabricHandle, FabricError> {
         hosts: host_attach(net),
         external: external_tors(net),
     };
-    swtor::start(spec, Some(&net.fabric_ns()))
+    // config.json's `tor` section (estimator, detection, push-back).
+    let opts = swtor::EngineOptions {
+        tor: swtor::TorFeatures::from_config(&c.config),
+        ..Default::default()
+    };
+    swtor::start_with(spec, Some(&net.fabric_ns()), opts)
 }
 
 /// The BMv2 ToRs as swtor sees them: the OCS ends of their uplink and CPU

@@ -72,6 +72,15 @@ enum Cmd {
         /// another thread ("thread") once the run is up.
         #[arg(long, hide = true, value_name = "WHERE")]
         debug_panic: Option<String>,
+        /// Sample the config's `monitoring` section (buffer_usage,
+        /// bw_usage) as JSON lines into FILE, or `-` for stdout
+        /// (docs/cli.md#telemetry).
+        #[arg(long, value_name = "FILE|-")]
+        telemetry: Option<PathBuf>,
+        /// TA mode: every `ta.update_interval`, recompute the topology from
+        /// the live traffic matrix and reconfigure (docs/dataplane.md).
+        #[arg(long)]
+        ta_live: bool,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
     /// Live runs are asked to stop (SIGTERM) and killed only after a timeout.
@@ -94,6 +103,33 @@ enum Cmd {
         #[command(subcommand)]
         cmd: P4Cmd,
     },
+    /// Reproduce a table of the paper, scaled to this machine, in virtual
+    /// time (docs/experiments.md); prints it and writes the figures (JSON).
+    Experiment {
+        which: ExperimentKind,
+        /// A config instead of the built-in scaled setting.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Where the figures go.
+        #[arg(long, value_name = "FILE", default_value = "experiment.json")]
+        out: PathBuf,
+        /// Offered load (fraction of each ToR's uplink capacity).
+        #[arg(long)]
+        load: Option<f64>,
+        /// Traffic time in virtual milliseconds.
+        #[arg(long)]
+        duration_ms: Option<u64>,
+        /// Random seed of the traffic.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Table 2: calendar queues per uplink a ToR keeps when offloading.
+        #[arg(long, default_value_t = 1)]
+        offload_queues: usize,
+        /// Fraction of the load sent as incast bursts (table3 default 0.3,
+        /// table2 default 0).
+        #[arg(long)]
+        incast_share: Option<f64>,
+    },
     /// Show one ToR's time-flow table or one slice's circuits.
     Show {
         config: PathBuf,
@@ -107,6 +143,15 @@ enum Cmd {
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
     #[command(subcommand)]
     Lab(lh_emu::lab::LabCmd),
+}
+
+/// Which paper experiment `lighthouse experiment` reproduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ExperimentKind {
+    /// Table 2: ToR buffer usage of VLB (and offloaded), HOHO, UCMP.
+    Table2,
+    /// Table 3: slice-miss prevention in HOHO (detection, push-back).
+    Table3,
 }
 
 #[derive(Subcommand)]
@@ -165,6 +210,8 @@ fn main() -> ExitCode {
             p4,
             p4_log,
             debug_panic,
+            telemetry,
+            ta_live,
         } => run(RunArgs {
             config,
             mn,
@@ -178,6 +225,8 @@ fn main() -> ExitCode {
             p4,
             p4_log,
             debug_panic,
+            telemetry,
+            ta_live,
         }),
         Cmd::Clean { prefix, stale } => clean_cmd(prefix, stale),
         Cmd::P4 {
@@ -200,6 +249,25 @@ fn main() -> ExitCode {
         Cmd::Compile { config, out } => {
             compile_cmd::compile_cmd(&config, out.as_deref()).map(|()| ExitCode::SUCCESS)
         }
+        Cmd::Experiment {
+            which,
+            config,
+            out,
+            load,
+            duration_ms,
+            seed,
+            offload_queues,
+            incast_share,
+        } => experiment_cmd(
+            which,
+            config,
+            out,
+            load,
+            duration_ms,
+            seed,
+            offload_queues,
+            incast_share,
+        ),
         Cmd::Show { config, tor, slice } => {
             compile_cmd::show_cmd(&config, tor, slice).map(|()| ExitCode::SUCCESS)
         }
@@ -212,6 +280,85 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `lighthouse run --telemetry`: the config's monitors (default: both
+/// metrics on every uplink every millisecond) into `target`.
+fn start_telemetry(
+    f: &swtor::FabricHandle,
+    cfg: &lh_ctrl::config::Config,
+    target: &std::path::Path,
+) -> anyhow::Result<lh_emu::telemetry::Sampler> {
+    use lh_ctrl::config::{Metric, Monitor};
+    let mut monitors = cfg.monitoring.clone();
+    if monitors.is_empty() {
+        for metric in [Metric::BufferUsage, Metric::BwUsage] {
+            monitors.push(Monitor {
+                metric,
+                tor: None,
+                port: None,
+                interval: lh_ctrl::units::Nanos(1_000_000),
+            });
+        }
+    }
+    let out =
+        lh_emu::telemetry::open(target).with_context(|| format!("opening {}", target.display()))?;
+    say!(
+        "*** Telemetry: {} monitor(s) into {}",
+        monitors.len(),
+        target.display()
+    );
+    Ok(lh_emu::telemetry::Sampler::start(
+        f.usage_probe(),
+        monitors,
+        out,
+    )?)
+}
+
+/// `lighthouse experiment`.
+#[allow(clippy::too_many_arguments)]
+fn experiment_cmd(
+    which: ExperimentKind,
+    config: Option<PathBuf>,
+    out: PathBuf,
+    load: Option<f64>,
+    duration_ms: Option<u64>,
+    seed: Option<u64>,
+    offload_queues: usize,
+    incast_share: Option<f64>,
+) -> anyhow::Result<ExitCode> {
+    use lh_emu::experiment;
+    let cfg = config
+        .map(|p| lh_ctrl::config::Config::load(&p))
+        .transpose()?;
+    let mut w = experiment::Workload::default();
+    if let Some(l) = load {
+        w.load = l;
+    }
+    if let Some(d) = duration_ms {
+        w.duration_ns = d * 1_000_000;
+    }
+    if let Some(s) = seed {
+        w.seed = s;
+    }
+    if let Some(x) = incast_share {
+        w.incast_share = x;
+    }
+    let text = match which {
+        ExperimentKind::Table3 => experiment::table3(cfg, &w, &out)?,
+        ExperimentKind::Table2 => {
+            // The paper runs Table 2 at production load (40%).
+            if load.is_none() {
+                w.load = 0.4;
+            }
+            if incast_share.is_none() {
+                w.incast_share = 0.0;
+            }
+            experiment::table2(cfg, &w, offload_queues, &out)?
+        }
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn is_root() -> bool {
@@ -266,6 +413,8 @@ struct RunArgs {
     p4: Option<PathBuf>,
     p4_log: bool,
     debug_panic: Option<String>,
+    telemetry: Option<PathBuf>,
+    ta_live: bool,
 }
 
 /// Held by whoever tears the run down: the main thread at the end, or the
@@ -442,6 +591,27 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
+    let sampler = match (&fab, &a.telemetry) {
+        // A telemetry failure must not leave the namespaces behind.
+        (Some(f), Some(target)) => match start_telemetry(f, &cfg, target) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                say!("*** Telemetry off: {e:#}");
+                None
+            }
+        },
+        _ => None,
+    };
+    let live = match (&fab, a.ta_live) {
+        (Some(f), true) => {
+            let l = lh_emu::ta_live::LiveTa::start(f.control(), cfg.clone());
+            if l.is_none() {
+                say!("*** --ta-live: not a TA config, ignored");
+            }
+            l
+        }
+        _ => None,
+    };
     let mut ok = true;
     {
         let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
@@ -479,6 +649,24 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
+    if let Some(l) = live {
+        let r = l.stop();
+        let applied: Vec<_> = r.iter().filter(|u| u.applied).collect();
+        say!(
+            "*** TA updates: {} applied of {} ticks; lost {} deferred {} carried over {} across them",
+            applied.len(),
+            r.len(),
+            applied.iter().map(|u| u.lost).sum::<u64>(),
+            applied.iter().map(|u| u.deferred).sum::<u64>(),
+            applied.iter().map(|u| u.carried_over).sum::<u64>()
+        );
+    }
+    if let Some(s) = sampler {
+        match s.stop() {
+            Ok(n) => say!("*** Telemetry: {n} records"),
+            Err(e) => say!("*** Telemetry: {e}"),
+        }
+    }
     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
     DONE.store(true, Ordering::Relaxed);
     say!("*** Stopping network");

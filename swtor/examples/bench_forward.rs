@@ -298,6 +298,7 @@ fn engine_only(len: usize, secs: f64) -> f64 {
             pool_frames: 4096,
             host_queue_bytes: 64 << 20,
             epoch: None,
+            ..Default::default()
         },
     )
     .unwrap();

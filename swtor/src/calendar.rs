@@ -9,6 +9,7 @@ use crate::Timing;
 use crate::capture::Captures;
 use crate::clock::{SliceClock, offset};
 use crate::counters::Counters;
+use crate::estimator::{Estimator, Occupancy};
 use crate::lookup::Step;
 use crate::ocs::Ocs;
 use crate::pool::FramePool;
@@ -59,6 +60,19 @@ pub(crate) struct Calendar {
     next_free: Vec<u64>,
     /// Per ToR: the last slot whose end was accounted (carried_over).
     last_slot: Vec<u64>,
+    /// Slice-miss detection (§6.2); off, only the buffer limit is checked
+    /// (paper Table 3, first column).
+    detection: bool,
+    /// The occupancy estimator (§6.2), when admission uses it.
+    est: Option<Estimator>,
+    /// Buffer offloading (§7): the ToR keeps this many calendar queues per
+    /// uplink (ranks `0..N`); frames for later slices wait at its hosts.
+    offload: Option<usize>,
+    /// Host-resident calendar queues (indexed like `cal`), and their bytes
+    /// count against their slice like the ToR's own.
+    off: Vec<FrameQueue>,
+    /// Per uplink: bytes put on the link so far (telemetry: `bw_usage`).
+    tx_bytes: Vec<u64>,
 }
 
 impl Calendar {
@@ -82,7 +96,67 @@ impl Calendar {
             pending: vec![0; n],
             next_free: vec![0; n],
             last_slot: vec![u64::MAX; tors],
+            detection: true,
+            est: None,
+            offload: None,
+            off: Vec::new(),
+            tx_bytes: vec![0; n],
         }
+    }
+
+    /// Buffer offloading (§7): keep `n` calendar queues per uplink on the
+    /// ToR, the rest at the hosts.
+    pub(crate) fn set_offload(&mut self, n: Option<usize>) {
+        self.offload = n.filter(|&n| n >= 1 && n < self.s);
+        if self.offload.is_some() {
+            self.off = vec![FrameQueue::default(); self.cal.len()];
+        }
+    }
+
+    /// Turns slice-miss detection on or off and picks how admission learns
+    /// occupancy (exact, or the §6.2 estimator).
+    pub(crate) fn set_admission(&mut self, detection: bool, occupancy: Occupancy) {
+        self.detection = detection;
+        self.est = match occupancy {
+            Occupancy::Exact => None,
+            Occupancy::Estimated { update_interval } => {
+                Some(Estimator::new(update_interval, self.cal.len()))
+            }
+        };
+    }
+
+    /// Whether slice-miss detection is on.
+    #[inline]
+    pub(crate) fn detection(&self) -> bool {
+        self.detection
+    }
+
+    /// Applies the estimator's ticks up to ToR time `tnow`.
+    pub(crate) fn advance_estimator(&mut self, tnow: u64) {
+        let Some(e) = self.est.as_mut() else {
+            return;
+        };
+        let (clock, s, rotation, dark) = (self.clock, self.s, self.rotation, self.dark);
+        let (changed, dark_until, rate) = (&self.changed, &self.dark_until, &self.rate);
+        let (tors, uplinks) = (self.tors, self.uplinks);
+        e.advance(
+            tnow,
+            clock.epoch,
+            clock.slice,
+            s,
+            tors * uplinks,
+            |slot, tu| {
+                let start = clock.start_of_slot(slot);
+                let sl = (slot % s as u64) as usize;
+                let d = if rotation && changed[sl * tors * uplinks + tu] {
+                    dark
+                } else {
+                    0
+                };
+                ((start + d).max(dark_until[tu]), start + clock.slice)
+            },
+            |tu| rate[tu % uplinks],
+        );
     }
 
     /// New schedule: uplinks in `moved` are dark from `now` for the dark time.
@@ -149,11 +223,19 @@ impl Calendar {
         let d = step.depart.map_or(arrival as u64, |d| d as u64 % s);
         let rank = (d + s - arrival as u64) % s;
         let q = tu * self.s + d as usize;
-        let queued = self.cal[q].bytes;
-        if queued + len > self.capacity {
+        let off = if self.offload.is_some() {
+            self.off[q].bytes
+        } else {
+            0
+        };
+        if self.cal[q].bytes + off + len > self.capacity {
             return Err(Refusal::Full);
         }
-        if self.rotation {
+        let queued = match &self.est {
+            None => self.cal[q].bytes + off,
+            Some(e) => e.get(q),
+        };
+        if self.rotation && self.detection {
             let start = self.clock.start_of_slot(slot + rank);
             let end = start + self.clock.slice;
             let ws = (start + self.dark_of(d as usize, tu)).max(self.dark_until[tu]);
@@ -212,6 +294,23 @@ impl Calendar {
         // The electrical fabric needs the destination when the frame leaves.
         let hops = pool.meta(i).tag & 0xff;
         pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
+        if let Some(e) = self.est.as_mut() {
+            e.add(q, pool.meta(i).len as u64);
+        }
+        if let Some(n) = self.offload {
+            let slice = self.clock.slot(tnow) % self.s as u64;
+            let rank = ((q % self.s) as u64 + self.s as u64 - slice) % self.s as u64;
+            if rank >= n as u64 {
+                // Sent down to a host, which returns it ahead of its slice.
+                let len = pool.meta(i).len as u64;
+                self.off[q].push(pool, i);
+                c.held += 1;
+                c.held_bytes += len;
+                c.offloaded += 1;
+                c.offloaded_bytes += len;
+                return;
+            }
+        }
         self.cal[q].push(pool, i);
         self.pending[tu] += 1;
         c.queued += 1;
@@ -234,6 +333,10 @@ impl Calendar {
         let slice = (slot % self.s as u64) as usize;
         let start = self.clock.start_of_slot(slot);
         let end = start + self.clock.slice;
+        self.advance_estimator(tnow);
+        if let Some(n) = self.offload {
+            self.return_offloaded(pool, c, (slice + n - 1) % self.s);
+        }
         let mut busy = false;
         for tor in 0..self.tors {
             if self.rotation && self.last_slot[tor] != slot {
@@ -254,6 +357,7 @@ impl Calendar {
             for p in 0..self.uplinks {
                 let tu = tor * self.uplinks + p;
                 if self.pending[tu] == 0 {
+                    self.sample_estimate(c, tu, slice, tnow);
                     continue;
                 }
                 let rate = self.rate[p];
@@ -278,6 +382,7 @@ impl Calendar {
                     self.cal[q].pop(pool);
                     self.pending[tu] -= 1;
                     self.next_free[tu] = done;
+                    self.tx_bytes[tu] += len;
                     c.uplink_tx += 1;
                     ocs.carry(
                         pool,
@@ -291,9 +396,88 @@ impl Calendar {
                     );
                     busy = true;
                 }
+                self.sample_estimate(c, tu, slice, tnow);
             }
         }
         busy
+    }
+
+    /// Offloading: the hosts return every frame of calendar queue `d`
+    /// (now `N − 1` slices ahead) to the ToR.
+    fn return_offloaded(&mut self, pool: &mut FramePool, c: &mut Counters, d: usize) {
+        for tu in 0..self.tors * self.uplinks {
+            let q = tu * self.s + d;
+            while let Some(i) = self.off[q].pop(pool) {
+                let len = pool.meta(i).len as u64;
+                c.held -= 1;
+                c.held_bytes -= len;
+                c.offloaded -= 1;
+                c.offloaded_bytes -= len;
+                c.offload_returned += 1;
+                self.cal[q].push(pool, i);
+                self.pending[tu] += 1;
+                c.queued += 1;
+            }
+        }
+    }
+
+    /// Telemetry of every uplink of every ToR: `[tor][uplink]`.
+    pub(crate) fn usage(&self) -> Vec<Vec<crate::PortUsage>> {
+        (0..self.tors)
+            .map(|t| {
+                (0..self.uplinks)
+                    .map(|p| {
+                        let tu = t * self.uplinks + p;
+                        let r = tu * self.s..(tu + 1) * self.s;
+                        crate::PortUsage {
+                            buffer_bytes: self.cal[r.clone()].iter().map(|q| q.bytes).sum(),
+                            offloaded_bytes: if self.offload.is_some() {
+                                self.off[r].iter().map(|q| q.bytes).sum()
+                            } else {
+                                0
+                            },
+                            tx_bytes: self.tx_bytes[tu],
+                            rate_bps: self.rate[p].0,
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Bytes of every `[uplink][calendar queue]` of a ToR held at its hosts
+    /// (offloading).
+    pub(crate) fn offloaded(&self, tor: TorId) -> Vec<Vec<u64>> {
+        if self.offload.is_none() || tor as usize >= self.tors {
+            return Vec::new();
+        }
+        (0..self.uplinks)
+            .map(|p| {
+                let tu = tor as usize * self.uplinks + p;
+                self.off[tu * self.s..(tu + 1) * self.s]
+                    .iter()
+                    .map(|q| q.bytes)
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Records the estimator's error on uplink `tu`'s active queue: the
+    /// truth is the bytes not yet serialised (queued, plus what is left of
+    /// the frame on the wire).
+    #[inline]
+    fn sample_estimate(&self, c: &mut Counters, tu: usize, slice: usize, tnow: u64) {
+        let Some(e) = &self.est else {
+            return;
+        };
+        let q = tu * self.s + slice;
+        let on_wire = self.next_free[tu].saturating_sub(tnow);
+        let truth = self.cal[q].bytes + self.rate[tu % self.uplinks].bytes_in(Nanos(on_wire));
+        let est = e.get(q);
+        if truth == 0 && est == 0 {
+            return;
+        }
+        c.estimator_error.record(truth.abs_diff(est));
     }
 }
 

@@ -157,6 +157,100 @@ pub struct Counters {
     /// fabric (the ones whose lateness can delay or misplace a frame; an
     /// idle data plane yields its core and may wake up late harmlessly).
     pub boundary_lateness_queued_hist: [u64; LATENESS_BUCKETS],
+    /// Error of the occupancy estimator (§6.2) against the true occupancy
+    /// of the active calendar queues (all zero with exact occupancy).
+    pub estimator_error: crate::estimator::EstimatorError,
+    /// Frames held at host NICs now (push-back, §7): sent but not yet in
+    /// the fabric. Host memory, apart from `queued`.
+    pub held: u64,
+    /// Their bytes.
+    pub held_bytes: u64,
+    /// Frames ever held at a host NIC.
+    pub held_total: u64,
+    /// Frames a paused host could not hold (host memory full); they went
+    /// on to the ToR.
+    pub hold_overflow: u64,
+    /// Push-back messages sent by rejecting ToRs.
+    pub pushbacks: u64,
+    /// Hosts reached by push-back broadcasts.
+    pub pushback_notified: u64,
+    /// Frames of flows past the elephant threshold (flow pausing, §7).
+    pub elephant_frames: u64,
+    /// Frames (and bytes) of calendar queues offloaded to hosts now
+    /// (buffer offloading, §7); part of `held`.
+    pub offloaded: u64,
+    pub offloaded_bytes: u64,
+    /// Offloaded frames the hosts returned to their ToR.
+    pub offload_returned: u64,
+}
+
+/// Log-linear histogram of delays in ns (8 buckets per octave, ≤ 12.5%
+/// relative error), kept by the engine outside [`Counters`].
+#[derive(Clone, Debug)]
+pub struct DelayHist {
+    buckets: Vec<u64>,
+    pub count: u64,
+    pub sum_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Default for DelayHist {
+    fn default() -> Self {
+        DelayHist {
+            buckets: vec![0; 8 + 61 * 8],
+            count: 0,
+            sum_ns: 0,
+            max_ns: 0,
+        }
+    }
+}
+
+impl DelayHist {
+    #[inline]
+    fn index(x: u64) -> usize {
+        if x < 8 {
+            return x as usize;
+        }
+        let e = 63 - x.leading_zeros() as usize;
+        8 + (e - 3) * 8 + ((x >> (e - 3)) & 7) as usize
+    }
+    fn lower(i: usize) -> u64 {
+        if i < 8 {
+            return i as u64;
+        }
+        let e = (i - 8) / 8 + 3;
+        let m = ((i - 8) % 8) as u64;
+        (8 + m) << (e - 3)
+    }
+    #[inline]
+    pub fn record(&mut self, x: u64) {
+        self.buckets[Self::index(x)] += 1;
+        self.count += 1;
+        self.sum_ns += x;
+        self.max_ns = self.max_ns.max(x);
+    }
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count as f64
+        }
+    }
+    /// Lower bound (ns) of the bucket holding quantile `q`; 0 when empty.
+    pub fn quantile_ns(&self, q: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
+        let mut acc = 0;
+        for (i, &n) in self.buckets.iter().enumerate() {
+            acc += n;
+            if acc >= rank {
+                return Self::lower(i);
+            }
+        }
+        self.max_ns
+    }
 }
 
 /// Buckets of [`Counters::boundary_lateness_hist`]: bucket 0 is < 256 ns,
@@ -185,10 +279,11 @@ impl Counters {
     pub fn drop_one(&mut self, r: DropReason) {
         self.dropped[r as usize] += 1;
     }
-    /// `sent + from_external == delivered + to_external + dropped + queued`.
+    /// `sent + from_external == delivered + to_external + dropped + queued
+    /// + held` (held: at host NICs).
     pub fn conservation_holds(&self) -> bool {
         self.sent + self.from_external
-            == self.delivered + self.to_external + self.dropped_total() + self.queued
+            == self.delivered + self.to_external + self.dropped_total() + self.queued + self.held
     }
     /// Records `n` slot boundaries first polled `lateness_ns` after they
     /// passed (fixed buckets: no allocation on the data plane's loop).

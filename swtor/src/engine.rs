@@ -14,12 +14,17 @@ use crate::calendar::Calendar;
 use crate::calendar::Refusal;
 use crate::capture::Captures;
 use crate::clock::{SliceClock, offset};
-use crate::counters::{Counters, DropReason};
+use crate::counters::{Counters, DelayHist, DropReason};
+pub use crate::estimator::Occupancy;
 use crate::fastmap::IntMap;
 use crate::host::Hosts;
 use crate::lookup::LookupIndex;
+pub use crate::nic::FlowPausing;
+use crate::nic::Nic;
 use crate::ocs::Ocs;
 use crate::pool::FramePool;
+use crate::pushback::Pushback;
+pub use crate::pushback::PushbackTrigger;
 use crate::tor::{Ctx, Pipeline};
 use crate::wire;
 use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
@@ -45,6 +50,9 @@ pub struct EngineOptions {
     /// 0) for [`crate::start_with`], e.g. one shared with another process or
     /// chosen by a test; None: the latest aligned cycle boundary.
     pub epoch: Option<u64>,
+    /// The ToR and host systems of paper §6–§7 (estimator, slice-miss
+    /// detection, push-back, flow pausing).
+    pub tor: TorFeatures,
 }
 
 impl Default for EngineOptions {
@@ -53,6 +61,66 @@ impl Default for EngineOptions {
             pool_frames: 32 * 1024,
             host_queue_bytes: 4 << 20,
             epoch: None,
+            tor: TorFeatures::default(),
+        }
+    }
+}
+
+/// Optional mechanisms of the ToR and host systems (paper §6.2, §7),
+/// from config.json's `tor` section ([`TorFeatures::from_config`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TorFeatures {
+    /// How admission learns calendar-queue occupancy (§6.2).
+    pub occupancy: Occupancy,
+    /// Slice-miss detection (§6.2). Off, every frame goes to its primary
+    /// calendar queue while the buffer lasts (paper Table 3, column 1).
+    pub slice_miss_detection: bool,
+    /// Traffic push-back (§7), and when it fires.
+    pub pushback: Option<PushbackTrigger>,
+    /// Flow pausing at the hosts (§7): elephants wait for their direct
+    /// circuit.
+    pub flow_pausing: Option<FlowPausing>,
+    /// Buffer offloading (§7): calendar queues per uplink kept on the ToR
+    /// (the nearest `N` slices); the rest wait at its hosts.
+    pub offload_queues: Option<usize>,
+}
+
+impl Default for TorFeatures {
+    fn default() -> Self {
+        TorFeatures {
+            occupancy: Occupancy::Exact,
+            slice_miss_detection: true,
+            pushback: None,
+            flow_pausing: None,
+            offload_queues: None,
+        }
+    }
+}
+
+impl TorFeatures {
+    /// The `tor` section of a config (defaults when absent).
+    pub fn from_config(cfg: &lh_ctrl::config::Config) -> TorFeatures {
+        use lh_ctrl::config::{OccupancyMode, PushbackWhen};
+        let Some(t) = &cfg.tor else {
+            return TorFeatures::default();
+        };
+        TorFeatures {
+            occupancy: match t.occupancy {
+                OccupancyMode::Exact => Occupancy::Exact,
+                OccupancyMode::Estimated { update_interval } => Occupancy::Estimated {
+                    update_interval: update_interval.0,
+                },
+            },
+            slice_miss_detection: t.slice_miss_detection,
+            pushback: t.pushback.map(|p| match p {
+                PushbackWhen::FirstRejection => PushbackTrigger::FirstRejection,
+                PushbackWhen::AfterReroutes(n) => PushbackTrigger::AfterReroutes(n),
+            }),
+            offload_queues: t.offload.map(|o| o.queues as usize),
+            flow_pausing: t.flow_pausing.map(|f| FlowPausing {
+                elephant_bytes: f.elephant_bytes,
+                aging: f.aging.0.max(1),
+            }),
         }
     }
 }
@@ -82,6 +150,12 @@ pub struct Engine<P: Port> {
     ext_tx: Vec<(u32, i32)>,
     rx: Vec<RxFrame>,
     last_poll: u64,
+    /// Traffic push-back (§7), when enabled.
+    pb: Option<Pushback>,
+    /// Host NICs (§7), when a host-side mechanism is enabled.
+    nic: Option<Nic>,
+    /// Fabric delay of delivered frames.
+    delay: DelayHist,
     pub c: Counters,
 }
 
@@ -174,6 +248,26 @@ impl<P: Port> Engine<P> {
             }
             ext_cpu.push((x.tor, *cpu));
         }
+        let mut cal = Calendar::new(schedule, &timing, clock);
+        cal.set_admission(opts.tor.slice_miss_detection, opts.tor.occupancy);
+        cal.set_offload(opts.tor.offload_queues);
+        let pb = opts
+            .tor
+            .pushback
+            .map(|t| Pushback::new(t, tors, timing.propagation.0));
+        let nic = (pb.is_some() || opts.tor.flow_pausing.is_some()).then(|| {
+            let mut n = Nic::new(
+                hosts.iter().map(|h| h.tor).collect(),
+                tors,
+                clock,
+                opts.host_queue_bytes,
+                timing.host_rate,
+            );
+            if let Some(f) = opts.tor.flow_pausing {
+                n.enable_flow_pausing(f, schedule, timing.dark().0);
+            }
+            n
+        });
         Ok(Engine {
             port,
             pool: FramePool::new(opts.pool_frames),
@@ -184,7 +278,7 @@ impl<P: Port> Engine<P> {
             s,
             hosts: hs,
             tor: Pipeline::new(tables, tors, clock, s, timing.tor_clock_offset)?,
-            cal: Calendar::new(schedule, &timing, clock),
+            cal,
             ocs: Ocs::new(schedule, &timing, clock),
             cap: Captures::new(tors * uplinks),
             by_ifindex,
@@ -194,6 +288,9 @@ impl<P: Port> Engine<P> {
             ext_tx: Vec::with_capacity(crate::afpacket::BATCH),
             rx: Vec::with_capacity(crate::afpacket::BATCH),
             last_poll: 0,
+            pb,
+            nic,
+            delay: DelayHist::default(),
             c: Counters::default(),
         })
     }
@@ -260,7 +357,14 @@ impl<P: Port> Engine<P> {
         if !self.ext_cpu.is_empty() {
             self.send_rotation(now);
         }
-        let mut busy = self.deliver_lines(now);
+        self.cal
+            .advance_estimator(offset(now, self.timing.tor_clock_offset));
+        let mut busy = false;
+        if self.nic.is_some() {
+            self.apply_pushbacks(now);
+            busy |= self.release_held(now);
+        }
+        busy |= self.deliver_lines(now);
         busy |= self.receive(now)?;
         busy |= self.cal.rotate(
             &mut self.pool,
@@ -284,6 +388,24 @@ impl<P: Port> Engine<P> {
     /// Bytes per `[uplink][calendar queue]` of a ToR.
     pub fn queues(&self, tor: TorId) -> Vec<Vec<u64>> {
         self.cal.queues(tor)
+    }
+
+    /// Bytes hosts of each ToR sent towards each other ToR since the start
+    /// (`[src][dst]`): the live traffic matrix for TA updates (§8).
+    pub fn traffic_matrix(&self) -> Vec<Vec<u64>> {
+        self.tor.traffic_matrix()
+    }
+
+    /// Telemetry (`buffer_usage`, `bw_usage`) of every uplink:
+    /// `[tor][uplink]`.
+    pub fn usage(&self) -> Vec<Vec<crate::PortUsage>> {
+        self.cal.usage()
+    }
+
+    /// Bytes per `[uplink][calendar queue]` of a ToR held at its hosts by
+    /// buffer offloading (empty without it).
+    pub fn offloaded(&self, tor: TorId) -> Vec<Vec<u64>> {
+        self.cal.offloaded(tor)
     }
 
     /// Replaces the schedule and tables at time `now` (a traffic-aware
@@ -314,6 +436,9 @@ impl<P: Port> Engine<P> {
         let moved = self.ocs.reconfigure(schedule, now);
         self.cal.reconfigure(schedule, &self.timing, &moved, now);
         self.tor.reconfigure(ix, tables);
+        if let Some(n) = self.nic.as_mut() {
+            n.set_circuits(schedule);
+        }
         self.c.reconfigurations += 1;
         Ok(())
     }
@@ -367,17 +492,126 @@ impl<P: Port> Engine<P> {
                 }
             };
             if let Some(tor) = self.hosts.receive(&mut self.pool, &mut self.c, h, f) {
+                if self.nic.is_some() && self.nic_holds(h, tor, f.idx, t) {
+                    continue;
+                }
+                self.pool.meta_mut(f.idx).born = t;
                 let mut x = Ctx {
                     pool: &mut self.pool,
                     c: &mut self.c,
                     hosts: &mut self.hosts,
                     cal: &mut self.cal,
+                    pb: &mut self.pb,
+                    delay: &mut self.delay,
                 };
                 self.tor.forward(&mut x, tor, false, f.idx, t);
+                if self.pb.as_ref().is_some_and(|p| p.has_due(t)) {
+                    self.apply_pushbacks(t);
+                }
             }
         }
         self.rx = rx;
         Ok(any)
+    }
+
+    /// Host NIC (§7): holds host `h`'s frame `i` (on ToR `tor`) if its
+    /// destination ToR is paused for the host. True if held.
+    fn nic_holds(&mut self, h: u16, tor: TorId, i: u32, now: u64) -> bool {
+        let Some(dst) = wire::ipv4_dst(self.pool.data(i))
+            .and_then(|ip| self.hosts.by_ip(&ip))
+            .map(|d| self.hosts.tor(d))
+        else {
+            return false;
+        };
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let Some(nic) = self.nic.as_mut() else {
+            return false;
+        };
+        if dst == tor {
+            return false;
+        }
+        if nic.must_hold(h, dst, tnow) && nic.hold(&mut self.pool, &mut self.c, h, dst, i) {
+            return true;
+        }
+        nic.pause_elephant(&mut self.pool, &mut self.c, h, dst, i, tnow)
+    }
+
+    /// Push-back messages that have arrived by `now`: each sender ToR
+    /// broadcasts to its hosts' NICs.
+    fn apply_pushbacks(&mut self, now: u64) {
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let (Some(pb), Some(nic)) = (self.pb.as_mut(), self.nic.as_mut()) else {
+            return;
+        };
+        while let Some(m) = pb.pop_due(now) {
+            self.c.pushback_notified += nic.pushback(&m, tnow);
+        }
+    }
+
+    /// Held frames whose pause is over go to their ToR.
+    fn release_held(&mut self, now: u64) -> bool {
+        let tnow = offset(now, self.timing.tor_clock_offset);
+        let mut busy = false;
+        if let Some(nic) = self.nic.as_mut() {
+            nic.begin_release();
+        }
+        while let Some((h, i)) = self
+            .nic
+            .as_mut()
+            .and_then(|nic| nic.pop_ready(&mut self.pool, &mut self.c, tnow))
+        {
+            busy = true;
+            let tor = self.hosts.tor(h);
+            self.pool.meta_mut(i).born = now;
+            let mut x = Ctx {
+                pool: &mut self.pool,
+                c: &mut self.c,
+                hosts: &mut self.hosts,
+                cal: &mut self.cal,
+                pb: &mut self.pb,
+                delay: &mut self.delay,
+            };
+            self.tor.forward(&mut x, tor, false, i, now);
+            if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
+                self.apply_pushbacks(now);
+            }
+        }
+        // Paused elephants whose direct circuit is up.
+        while let Some((h, i)) = self
+            .nic
+            .as_mut()
+            .and_then(|nic| nic.pop_elephant(&mut self.pool, &mut self.c, tnow))
+        {
+            busy = true;
+            let tor = self.hosts.tor(h);
+            self.pool.meta_mut(i).born = now;
+            let mut x = Ctx {
+                pool: &mut self.pool,
+                c: &mut self.c,
+                hosts: &mut self.hosts,
+                cal: &mut self.cal,
+                pb: &mut self.pb,
+                delay: &mut self.delay,
+            };
+            self.tor.forward(&mut x, tor, false, i, now);
+            if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
+                self.apply_pushbacks(now);
+            }
+        }
+        busy
+    }
+
+    /// Fabric delay (first ToR to host egress) of delivered frames.
+    pub fn fabric_delay(&self) -> &DelayHist {
+        &self.delay
+    }
+
+    /// Bytes held at host `ip`'s NIC (0 without a host system).
+    pub fn held_at(&self, ip: Ipv4Addr) -> u64 {
+        match (&self.nic, self.hosts.by_ip(&ip)) {
+            (Some(n), Some(h)) => n.held_bytes(h as usize),
+            _ => 0,
+        }
     }
 
     /// OCS delay lines: frames due at `now` arrive at the peer ToR.
@@ -406,6 +640,8 @@ impl<P: Port> Engine<P> {
                     c: &mut self.c,
                     hosts: &mut self.hosts,
                     cal: &mut self.cal,
+                    pb: &mut self.pb,
+                    delay: &mut self.delay,
                 };
                 self.tor.forward(&mut x, peer_tor, true, i, now);
             }

@@ -13,24 +13,30 @@ pub mod capture;
 pub mod clock;
 pub mod counters;
 pub mod engine;
+pub mod estimator;
 pub(crate) mod fastmap;
 pub(crate) mod host;
 pub mod lookup;
 pub mod netns;
+pub mod nic;
 pub mod ocs;
 pub mod pcap;
 pub mod pool;
 pub mod port;
+pub mod pushback;
 pub mod sched;
 pub mod timestamp;
 pub(crate) mod tor;
 pub mod wire;
 
 pub use clock::{SliceClock, monotonic_ns};
-pub use counters::{Counters, DropReason, LATENESS_BUCKETS};
-pub use engine::{CapturePoint, EngineOptions, Port};
+pub use counters::{Counters, DelayHist, DropReason, LATENESS_BUCKETS};
+pub use engine::{CapturePoint, EngineOptions, Port, TorFeatures};
+pub use estimator::{EstimatorError, Occupancy};
+pub use nic::FlowPausing;
 pub use ocs::Ocs;
 pub use port::{MemPort, SentFrame};
+pub use pushback::PushbackTrigger;
 
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::Tables;
@@ -216,7 +222,70 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> FabricError {
     move |source| FabricError::Io { what, source }
 }
 
+/// One uplink's telemetry at a moment (paper Table 1's `buffer_usage()`
+/// and `bw_usage()`; the sampler in `lh_emu::telemetry` turns two samples
+/// into a rate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PortUsage {
+    /// Bytes in the uplink's calendar queues on the ToR.
+    pub buffer_bytes: u64,
+    /// Bytes of its calendar queues offloaded to hosts (§7).
+    pub offloaded_bytes: u64,
+    /// Bytes put on the link since the start.
+    pub tx_bytes: u64,
+    /// The link's rate.
+    pub rate_bps: u64,
+}
+
+/// A cloneable, thread-safe handle that only reads telemetry from a
+/// running data plane ([`FabricHandle::usage_probe`]).
+#[derive(Clone)]
+pub struct UsageProbe {
+    cmd: mpsc::Sender<Cmd>,
+}
+
+impl UsageProbe {
+    /// `[tor][uplink]` telemetry, read between two loop iterations.
+    pub fn usage(&self) -> Result<Vec<Vec<PortUsage>>, FabricError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.cmd
+            .send(Cmd::Usage(tx))
+            .map_err(|_| FabricError::Stopped)?;
+        rx.recv().map_err(|_| FabricError::Stopped)
+    }
+}
+
+/// A cloneable handle for a controller thread: counters, the live traffic
+/// matrix and runtime reconfiguration ([`FabricHandle::control`]).
+#[derive(Clone)]
+pub struct ControlHandle {
+    cmd: mpsc::Sender<Cmd>,
+}
+
+impl ControlHandle {
+    fn ask<T>(&self, make: impl FnOnce(mpsc::SyncSender<T>) -> Cmd) -> Result<T, FabricError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.cmd.send(make(tx)).map_err(|_| FabricError::Stopped)?;
+        rx.recv_timeout(REPLY_TIMEOUT)
+            .map_err(|_| FabricError::Stopped)
+    }
+    /// A consistent snapshot of the counters.
+    pub fn counters(&self) -> Result<Counters, FabricError> {
+        self.ask(Cmd::Counters)
+    }
+    /// See [`FabricHandle::traffic_matrix`].
+    pub fn traffic_matrix(&self) -> Result<Vec<Vec<u64>>, FabricError> {
+        self.ask(Cmd::TrafficMatrix)
+    }
+    /// See [`FabricHandle::reconfigure`].
+    pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
+        self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
+    }
+}
+
 enum Cmd {
+    TrafficMatrix(mpsc::SyncSender<Vec<Vec<u64>>>),
+    Usage(mpsc::SyncSender<Vec<Vec<PortUsage>>>),
     Counters(mpsc::SyncSender<Counters>),
     Queues(TorId, mpsc::SyncSender<Vec<Vec<u64>>>),
     Capture(
@@ -448,6 +517,12 @@ pub fn spawn<P: Port + 'static>(
 
 fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
     match c {
+        Cmd::Usage(r) => {
+            let _ = r.send(eng.usage());
+        }
+        Cmd::TrafficMatrix(r) => {
+            let _ = r.send(eng.traffic_matrix());
+        }
         Cmd::Counters(r) => {
             let _ = r.send(eng.counters());
         }
@@ -469,6 +544,31 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
 const REPLY_TIMEOUT: Duration = Duration::from_secs(2);
 
 impl FabricHandle {
+    /// A control handle for another thread (live TA updates).
+    pub fn control(&self) -> ControlHandle {
+        ControlHandle {
+            cmd: self.cmd.clone(),
+        }
+    }
+
+    /// A telemetry reader for another thread (a sampler).
+    pub fn usage_probe(&self) -> UsageProbe {
+        UsageProbe {
+            cmd: self.cmd.clone(),
+        }
+    }
+
+    /// `[tor][uplink]` telemetry now.
+    pub fn usage(&self) -> Result<Vec<Vec<PortUsage>>, FabricError> {
+        self.usage_probe().usage()
+    }
+
+    /// Bytes hosts of each ToR sent towards each other ToR since the
+    /// start, `[src][dst]` (the live traffic matrix, §8).
+    pub fn traffic_matrix(&self) -> Result<Vec<Vec<u64>>, FabricError> {
+        self.ask(Cmd::TrafficMatrix)
+    }
+
     fn ask<T>(&self, make: impl FnOnce(mpsc::SyncSender<T>) -> Cmd) -> Result<T, FabricError> {
         let (tx, rx) = mpsc::sync_channel(1);
         self.cmd.send(make(tx)).map_err(|_| FabricError::Stopped)?;

@@ -30,6 +30,9 @@ pub struct Meta {
     /// True for frames the ToR made itself (ARP replies); they are outside
     /// the sent/delivered accounting.
     pub ctrl: bool,
+    /// When the frame entered its first ToR from a host (0: unknown, e.g.
+    /// from an external ToR); delivery records the fabric delay from it.
+    pub born: u64,
 }
 
 const META0: Meta = Meta {
@@ -39,6 +42,7 @@ const META0: Meta = Meta {
     t: 0,
     tag: 0,
     ctrl: false,
+    born: 0,
 };
 
 pub struct FramePool {

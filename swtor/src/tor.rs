@@ -6,10 +6,11 @@
 
 use crate::calendar::{Calendar, Refusal};
 use crate::clock::{SliceClock, offset};
-use crate::counters::{Counters, DropReason};
+use crate::counters::{Counters, DelayHist, DropReason};
 use crate::host::Hosts;
 use crate::lookup::{LookupIndex, Step};
 use crate::pool::FramePool;
+use crate::pushback::Pushback;
 use crate::wire;
 use lh_ctrl::config::Multipath;
 use lh_ctrl::tables::Tables;
@@ -17,6 +18,8 @@ use lh_ctrl::{SliceId, TorId};
 
 /// Frames may cross at most this many ToRs (guards against table loops).
 pub const MAX_HOPS: u8 = 16;
+/// Alternates are taken only by frames that crossed at most this many ToRs.
+pub const REROUTE_HOPS: u32 = MAX_HOPS as u32 / 2;
 /// Flow byte counters for UCMP classes (direct-mapped by flow hash).
 const FLOW_SLOTS: usize = 1 << 16;
 
@@ -30,6 +33,10 @@ pub(crate) struct Pipeline {
     thresholds: Vec<u64>,
     pkt_seq: Vec<u32>,
     flow_bytes: Vec<u64>,
+    /// `[src * tors + dst]`: bytes hosts of ToR `src` sent towards ToR
+    /// `dst` (the live traffic matrix of TA updates, §8).
+    tm: Vec<u64>,
+    tors: usize,
 }
 
 /// Everything a frame at a ToR may touch besides the pipeline itself.
@@ -38,6 +45,10 @@ pub(crate) struct Ctx<'a> {
     pub c: &'a mut Counters,
     pub hosts: &'a mut Hosts,
     pub cal: &'a mut Calendar,
+    /// Traffic push-back (§7), when enabled.
+    pub pb: &'a mut Option<Pushback>,
+    /// Fabric delay (host to ToR to host) of delivered frames.
+    pub delay: &'a mut DelayHist,
 }
 
 impl<'a> Ctx<'a> {
@@ -65,6 +76,8 @@ impl Pipeline {
             thresholds: Vec::new(),
             pkt_seq: vec![0; tors],
             flow_bytes: Vec::new(),
+            tm: vec![0; tors * tors],
+            tors,
         };
         p.set_classes(tables);
         Ok(p)
@@ -105,6 +118,10 @@ impl Pipeline {
         };
         let dst = x.hosts.tor(dh);
         if dst == tor {
+            let born = x.pool.meta(i).born;
+            if born != 0 {
+                x.delay.record(now.saturating_sub(born));
+            }
             return x.hosts.deliver(x.pool, x.c, dh, i);
         }
         let m = x.pool.meta_mut(i);
@@ -116,6 +133,9 @@ impl Pipeline {
         let slot = self.clock.slot(tnow);
         let arrival = (slot % self.s as u64) as SliceId;
         let len = x.pool.meta(i).len as u64;
+        if !fabric {
+            self.tm[tor as usize * self.tors + dst as usize] += len;
+        }
 
         if fabric && wire::srh_count(x.pool.data(i)).is_some() {
             let Some((port, depart)) = wire::srh_pop(x.pool, i) else {
@@ -141,7 +161,14 @@ impl Pipeline {
             return x.drop_frame(i, DropReason::NoRoute);
         };
         let mut first_refusal = None;
-        let n_actions = self.ix.actions(entry).len();
+        // Without slice-miss detection the primary queue is the only one;
+        // past REROUTE_HOPS hops a frame no longer takes alternates (it
+        // waits in its primary queue), so rerouting cannot loop.
+        let n_actions = if x.cal.detection() && x.pool.meta(i).tag <= REROUTE_HOPS {
+            self.ix.actions(entry).len()
+        } else {
+            1
+        };
         for k in 0..n_actions {
             let a = self.ix.actions(entry)[k];
             let steps = self.ix.steps(&a);
@@ -168,6 +195,13 @@ impl Pipeline {
                     return x.cal.enqueue(x.pool, x.c, tor, dst, step.port, q, i, tnow);
                 }
                 Err(r) => {
+                    if k == 0 && x.pb.is_some() {
+                        let rank = step.depart.map_or(0, |d| {
+                            (d as u64 + self.s as u64 - arrival as u64) % self.s as u64
+                        });
+                        // Hosts pause until the full queue's slice is over.
+                        self.push_back(x, tor, fabric, dst, i, slot + rank, r, now);
+                    }
                     first_refusal.get_or_insert(r);
                 }
             }
@@ -192,6 +226,42 @@ impl Pipeline {
         }
         let r = first_refusal.map_or(DropReason::NoRoute, refusal_reason);
         x.drop_frame(i, r)
+    }
+
+    /// The primary queue (departing in slot `until`) refused frame `i`
+    /// towards ToR `dst`: tell the push-back state, which decides whether
+    /// a message goes out.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn push_back(
+        &self,
+        x: &mut Ctx<'_>,
+        tor: TorId,
+        fabric: bool,
+        dst: TorId,
+        i: u32,
+        until: u64,
+        r: Refusal,
+        now: u64,
+    ) {
+        let sender = if fabric {
+            match wire::ipv4_src(x.pool.data(i)).and_then(|ip| x.hosts.by_ip(&ip)) {
+                Some(h) => x.hosts.tor(h),
+                None => return,
+            }
+        } else {
+            tor
+        };
+        let Some(pb) = x.pb.as_mut() else { return };
+        let slice = (until % self.s as u64) as SliceId;
+        if pb.on_rejection(tor, sender, dst, until, slice, r == Refusal::Full, now) {
+            x.c.pushbacks += 1;
+        }
+    }
+
+    /// The live traffic matrix (bytes since the start), `[src][dst]`.
+    pub(crate) fn traffic_matrix(&self) -> Vec<Vec<u64>> {
+        self.tm.chunks(self.tors).map(|r| r.to_vec()).collect()
     }
 
     fn class_and_bucket(&mut self, pool: &FramePool, tor: TorId, i: u32, len: u64) -> (u8, u8) {

@@ -28,6 +28,11 @@ pub const SHIM_LEN: usize = 10;
 pub const SHIM_DEPARTURE: u8 = 1;
 /// Shim kind: rotation packet swtor sends on an external ToR's CPU port.
 pub const SHIM_ROTATION: u8 = 2;
+/// Shim kind: traffic push-back (paper §7), ToR to ToR and ToR to hosts
+/// (docs/wire-formats.md).
+pub const SHIM_PUSHBACK: u8 = 3;
+/// Length of a push-back frame (a minimum-size Ethernet frame).
+pub const PUSHBACK_LEN: usize = 60;
 /// Shim flag bit 0: the frame took an alternate (rerouted).
 pub const SHIM_FLAG_REROUTED: u8 = 1;
 /// Shim flag bit 1: the frame was deferred (no action fitted its slice).
@@ -115,6 +120,46 @@ pub fn rotation_frame(f: &mut [u8], slice: u16, slot: u32) {
     shim_write(f, &s, 0);
 }
 
+/// Fills `f` with a push-back message: broadcast, from
+/// [`ROTATION_SRC_MAC`] with the rejecting ToR in its last two bytes,
+/// shim kind 3 (`slice`/`slot` of the paused slice), next EtherType 0,
+/// then `sender_tor`, `dst_tor`, `from_tor` (u16 each, big endian) and the
+/// reason byte, zero padding.
+pub fn pushback_frame(f: &mut [u8; PUSHBACK_LEN], m: &crate::pushback::PushbackMsg) {
+    f.fill(0);
+    f[0..6].copy_from_slice(&[0xff; 6]);
+    f[6..12].copy_from_slice(&ROTATION_SRC_MAC);
+    f[10..12].copy_from_slice(&m.from_tor.to_be_bytes());
+    let s = Shim {
+        kind: SHIM_PUSHBACK,
+        flags: 0,
+        slice: m.slice,
+        slot: m.slot,
+    };
+    shim_write(f, &s, 0);
+    f[24..26].copy_from_slice(&m.sender_tor.to_be_bytes());
+    f[26..28].copy_from_slice(&m.dst_tor.to_be_bytes());
+    f[28..30].copy_from_slice(&m.from_tor.to_be_bytes());
+    f[30] = m.reason;
+}
+
+/// The push-back message in `f`, if it is one.
+pub fn pushback_parse(f: &[u8]) -> Option<crate::pushback::PushbackMsg> {
+    let s = shim_parse(f)?;
+    if s.kind != SHIM_PUSHBACK || f.len() < 31 {
+        return None;
+    }
+    let u = |k: usize| u16::from_be_bytes([f[k], f[k + 1]]);
+    Some(crate::pushback::PushbackMsg {
+        sender_tor: u(24),
+        dst_tor: u(26),
+        from_tor: u(28),
+        slice: s.slice,
+        slot: s.slot,
+        reason: f[30],
+    })
+}
+
 #[inline]
 pub fn ethertype(f: &[u8]) -> Option<u16> {
     Some(u16::from_be_bytes([*f.get(12)?, *f.get(13)?]))
@@ -143,6 +188,19 @@ pub fn l3_offset(f: &[u8]) -> usize {
 }
 
 /// Destination IPv4 address, if this is a well-formed IPv4 frame.
+#[inline]
+pub fn ipv4_src(f: &[u8]) -> Option<Ipv4Addr> {
+    if inner_ethertype(f)? != ETH_IPV4 {
+        return None;
+    }
+    let o = l3_offset(f);
+    let h = f.get(o..o + 20)?;
+    if h[0] >> 4 != 4 {
+        return None;
+    }
+    Some(Ipv4Addr::new(h[12], h[13], h[14], h[15]))
+}
+
 #[inline]
 pub fn ipv4_dst(f: &[u8]) -> Option<Ipv4Addr> {
     if inner_ethertype(f)? != ETH_IPV4 {

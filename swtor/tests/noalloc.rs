@@ -146,6 +146,7 @@ fn run_with(spec: FabricSpec, tagged: Option<Vec<u8>>, expect: &'static [i32]) {
             pool_frames: 8192,
             host_queue_bytes: 1 << 20,
             epoch: None,
+            ..Default::default()
         },
     )
     .unwrap();
