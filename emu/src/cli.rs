@@ -739,21 +739,26 @@ impl<'a> Cli<'a> {
     }
 
     fn iperfudp_cmd(&mut self, rest: &str) {
+        let _ = self.iperfudp(rest);
+    }
+
+    /// Mininet's `iperfudp [bw src dst]`: the received and sent rates (bit/s).
+    pub fn iperfudp(&mut self, rest: &str) -> Option<(f64, f64)> {
         let args: Vec<&str> = rest.split_whitespace().collect();
         let (bw, pair) = match args.len() {
             0 => ("10M".to_string(), self.default_pair()),
             3 => (args[0].to_string(), self.two_hosts(&args[1..])),
             _ => {
                 self.say("invalid number of args: iperfudp bw src dst\nbw examples: 10M");
-                return;
+                return None;
             }
         };
-        let Some((c, s)) = pair else { return };
+        let (c, s) = pair?;
         let Some(mut bps) = parse_bw(&bw) else {
             self.say(&format!(
                 "*** Error: bad bandwidth {bw} (examples: 10M, 1G)"
             ));
-            return;
+            return None;
         };
         // Like Mininet (iperf -u -b BW -t 5) the test runs for a time; a
         // bandwidth beyond what the host link carries is capped to it.
@@ -782,8 +787,12 @@ impl<'a> Cli<'a> {
             Ok((srv, cli)) => {
                 let s = format::iperf_results(&[bw, format::rate(srv), format::rate(cli)]);
                 self.say(&s);
+                Some((srv, cli))
             }
-            Err(e) => self.say(&format!("*** Error: iperfudp: {e}")),
+            Err(e) => {
+                self.say(&format!("*** Error: iperfudp: {e}"));
+                None
+            }
         }
     }
 
