@@ -7,6 +7,7 @@
 
 pub mod compile;
 pub mod config;
+pub mod estimate;
 pub mod net;
 pub mod routing;
 pub mod schedule;

@@ -3,6 +3,7 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use lh_emu::cli::Cli;
+use lh_emu::compile_cmd::MemoryLimit;
 use lh_emu::orchestrator::{Net, NetOptions};
 use lh_emu::topo::Plan;
 use lh_emu::{clean, compile_cmd, fabric, signals, state};
@@ -65,6 +66,10 @@ enum Cmd {
         /// directory; BMv2 then forwards a few times slower.
         #[arg(long)]
         p4_log: bool,
+        /// Refuse configs whose estimated memory exceeds SIZE (e.g. 4GiB;
+        /// default: the machine's available memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
     Clean {
@@ -77,6 +82,10 @@ enum Cmd {
         config: PathBuf,
         #[arg(short, long)]
         out: Option<PathBuf>,
+        /// Refuse configs whose estimated memory exceeds SIZE (e.g. 4GiB;
+        /// default: the machine's available memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
     },
     /// The P4 program: `lighthouse p4 check` smoke-tests a change to it.
     P4 {
@@ -92,6 +101,10 @@ enum Cmd {
         /// A slice index.
         #[arg(long)]
         slice: Option<u16>,
+        /// Refuse configs whose estimated memory exceeds SIZE (e.g. 4GiB;
+        /// default: the machine's available memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
     },
 }
 
@@ -139,6 +152,7 @@ fn main() -> ExitCode {
             tor,
             p4,
             p4_log,
+            max_memory,
         } => run(RunArgs {
             config,
             mac,
@@ -150,6 +164,7 @@ fn main() -> ExitCode {
             tor,
             p4,
             p4_log,
+            max_memory: MemoryLimit(max_memory),
         }),
         Cmd::Clean { prefix } => clean_cmd(prefix),
         Cmd::P4 {
@@ -169,12 +184,19 @@ fn main() -> ExitCode {
                 })
             }
         }
-        Cmd::Compile { config, out } => {
-            compile_cmd::compile_cmd(&config, out.as_deref()).map(|()| ExitCode::SUCCESS)
-        }
-        Cmd::Show { config, tor, slice } => {
-            compile_cmd::show_cmd(&config, tor, slice).map(|()| ExitCode::SUCCESS)
-        }
+        Cmd::Compile {
+            config,
+            out,
+            max_memory,
+        } => compile_cmd::compile_cmd(&config, out.as_deref(), MemoryLimit(max_memory))
+            .map(|()| ExitCode::SUCCESS),
+        Cmd::Show {
+            config,
+            tor,
+            slice,
+            max_memory,
+        } => compile_cmd::show_cmd(&config, tor, slice, MemoryLimit(max_memory))
+            .map(|()| ExitCode::SUCCESS),
     };
     match r {
         Ok(c) => c,
@@ -183,6 +205,10 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    lh_ctrl::estimate::parse_size(s)
 }
 
 fn is_root() -> bool {
@@ -233,6 +259,7 @@ struct RunArgs {
     tor: String,
     p4: Option<PathBuf>,
     p4_log: bool,
+    max_memory: MemoryLimit,
 }
 
 /// Held by whoever tears the run down: the main thread at the end, or the
@@ -252,6 +279,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let compiled = if a.no_fabric {
         None
     } else {
+        a.max_memory.check(&cfg, lh_ctrl::estimate::Use::Run)?;
         Some(lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?)
     };
     if !is_root() {
