@@ -101,7 +101,16 @@ pub struct Tors {
     /// as queue full. Default: [`Config::queue_capacity_bytes`].
     #[serde(default)]
     pub queue_capacity: Option<u64>,
+    /// Largest frame in bytes, Ethernet header included (default
+    /// [`DEFAULT_MAX_FRAME`]). Routing uses a circuit in a slice only if its
+    /// usable window carries one such frame (docs/time-model.md).
+    #[serde(default)]
+    pub max_frame: Option<u32>,
 }
+
+/// Default `tors.max_frame`: a 1500-byte MTU plus the 14-byte Ethernet
+/// header.
+pub const DEFAULT_MAX_FRAME: u32 = 1514;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -415,6 +424,11 @@ impl Config {
             .unwrap_or_else(|| (8 * self.bytes_per_slice()).max(64 * 1024))
     }
 
+    /// `tors.max_frame` or its default, in bytes.
+    pub fn max_frame(&self) -> u64 {
+        self.tors.max_frame.unwrap_or(DEFAULT_MAX_FRAME) as u64
+    }
+
     /// Routing knobs with their defaults filled in.
     pub fn routing_options(&self) -> crate::routing::RoutingOptions {
         crate::routing::RoutingOptions::from_config(&self.routing, self.bytes_per_slice())
@@ -591,6 +605,7 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         "$.tors.hosts_per_tor" => "hosts under each ToR, an integer >= 1",
         "$.tors.host_link_rate" => "a rate with a unit, like \"10Gbps\"",
         "$.tors.queue_capacity" => "bytes per calendar queue, a positive integer",
+        "$.tors.max_frame" => "the largest frame in bytes, an integer 64..=65535",
         "$.ocs" => "an object {count, ports, reconfiguration_delay, cabling}",
         "$.ocs.count" => "the number of OCSes, an integer >= 1",
         "$.ocs.ports" => "ports per OCS, an integer >= 2",

@@ -107,6 +107,12 @@ fn check_tors(c: &mut Checker, cfg: &Config) -> bool {
             "expected at least 1 host per ToR, got 0",
         );
     }
+    if let Some(f) = t.max_frame.filter(|f| !(64..=65535).contains(f)) {
+        c.err(
+            "$.tors.max_frame",
+            format!("expected the largest frame in bytes, 64..=65535, got {f}"),
+        );
+    }
     if t.queue_capacity == Some(0) {
         c.err(
             "$.tors.queue_capacity",
