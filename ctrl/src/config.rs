@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{file}: cannot read: {source}")]
+    /// The config file cannot be read as text (`err` names the file).
+    #[error("{err}")]
     Io {
         file: String,
-        source: std::io::Error,
+        err: crate::textfile::TextError,
     },
     /// A syntax or type error, or an unknown field.
     #[error("{file}: at {path}: {msg}")]
@@ -332,6 +333,8 @@ impl Config {
     /// Parse without semantic validation (types, units and unknown fields are
     /// still checked). `base_dir` is left empty.
     pub fn parse_json(text: &str, file: &str) -> Result<Config, ConfigError> {
+        // A UTF-8 byte-order mark is not JSON, but editors write it.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut de = serde_json::Deserializer::from_str(text);
         let cfg: Config = serde_path_to_error::deserialize(&mut de)
             .map_err(|e| parse_error(file, &e.path().to_string(), &e.into_inner().to_string()))?;
@@ -344,9 +347,9 @@ impl Config {
     /// Read, parse and validate a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        let text = crate::textfile::read_text(path).map_err(|err| ConfigError::Io {
             file: file.clone(),
-            source,
+            err,
         })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Config::from_json_in(&text, &file, &base)
@@ -509,8 +512,8 @@ pub fn read_traffic_matrix(path: &Path) -> Result<Vec<Vec<u64>>, ConfigError> {
         path: "$.ta.traffic_matrix".into(),
         msg,
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| bad(format!("expected a readable traffic-matrix file: {e}")))?;
+    let text = crate::textfile::read_text(path)
+        .map_err(|e| bad(format!("expected a readable traffic-matrix file, but {e}")))?;
     if text.trim_start().starts_with('[') {
         return serde_json::from_str(&text).map_err(|e| {
             bad(format!(

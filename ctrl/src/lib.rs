@@ -13,6 +13,7 @@ pub mod routing;
 pub mod schedule;
 pub mod ta;
 pub mod tables;
+pub mod textfile;
 pub mod units;
 
 /// Index of a ToR, `0..tors.count`.

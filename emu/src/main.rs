@@ -201,10 +201,28 @@ fn main() -> ExitCode {
     match r {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("lighthouse: error: {e:#}");
+            eprintln!("lighthouse: error: {}", render_error(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes as one statement: `context: error: cause`,
+/// leaving out a cause whose text the message already holds (a library
+/// error that prints its source, as `#[error("routing: {0}")]` does).
+fn render_error(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if s.is_empty() || out.contains(&s) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&s);
+    }
+    out
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

@@ -356,12 +356,11 @@ fn check_topology(c: &mut Checker, cfg: &Config) {
         Topology::TrafficAware => {}
         Topology::File { path } => {
             let full = cfg.resolve(path);
-            if !full.is_file() {
+            if let Err(e) = crate::textfile::check_file(&full) {
                 c.err(
                     "$.topology.path",
                     format!(
-                        "expected an existing schedule file, but {} does not exist (relative names resolve against the config's directory)",
-                        full.display()
+                        "expected a schedule file, but {e} (relative names resolve against the config's directory)"
                     ),
                 );
             }
@@ -574,12 +573,11 @@ fn check_traffic_matrix(c: &mut Checker, cfg: &Config) {
         TrafficMatrixSrc::Inline(rows) => (rows.clone(), None),
         TrafficMatrixSrc::File(p) => {
             let full = cfg.resolve(p);
-            if !full.is_file() {
+            if let Err(e) = crate::textfile::check_file(&full) {
                 c.err(
                     "$.ta.traffic_matrix",
                     format!(
-                        "expected an existing traffic-matrix file, but {} does not exist (relative names resolve against the config's directory)",
-                        full.display()
+                        "expected a traffic-matrix file, but {e} (relative names resolve against the config's directory)"
                     ),
                 );
                 return;
