@@ -264,9 +264,11 @@ pub fn estimate(cfg: &Config) -> Estimate {
     // 0.75-1.05 of this figure (docs/benchmarks.md, "Resource estimate").
     let base = 32.0 * 1024.0 * 1024.0;
     let compile = 1.2 * (routes + tables + schedule + dp + build + summary) + base;
-    // The data plane's lookup index: about 24 bytes per entry and action,
-    // plus the calendar queues' bookkeeping per (ToR, uplink, slice).
-    let index = entries as f64 * (24.0 + 16.0 * if cyclic { 3.0 } else { 1.0 });
+    // The data plane's lookup index and what `run` keeps beside the
+    // compiled tables: calibrated on opera-108 (source lookup, 2.5M
+    // entries), whose `run` peaked 0.77 GB above its compile, ~320 bytes per
+    // entry; plus the calendar queues' bookkeeping per (ToR, uplink, slice).
+    let index = entries as f64 * 320.0;
     let queues = sched_cells * 64.0;
     let hosts = cfg.host_count() as f64 * 256.0 * 1024.0;
     let run = compile + index + queues + hosts;
