@@ -33,6 +33,26 @@ pub enum TextError {
     },
 }
 
+impl TextError {
+    /// The message without the file name at its start (`does not exist`),
+    /// for errors that name the file already.
+    pub fn reason(&self) -> String {
+        let name = match self {
+            TextError::Missing(f)
+            | TextError::Directory(f)
+            | TextError::Special(f, _)
+            | TextError::Denied(f)
+            | TextError::Other(f, _)
+            | TextError::NotUtf8 { file: f, .. } => f,
+        };
+        let s = self.to_string();
+        s.strip_prefix(name.as_str())
+            .unwrap_or(&s)
+            .trim_start()
+            .to_string()
+    }
+}
+
 fn kind_of(ft: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if ft.is_char_device() {
@@ -171,9 +191,8 @@ mod tests {
             read_text(Path::new("/dev/null")).unwrap_err(),
             TextError::Special("/dev/null".into(), "character device")
         );
-        assert_eq!(
-            read_text(Path::new("/nonexistent/x")).unwrap_err(),
-            TextError::Missing("/nonexistent/x".into())
-        );
+        let e = read_text(Path::new("/nonexistent/x")).unwrap_err();
+        assert_eq!(e, TextError::Missing("/nonexistent/x".into()));
+        assert_eq!(e.reason(), "does not exist");
     }
 }

@@ -161,7 +161,7 @@ fn non_utf8_input_gets_a_position() {
     let m = error_of(&["compile", cfg.to_str().unwrap()]);
     assert!(
         m.contains(&format!(
-            "{} is not UTF-8 text: byte 0xc3 at line 2 column 15 (byte offset 28) is invalid",
+            "{}: at $: cannot read: the file is not UTF-8 text: byte 0xc3 at line 2 column 15 (byte offset 28) is invalid",
             sched.display()
         )),
         "{m}"

@@ -138,8 +138,11 @@ pub fn schedule_from_file(
     uplinks: usize,
 ) -> Result<Schedule, ScheduleError> {
     let name = path.display().to_string();
-    let text = crate::textfile::read_text(path)
-        .map_err(|e| ScheduleError::Infeasible(format!("cannot read the schedule file: {e}")))?;
+    let text = crate::textfile::read_text(path).map_err(|e| ScheduleError::File {
+        file: name.clone(),
+        path: "$".into(),
+        msg: format!("cannot read: the file {}", e.reason()),
+    })?;
     schedule_from_json(&text, &name, tors, uplinks)
 }
 
