@@ -17,6 +17,9 @@ pub enum CompileError {
     Ta(#[from] crate::ta::TaError),
     #[error("routing: {0}")]
     Routing(#[from] crate::routing::RoutingError),
+    /// A pair has no path; says which config fields make it impossible.
+    #[error("routing: {0}")]
+    NoPath(String),
     #[error("tables: {0}")]
     Tables(#[from] crate::tables::TableError),
 }
@@ -64,7 +67,12 @@ pub fn compile_with_progress(
 
     stage(STAGES[1]);
     let opts = cfg.routing_options();
-    let routes = crate::routing::route(cfg.routing.algorithm, &schedule, &opts)?;
+    // Route around circuits too dark to carry a frame; the data plane and
+    // the tables' checks use the real schedule.
+    let view = crate::schedule::routable(cfg, &schedule);
+    let routed_on = view.as_ref().map_or(&schedule, |(v, _)| v);
+    let routes = crate::routing::route(cfg.routing.algorithm, routed_on, &opts)
+        .map_err(|e| explain_routing(cfg, e, view.as_ref().map_or(0, |(_, n)| *n)))?;
     lap(STAGES[1], &mut t, &mut timings);
 
     stage(STAGES[2]);
@@ -88,6 +96,47 @@ pub fn compile_with_progress(
         tables,
         timings,
     })
+}
+
+/// A routing error in terms of the config: which fields make the missing
+/// path impossible. `cut` circuits were left out because their usable
+/// window is shorter than one frame.
+fn explain_routing(cfg: &Config, e: crate::routing::RoutingError, cut: usize) -> CompileError {
+    use crate::routing::RoutingError;
+    let RoutingError::NoPath {
+        src,
+        dst,
+        ts,
+        max_hop,
+    } = e
+    else {
+        return CompileError::Routing(e);
+    };
+    let budget = match cfg.routing.max_hop {
+        Some(h) => format!("within routing.max_hop = {h} hops"),
+        None if max_hop == crate::routing::UNLIMITED => "with any number of hops".to_string(),
+        None => format!(
+            "within the {max_hop} hop(s) routing.algorithm {:?} allows",
+            cfg.routing.algorithm
+        )
+        .to_lowercase(),
+    };
+    let mut msg = format!(
+        "no path from ToR {src} to ToR {dst} for packets arriving in slice {ts} {budget} on the schedule of topology.kind {} with tors.uplinks = {}",
+        cfg.topology.kind().name(),
+        cfg.tors.uplinks
+    );
+    if cut > 0 {
+        let frame = cfg.max_frame();
+        msg.push_str(&format!(
+            "; {cut} circuit-slices are unusable because the dark time max(slice.guardband = {}, ocs.reconfiguration_delay = {}) leaves less than tors.max_frame = {frame} bytes at tors.link_rate = {} in slice.duration = {}",
+            cfg.slice.guardband,
+            cfg.reconfiguration_delay(),
+            cfg.tors.link_rate,
+            cfg.slice.duration
+        ));
+    }
+    CompileError::NoPath(msg)
 }
 
 /// Min / mean / max of a series.

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{file}: cannot read: {source}")]
+    /// The config file cannot be read as text (`err` names the file).
+    #[error("{err}")]
     Io {
         file: String,
-        source: std::io::Error,
+        err: crate::textfile::TextError,
     },
     /// A syntax or type error, or an unknown field.
     #[error("{file}: at {path}: {msg}")]
@@ -105,7 +106,16 @@ pub struct Tors {
     /// as queue full. Default: [`Config::queue_capacity_bytes`].
     #[serde(default)]
     pub queue_capacity: Option<u64>,
+    /// Largest frame in bytes, Ethernet header included (default
+    /// [`DEFAULT_MAX_FRAME`]). Routing uses a circuit in a slice only if its
+    /// usable window carries one such frame (docs/time-model.md).
+    #[serde(default)]
+    pub max_frame: Option<u32>,
 }
+
+/// Default `tors.max_frame`: a 1500-byte MTU plus the 14-byte Ethernet
+/// header.
+pub const DEFAULT_MAX_FRAME: u32 = 1514;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -394,6 +404,8 @@ impl Config {
     /// Parse without semantic validation (types, units and unknown fields are
     /// still checked). `base_dir` is left empty.
     pub fn parse_json(text: &str, file: &str) -> Result<Config, ConfigError> {
+        // A UTF-8 byte-order mark is not JSON, but editors write it.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut de = serde_json::Deserializer::from_str(text);
         let cfg: Config = serde_path_to_error::deserialize(&mut de)
             .map_err(|e| parse_error(file, &e.path().to_string(), &e.into_inner().to_string()))?;
@@ -406,9 +418,9 @@ impl Config {
     /// Read, parse and validate a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        let text = crate::textfile::read_text(path).map_err(|err| ConfigError::Io {
             file: file.clone(),
-            source,
+            err,
         })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Config::from_json_in(&text, &file, &base)
@@ -484,6 +496,11 @@ impl Config {
         self.tors
             .queue_capacity
             .unwrap_or_else(|| (8 * self.bytes_per_slice()).max(64 * 1024))
+    }
+
+    /// `tors.max_frame` or its default, in bytes.
+    pub fn max_frame(&self) -> u64 {
+        self.tors.max_frame.unwrap_or(DEFAULT_MAX_FRAME) as u64
     }
 
     /// Routing knobs with their defaults filled in.
@@ -566,8 +583,8 @@ pub fn read_traffic_matrix(path: &Path) -> Result<Vec<Vec<u64>>, ConfigError> {
         path: "$.ta.traffic_matrix".into(),
         msg,
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| bad(format!("expected a readable traffic-matrix file: {e}")))?;
+    let text = crate::textfile::read_text(path)
+        .map_err(|e| bad(format!("expected a readable traffic-matrix file, but {e}")))?;
     if text.trim_start().starts_with('[') {
         return serde_json::from_str(&text).map_err(|e| {
             bad(format!(
@@ -662,6 +679,7 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         "$.tors.hosts_per_tor" => "hosts under each ToR, an integer >= 1",
         "$.tors.host_link_rate" => "a rate with a unit, like \"10Gbps\"",
         "$.tors.queue_capacity" => "bytes per calendar queue, a positive integer",
+        "$.tors.max_frame" => "the largest frame in bytes, an integer 64..=65535",
         "$.ocs" => "an object {count, ports, reconfiguration_delay, cabling}",
         "$.ocs.count" => "the number of OCSes, an integer >= 1",
         "$.ocs.ports" => "ports per OCS, an integer >= 2",

@@ -7,11 +7,13 @@
 
 pub mod compile;
 pub mod config;
+pub mod estimate;
 pub mod net;
 pub mod routing;
 pub mod schedule;
 pub mod ta;
 pub mod tables;
+pub mod textfile;
 pub mod units;
 
 /// Index of a ToR, `0..tors.count`.

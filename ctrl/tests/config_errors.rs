@@ -547,8 +547,8 @@ fn bad_traffic_matrix() {
         &v,
         "$.ta.traffic_matrix",
         &[
-            "expected an existing traffic-matrix file",
-            "no-such-matrix.txt",
+            "expected a traffic-matrix file, but",
+            "no-such-matrix.txt does not exist",
         ],
     );
 }
@@ -605,7 +605,10 @@ fn schedule_file_must_exist() {
     rejects(
         &v,
         "$.topology.path",
-        &["expected an existing schedule file"],
+        &[
+            "expected a schedule file, but",
+            "sched-that-is-not-there.json does not exist",
+        ],
     );
 
     let dir = tempfile::tempdir().unwrap();

@@ -4,14 +4,40 @@
 use anyhow::{Context, Result, bail};
 use lh_ctrl::compile::{Compiled, compile_with_progress};
 use lh_ctrl::config::Config;
+use lh_ctrl::estimate;
 use lh_ctrl::{SliceId, TorId};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::Instant;
 
-/// Load and compile, with a progress line while it works (on a terminal).
-pub fn load_and_compile(config: &Path) -> Result<Compiled> {
+/// The memory limit for compiling: `--max-memory` if given, else the
+/// machine's available memory (no limit if that is unknown).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryLimit(pub Option<u64>);
+
+impl MemoryLimit {
+    /// Refuse `cfg` before compiling when its estimate exceeds the limit.
+    pub fn check(self, cfg: &Config, use_: estimate::Use) -> Result<estimate::Estimate> {
+        let (limit, from) = match self.0 {
+            Some(b) => (b, "--max-memory".to_string()),
+            None => match estimate::available_memory() {
+                Some(b) => (
+                    b,
+                    "the memory available on this machine; --max-memory sets another limit"
+                        .to_string(),
+                ),
+                None => (u64::MAX, String::new()),
+            },
+        };
+        Ok(estimate::check(cfg, use_, limit, &from)?)
+    }
+}
+
+/// Load, check the resource estimate, and compile, with a progress line
+/// while it works (on a terminal).
+pub fn load_and_compile(config: &Path, limit: MemoryLimit) -> Result<Compiled> {
     let cfg = Config::load(config)?;
+    limit.check(&cfg, estimate::Use::Compile)?;
     let tty = std::io::stderr().is_terminal();
     let start = Instant::now();
     let compiled = compile_with_progress(&cfg, |stage| {
@@ -41,10 +67,11 @@ fn write_json(dir: &Path, name: &str, v: &impl serde::Serialize) -> Result<()> {
 
 /// `lighthouse compile CONFIG [--out DIR]`: the summary, and with `--out`
 /// the schedule, OCS circuits, tables and summary as files.
-pub fn compile_cmd(config: &Path, out: Option<&Path>) -> Result<()> {
-    let c = load_and_compile(config)?;
+pub fn compile_cmd(config: &Path, out: Option<&Path>, limit: MemoryLimit) -> Result<()> {
+    let c = load_and_compile(config, limit)?;
     let summary = c.summary();
     println!("{summary}");
+    println!("estimate      {}", estimate::estimate(&c.config));
     if let Some(dir) = out {
         // 0755 at most (the umask only clears bits): a directory made
         // under umask 000 must not be one other users can write into.
@@ -69,8 +96,13 @@ pub fn compile_cmd(config: &Path, out: Option<&Path>) -> Result<()> {
 }
 
 /// `lighthouse show CONFIG --tor N | --slice S`.
-pub fn show_cmd(config: &Path, tor: Option<TorId>, slice: Option<SliceId>) -> Result<()> {
-    let c = load_and_compile(config)?;
+pub fn show_cmd(
+    config: &Path,
+    tor: Option<TorId>,
+    slice: Option<SliceId>,
+    limit: MemoryLimit,
+) -> Result<()> {
+    let c = load_and_compile(config, limit)?;
     match (tor, slice) {
         (Some(t), _) => match crate::cli::table_text(&c, t) {
             Some(text) => print!("{text}"),

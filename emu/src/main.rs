@@ -3,6 +3,7 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use lh_emu::cli::Cli;
+use lh_emu::compile_cmd::MemoryLimit;
 use lh_emu::orchestrator::{Net, NetOptions};
 use lh_emu::{clean, compile_cmd, exitguard, fabric, signals, state};
 use std::path::PathBuf;
@@ -81,6 +82,10 @@ enum Cmd {
         /// the live traffic matrix and reconfigure (docs/dataplane.md).
         #[arg(long)]
         ta_live: bool,
+        /// Refuse configs whose estimated memory exceeds SIZE (e.g. 4GiB;
+        /// default: the machine's available memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
     },
     /// Remove the namespaces, processes and state of lighthouse runs.
     /// Live runs are asked to stop (SIGTERM) and killed only after a timeout.
@@ -97,6 +102,10 @@ enum Cmd {
         config: PathBuf,
         #[arg(short, long)]
         out: Option<PathBuf>,
+        /// Refuse configs whose estimated memory exceeds SIZE (e.g. 4GiB;
+        /// default: the machine's available memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
     },
     /// The P4 program: `lighthouse p4 check` smoke-tests a change to it.
     P4 {
@@ -139,6 +148,10 @@ enum Cmd {
         /// A slice index.
         #[arg(long)]
         slice: Option<u16>,
+        /// Refuse configs whose estimated memory exceeds SIZE (e.g. 4GiB;
+        /// default: the machine's available memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
     },
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
     #[command(subcommand)]
@@ -212,6 +225,7 @@ fn main() -> ExitCode {
             debug_panic,
             telemetry,
             ta_live,
+            max_memory,
         } => run(RunArgs {
             config,
             mn,
@@ -227,6 +241,7 @@ fn main() -> ExitCode {
             debug_panic,
             telemetry,
             ta_live,
+            max_memory: MemoryLimit(max_memory),
         }),
         Cmd::Clean { prefix, stale } => clean_cmd(prefix, stale),
         Cmd::P4 {
@@ -246,9 +261,12 @@ fn main() -> ExitCode {
                 })
             }
         }
-        Cmd::Compile { config, out } => {
-            compile_cmd::compile_cmd(&config, out.as_deref()).map(|()| ExitCode::SUCCESS)
-        }
+        Cmd::Compile {
+            config,
+            out,
+            max_memory,
+        } => compile_cmd::compile_cmd(&config, out.as_deref(), MemoryLimit(max_memory))
+            .map(|()| ExitCode::SUCCESS),
         Cmd::Experiment {
             which,
             config,
@@ -268,15 +286,19 @@ fn main() -> ExitCode {
             offload_queues,
             incast_share,
         ),
-        Cmd::Show { config, tor, slice } => {
-            compile_cmd::show_cmd(&config, tor, slice).map(|()| ExitCode::SUCCESS)
-        }
+        Cmd::Show {
+            config,
+            tor,
+            slice,
+            max_memory,
+        } => compile_cmd::show_cmd(&config, tor, slice, MemoryLimit(max_memory))
+            .map(|()| ExitCode::SUCCESS),
         Cmd::Lab(c) => lh_emu::lab::run(c).map_err(Into::into),
     };
     match r {
         Ok(c) => c,
         Err(e) => {
-            say!("lighthouse: error: {e:#}");
+            say!("lighthouse: error: {}", render_error(&e));
             ExitCode::from(2)
         }
     }
@@ -361,6 +383,28 @@ fn experiment_cmd(
     Ok(ExitCode::SUCCESS)
 }
 
+/// An error and its causes as one statement: `context: error: cause`,
+/// leaving out a cause whose text the message already holds (a library
+/// error that prints its source, as `#[error("routing: {0}")]` does).
+fn render_error(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if s.is_empty() || out.contains(&s) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&s);
+    }
+    out
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    lh_ctrl::estimate::parse_size(s)
+}
+
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -415,6 +459,7 @@ struct RunArgs {
     debug_panic: Option<String>,
     telemetry: Option<PathBuf>,
     ta_live: bool,
+    max_memory: MemoryLimit,
 }
 
 /// Held by whoever tears the run down: the main thread at the end, or the
@@ -440,6 +485,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let compiled = if a.no_fabric {
         None
     } else {
+        a.max_memory.check(&cfg, lh_ctrl::estimate::Use::Run)?;
         Some(lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?)
     };
     if let Some(s) = &a.script

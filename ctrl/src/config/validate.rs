@@ -153,6 +153,12 @@ fn check_tors(c: &mut Checker, cfg: &Config) -> bool {
             "expected at least 1 host per ToR, got 0",
         );
     }
+    if let Some(f) = t.max_frame.filter(|f| !(64..=65535).contains(f)) {
+        c.err(
+            "$.tors.max_frame",
+            format!("expected the largest frame in bytes, 64..=65535, got {f}"),
+        );
+    }
     if t.queue_capacity == Some(0) {
         c.err(
             "$.tors.queue_capacity",
@@ -396,12 +402,11 @@ fn check_topology(c: &mut Checker, cfg: &Config) {
         Topology::TrafficAware => {}
         Topology::File { path } => {
             let full = cfg.resolve(path);
-            if !full.is_file() {
+            if let Err(e) = crate::textfile::check_file(&full) {
                 c.err(
                     "$.topology.path",
                     format!(
-                        "expected an existing schedule file, but {} does not exist (relative names resolve against the config's directory)",
-                        full.display()
+                        "expected a schedule file, but {e} (relative names resolve against the config's directory)"
                     ),
                 );
             }
@@ -614,12 +619,11 @@ fn check_traffic_matrix(c: &mut Checker, cfg: &Config) {
         TrafficMatrixSrc::Inline(rows) => (rows.clone(), None),
         TrafficMatrixSrc::File(p) => {
             let full = cfg.resolve(p);
-            if !full.is_file() {
+            if let Err(e) = crate::textfile::check_file(&full) {
                 c.err(
                     "$.ta.traffic_matrix",
                     format!(
-                        "expected an existing traffic-matrix file, but {} does not exist (relative names resolve against the config's directory)",
-                        full.display()
+                        "expected a traffic-matrix file, but {e} (relative names resolve against the config's directory)"
                     ),
                 );
                 return;

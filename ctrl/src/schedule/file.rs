@@ -138,10 +138,10 @@ pub fn schedule_from_file(
     uplinks: usize,
 ) -> Result<Schedule, ScheduleError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScheduleError::File {
+    let text = crate::textfile::read_text(path).map_err(|e| ScheduleError::File {
         file: name.clone(),
         path: "$".into(),
-        msg: format!("cannot read: {e}"),
+        msg: format!("cannot read: the file {}", e.reason()),
     })?;
     schedule_from_json(&text, &name, tors, uplinks)
 }

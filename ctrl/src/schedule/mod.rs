@@ -21,7 +21,7 @@ pub use opera::{Opera, opera};
 pub use round_robin::{RoundRobin, round_robin};
 pub use shale::{Shale, shale};
 pub use static_topo::{Ring, full, ring};
-pub use timing::{dark_time, usable_bytes, usable_window};
+pub use timing::{carries_frame, dark_time, routable, short_windows, usable_bytes, usable_window};
 
 use crate::config::{Config, FabricKind, StaticGraph, Topology};
 use crate::{PortId, SliceId, TorId};
@@ -357,6 +357,17 @@ impl Schedule {
     /// Where a frame sent on `ep` in slice `ts` lands (optical fabrics).
     pub fn peer(&self, ts: SliceId, ep: Endpoint) -> Option<Endpoint> {
         self.tx[self.idx(ts % self.slices as SliceId, ep)]
+    }
+
+    /// Remove the circuit `ep` transmits on in slice `ts` (one direction).
+    /// Used for the routing view that avoids circuits too dark to carry a
+    /// frame ([`timing::routable`]); the data plane keeps the real schedule.
+    pub fn cut(&mut self, ts: SliceId, ep: Endpoint) {
+        let i = self.idx(ts % self.slices as SliceId, ep);
+        if let Some(to) = self.tx[i].take() {
+            let j = self.idx(ts % self.slices as SliceId, to);
+            self.rx[j] = None;
+        }
     }
 
     /// Which transmitter feeds `ep`'s receiver in slice `ts`.

@@ -49,6 +49,53 @@ pub fn usable_bytes(cfg: &Config, s: &Schedule, ts: SliceId, ep: Endpoint) -> u6
     port_rate(cfg, s, ep.port).bytes_in(Nanos(b.0 - a.0))
 }
 
+/// True when `ep`'s circuit in `ts` carries at least one frame of
+/// `tors.max_frame` bytes inside its usable window at the port's rate. A
+/// circuit that is shorter can carry nothing useful, so routing avoids it.
+/// Electrical ports and one-slice schedules (the circuit never goes dark)
+/// always carry frames.
+pub fn carries_frame(cfg: &Config, s: &Schedule, ts: SliceId, ep: Endpoint) -> bool {
+    if s.is_electrical(ep.port) || s.slices() == 1 {
+        return true;
+    }
+    usable_bytes(cfg, s, ts, ep) >= cfg.max_frame()
+}
+
+/// Circuits whose usable window cannot carry one `tors.max_frame` frame,
+/// as `(slice, transmitter)`, in slice then ToR then port order.
+pub fn short_windows(cfg: &Config, s: &Schedule) -> Vec<(SliceId, Endpoint)> {
+    let mut v = Vec::new();
+    if s.slices() == 1 {
+        return v;
+    }
+    for ts in 0..s.slices() as SliceId {
+        for t in 0..s.tors() {
+            for p in 0..s.optical_uplinks() {
+                let ep = Endpoint::new(t as crate::TorId, p as crate::PortId);
+                if s.peer(ts, ep).is_some() && !carries_frame(cfg, s, ts, ep) {
+                    v.push((ts, ep));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The schedule routing uses: `s` without the circuits of
+/// [`short_windows`], or `None` when every circuit carries a frame (route
+/// on `s` itself). Tables built from its paths are valid on `s`.
+pub fn routable(cfg: &Config, s: &Schedule) -> Option<(Schedule, usize)> {
+    let short = short_windows(cfg, s);
+    if short.is_empty() {
+        return None;
+    }
+    let mut view = s.clone();
+    for &(ts, ep) in &short {
+        view.cut(ts, ep);
+    }
+    Some((view, short.len()))
+}
+
 /// The rate of uplink `port`: `ta.electrical_rate` for the electrical port
 /// of a hybrid fabric, else the link rate.
 pub fn port_rate(cfg: &Config, s: &Schedule, port: crate::PortId) -> crate::units::BitsPerSec {

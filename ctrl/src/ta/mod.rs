@@ -35,10 +35,10 @@ pub enum TaError {
     /// `$.ta` is absent.
     #[error("$.ta: required for a traffic-aware topology")]
     Missing,
-    #[error("{file}: cannot read traffic matrix: {source}")]
+    #[error("cannot read the traffic matrix: {err}")]
     Io {
         file: String,
-        source: std::io::Error,
+        err: crate::textfile::TextError,
     },
     /// The matrix is malformed; `path` is the JSON path (`$.ta.traffic_matrix[2]`
     /// inline, `file: $[2]` for a matrix file).
@@ -62,9 +62,9 @@ pub fn traffic_matrix(cfg: &Config) -> Result<Matrix, TaError> {
                 cfg.base_dir.join(p)
             };
             let file = path.display().to_string();
-            let text = std::fs::read_to_string(&path).map_err(|source| TaError::Io {
+            let text = crate::textfile::read_text(&path).map_err(|err| TaError::Io {
                 file: file.clone(),
-                source,
+                err,
             })?;
             // Text rows (docs/config.md#ta): the same reader the config's
             // validation uses, so a matrix that loads also builds.
