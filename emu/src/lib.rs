@@ -11,6 +11,7 @@ pub mod fabric;
 pub mod format;
 pub mod lab;
 pub mod links;
+pub mod mnflags;
 pub mod mntopo;
 pub mod netns;
 pub mod offload;

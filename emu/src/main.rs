@@ -28,6 +28,11 @@ enum TestKind {
     Pingall,
     Pingpair,
     Iperf,
+    Iperfudp,
+    /// pingall, then iperf (Mininet's `all`).
+    All,
+    /// Bring the network up and down only.
+    Build,
     None,
 }
 
@@ -40,6 +45,8 @@ enum Cmd {
         /// Mininet topologies instead of CONFIG (docs/mininet.md).
         #[command(flatten)]
         mn: lh_emu::mntopo::MnArgs,
+        #[command(flatten)]
+        mn_compat: lh_emu::mnflags::MnCompat,
         /// Deterministic host MACs 00:00:00:00:00:KK (Mininet --mac).
         #[arg(long)]
         mac: bool,
@@ -201,14 +208,25 @@ macro_rules! say {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    let args = Args::parse();
+    // Mininet's `-v LEVEL` sets the log level unless LIGHTHOUSE_LOG does.
+    let mut level = "warn";
+    if let Cmd::Run { mn_compat, .. } = &args.cmd {
+        if let Err(e) = mn_compat.check() {
+            say!("lighthouse: error: {e}");
+            return ExitCode::from(2);
+        }
+        if let Some(v) = &mn_compat.verbosity {
+            level = lh_emu::mnflags::log_level(v).unwrap_or("warn");
+        }
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("LIGHTHOUSE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
         )
         .with_writer(std::io::stderr)
         .init();
-    let args = Args::parse();
     let r = match args.cmd {
         Cmd::Run {
             config,
@@ -226,6 +244,7 @@ fn main() -> ExitCode {
             telemetry,
             ta_live,
             max_memory,
+            mn_compat: _,
         } => run(RunArgs {
             config,
             mn,
@@ -852,7 +871,9 @@ fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
             let n = cli.plan.hosts.len();
             n >= 2 && cli.iperf(0, n - 1, 5.0).is_some_and(|v| v[0] > 0.0)
         }
-        TestKind::None => true,
+        TestKind::Iperfudp => cli.iperfudp("").is_some_and(|(srv, _)| srv > 0.0),
+        TestKind::All => run_test(cli, TestKind::Pingall) && run_test(cli, TestKind::Iperf),
+        TestKind::Build | TestKind::None => true,
     }
 }
 

@@ -1,0 +1,88 @@
+//! Mininet command-line habits on `lighthouse run`: flags with no meaning
+//! here name the nearest equivalent (exit 2, nothing created), `-v` sets
+//! the log level, and `--test build|all|iperfudp` run like Mininet's.
+
+mod common;
+
+use common::*;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
+
+fn cfg() -> String {
+    format!(
+        "{}/../topologies/rotornet-8.json",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn run(args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn unsupported_mininet_flags_name_the_nearest_equivalent() {
+    let c = cfg();
+    for (flag, want) in [
+        (vec!["--switch", "ovsk"], "--tor native|bmv2"),
+        (vec!["--controller", "remote"], "time-flow tables"),
+        (vec!["--link", "tc,bw=10"], "tors.link_rate"),
+        (vec!["-x"], "ip netns exec"),
+        (vec!["--nat"], "no route out"),
+        (vec!["--ipbase", "192.168.0.0/16"], "10.0.0.K/8"),
+        (vec!["-v", "loud"], "expected one of debug"),
+    ] {
+        let mut args = vec!["run", c.as_str()];
+        args.extend(flag.iter().copied());
+        let (code, e) = run(&args);
+        assert_eq!(code, Some(2), "{flag:?}: {e}");
+        assert!(e.contains(want), "{flag:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{flag:?}: one line: {e}");
+    }
+}
+
+#[test]
+fn test_build_all_and_iperfudp_run_like_mininet() {
+    if skip_unless_root("test_build_all_and_iperfudp_run_like_mininet") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let c = cfg();
+    let (code, e) = run(&[
+        "run",
+        &c,
+        "--test",
+        "build",
+        "-v",
+        "output",
+        "--ipbase",
+        "10.0.0.0/8",
+    ]);
+    assert_eq!(code, Some(0), "{e}");
+    assert!(
+        e.contains("*** Creating network") && e.contains("*** Done"),
+        "{e}"
+    );
+    assert!(!e.contains("*** Ping"), "build runs no test: {e}");
+    let (code, e) = run(&["run", &c, "--test", "all"]);
+    assert_eq!(code, Some(0), "{e}");
+    assert!(
+        e.contains("*** Results: 0% dropped (240/240 received)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("*** Iperf: testing TCP bandwidth between h1 and h16"),
+        "{e}"
+    );
+    let (code, e) = run(&["run", &c, "--test", "iperfudp"]);
+    assert_eq!(code, Some(0), "{e}");
+    assert!(e.contains("*** Iperf: testing UDP bandwidth"), "{e}");
+}
