@@ -766,7 +766,13 @@ fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
         let s = swtor::wire::shim_parse(&buf[..n]).expect("shim");
         assert_eq!((s.kind, s.slice), (swtor::wire::SHIM_ROTATION, 0));
         let now = clock.slot(monotonic_ns()) as u32;
-        assert!(now.wrapping_sub(s.slot) < 50, "slot {} now {now}", s.slot);
+        // Never from the future, and current to within a second (frames
+        // queue in the socket while a loaded machine delays this thread).
+        assert!(
+            now.wrapping_sub(s.slot) < 5_000,
+            "slot {} now {now}",
+            s.slot
+        );
         slots.push(s.slot);
     }
     assert!(slots.windows(2).all(|w| w[1] > w[0]), "{slots:?}");
