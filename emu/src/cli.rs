@@ -150,6 +150,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "iperfudp",
         "Simple iperf UDP test between two (optionally specified) hosts.\n       Usage: iperfudp bw node1 node2",
     ),
+    (
+        "link",
+        "Bring a host's link up or down (both ends, like Mininet).\n       Usage: link <host> <tor> up|down",
+    ),
     ("links", "Report on links"),
     ("net", "List network connections."),
     ("nodes", "List all nodes."),
@@ -295,6 +299,7 @@ impl<'a> Cli<'a> {
             }
             "net" => self.net(),
             "links" => self.links(),
+            "link" => self.link(rest),
             "dump" => self.dump(),
             "intfs" => self.intfs(),
             "ports" => self.ports(),
@@ -456,6 +461,60 @@ impl<'a> Cli<'a> {
             let _ = writeln!(self.out, "{s}");
         }
         let _ = self.out.flush();
+    }
+
+    /// Mininet's `link h1 s1 down|up`: both ends of the host's veth go
+    /// down (up), so pings to and from that host fail (work) again.
+    fn link(&mut self, rest: &str) {
+        let a: Vec<&str> = rest.split_whitespace().collect();
+        let [x, y, state] = a[..] else {
+            self.say("invalid number of args: link end1 end2 [up down]");
+            return;
+        };
+        if state != "up" && state != "down" {
+            self.say(&format!(
+                "*** Error: link state must be up or down, not {state}"
+            ));
+            return;
+        }
+        let (host, tor) = match (self.plan.host(x), self.plan.host(y)) {
+            (Some(h), None) => (h.clone(), y),
+            (None, Some(h)) => (h.clone(), x),
+            _ => {
+                if self.plan.tor(x).is_some() && self.plan.tor(y).is_some() {
+                    self.say("*** Error: optical uplinks between ToRs cannot be failed yet; link takes a host and its ToR");
+                } else {
+                    self.say(&format!("*** Error: no link between {x} and {y}"));
+                }
+                return;
+            }
+        };
+        if self.plan.tor(tor) != Some(host.tor as usize) {
+            self.say(&format!("*** Error: no link between {x} and {y}"));
+            return;
+        }
+        let tor_ns = if self.plan.is_bmv2(host.tor as usize) {
+            self.tor_ns(host.tor as usize)
+        } else {
+            self.fabric_ns()
+        };
+        let up = state == "up";
+        for (ns, ifn) in [
+            (self.host_ns(&host), host.host_if.clone()),
+            (tor_ns, host.tor_if.clone()),
+        ] {
+            let r = crate::links::with_netlink(Some(&ns), |h| async move {
+                if up {
+                    crate::links::set_up(&h, &ifn, None).await
+                } else {
+                    crate::links::set_down(&h, &ifn).await
+                }
+            });
+            if let Err(e) = r {
+                self.say(&format!("*** Error: {e}"));
+                return;
+            }
+        }
     }
 
     /// Which host ends exist (per host) and which fabric ends exist.

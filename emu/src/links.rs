@@ -102,6 +102,16 @@ pub async fn set_up(h: &Handle, name: &str, mtu: Option<u32>) -> Result<(), Link
         .ctx(|| format!("set {name} up"))
 }
 
+/// Sets link `name` administratively down.
+pub async fn set_down(h: &Handle, name: &str) -> Result<(), LinkError> {
+    let idx = index_of(h, name).await?;
+    h.link()
+        .set(LinkUnspec::new_with_index(idx).down().build())
+        .execute()
+        .await
+        .ctx(|| format!("set {name} down"))
+}
+
 /// One veth to create from inside the fabric namespace.
 pub struct VethSpec<'a> {
     /// ToR-side end, stays in the namespace the job runs in.

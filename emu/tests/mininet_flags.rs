@@ -86,3 +86,51 @@ fn test_build_all_and_iperfudp_run_like_mininet() {
     assert_eq!(code, Some(0), "{e}");
     assert!(e.contains("*** Iperf: testing UDP bandwidth"), "{e}");
 }
+
+#[test]
+fn link_down_fails_exactly_the_hosts_pairs_and_up_restores_them() {
+    if skip_unless_root("link_down_fails_exactly_the_hosts_pairs_and_up_restores_them") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("link.lh");
+    std::fs::write(
+        &script,
+        "link h1 s1 down\npingall\nlink h1 s1 up\npingall\nlink s1 s2 down\nlink h1 s2 down\n",
+    )
+    .unwrap();
+    let (code, e) = run(&["run", &cfg(), "--script", script.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{e}");
+    // Down: the 15 pings from h1 and the 15 to it fail, nothing else.
+    let results: Vec<&str> = e
+        .lines()
+        .filter(|l| l.starts_with("*** Results:"))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "*** Results: 12% dropped (210/240 received)",
+            "*** Results: 0% dropped (240/240 received)"
+        ],
+        "{e}"
+    );
+    let first: Vec<&str> = e.lines().filter(|l| l.contains(" -> ")).take(16).collect();
+    assert_eq!(first[0].trim_end(), format!("h1 ->{}", " X".repeat(15)));
+    for row in &first[1..] {
+        let cells: Vec<&str> = row
+            .split(" -> ")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        assert_eq!(cells[0], "X", "{row}");
+        assert!(cells[1..].iter().all(|c| *c != "X"), "{row}");
+    }
+    assert!(
+        e.contains("optical uplinks between ToRs cannot be failed yet"),
+        "{e}"
+    );
+    assert!(e.contains("no link between h1 and s2"), "{e}");
+    assert!(e.contains("(conservation OK)"), "{e}");
+}
