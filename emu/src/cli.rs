@@ -905,6 +905,8 @@ impl<'a> Cli<'a> {
         let Some(ns) = self.node_ns(node) else { return };
         let mut c = Command::new("sh");
         c.arg("-c").arg(&cmdline);
+        // Mininet prints a node command's output with its logger, on stderr.
+        c.stdout(std::process::Stdio::from(std::io::stderr()));
         let r = netns::spawn_in(&ns, &mut c);
         if let (Ok(ch), Some(f)) = (&r, self.on_spawn.as_mut()) {
             f(ch.id());

@@ -134,3 +134,22 @@ fn link_down_fails_exactly_the_hosts_pairs_and_up_restores_them() {
     assert!(e.contains("no link between h1 and s2"), "{e}");
     assert!(e.contains("(conservation OK)"), "{e}");
 }
+
+#[test]
+fn node_command_output_goes_to_stderr_like_mininet() {
+    if skip_unless_root("node_command_output_goes_to_stderr_like_mininet") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("echo.lh");
+    std::fs::write(&script, "h1 echo hello-from-h1\n").unwrap();
+    let o = Command::new(BIN)
+        .args(["run", &cfg(), "--script", script.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("hello-from-h1"));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("hello-from-h1"));
+}
