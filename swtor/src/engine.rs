@@ -548,6 +548,24 @@ impl<P: Port> Engine<P> {
         }
     }
 
+    /// A frame a host NIC held (paused or pushed back) enters its ToR now.
+    fn forward_held(&mut self, h: u16, i: u32, now: u64) {
+        let tor = self.hosts.tor(h);
+        self.pool.meta_mut(i).born = now;
+        let mut x = Ctx {
+            pool: &mut self.pool,
+            c: &mut self.c,
+            hosts: &mut self.hosts,
+            cal: &mut self.cal,
+            pb: &mut self.pb,
+            delay: &mut self.delay,
+        };
+        self.tor.forward(&mut x, tor, false, i, now);
+        if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
+            self.apply_pushbacks(now);
+        }
+    }
+
     /// Held frames whose pause is over go to their ToR.
     fn release_held(&mut self, now: u64) -> bool {
         let tnow = offset(now, self.timing.tor_clock_offset);
@@ -561,20 +579,7 @@ impl<P: Port> Engine<P> {
             .and_then(|nic| nic.pop_ready(&mut self.pool, &mut self.c, tnow))
         {
             busy = true;
-            let tor = self.hosts.tor(h);
-            self.pool.meta_mut(i).born = now;
-            let mut x = Ctx {
-                pool: &mut self.pool,
-                c: &mut self.c,
-                hosts: &mut self.hosts,
-                cal: &mut self.cal,
-                pb: &mut self.pb,
-                delay: &mut self.delay,
-            };
-            self.tor.forward(&mut x, tor, false, i, now);
-            if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
-                self.apply_pushbacks(now);
-            }
+            self.forward_held(h, i, now);
         }
         // Paused elephants whose direct circuit is up.
         while let Some((h, i)) = self
@@ -583,20 +588,7 @@ impl<P: Port> Engine<P> {
             .and_then(|nic| nic.pop_elephant(&mut self.pool, &mut self.c, tnow))
         {
             busy = true;
-            let tor = self.hosts.tor(h);
-            self.pool.meta_mut(i).born = now;
-            let mut x = Ctx {
-                pool: &mut self.pool,
-                c: &mut self.c,
-                hosts: &mut self.hosts,
-                cal: &mut self.cal,
-                pb: &mut self.pb,
-                delay: &mut self.delay,
-            };
-            self.tor.forward(&mut x, tor, false, i, now);
-            if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
-                self.apply_pushbacks(now);
-            }
+            self.forward_held(h, i, now);
         }
         busy
     }
