@@ -26,17 +26,19 @@ pub const PROMPT: &str = "lighthouse> ";
 /// we bound it so a broken fabric does not take minutes to report).
 pub const DEFAULT_PING_TIMEOUT: &str = "1";
 
-/// External tools found on PATH; the built-in prober replaces them.
+/// Pings in flight at once from one source in `pingall`.
+pub const PING_WINDOW: usize = 32;
+
+/// External tools found on PATH; the built-in prober replaces them. Pings
+/// always use the built-in prober: it keeps many in flight on one socket.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tools {
-    pub ping: bool,
     pub iperf3: bool,
 }
 
 impl Tools {
     pub fn detect() -> Tools {
         Tools {
-            ping: on_path("ping"),
             iperf3: on_path("iperf3"),
         }
     }
@@ -124,9 +126,6 @@ pub enum Flow {
     Continue,
     Exit,
 }
-
-/// Result of one ping: sent, received, rtt ms [min avg max mdev].
-pub type PingOutcome = (u64, u64, [f64; 4]);
 
 const COMMANDS: &[(&str, &str)] = &[
     ("EOF", "Exit"),
@@ -597,33 +596,6 @@ impl<'a> Cli<'a> {
         }
     }
 
-    /// One ping from host `src` to host `dst`.
-    pub fn ping_once(&self, src: &HostPlan, dst: &HostPlan, timeout: &str) -> PingOutcome {
-        let ns = self.host_ns(src);
-        if self.tools.ping {
-            let mut c = Command::new("ping");
-            c.args(["-c1", "-W", timeout, &dst.ip.to_string()])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped());
-            return match netns::spawn_in(&ns, &mut c).and_then(|ch| ch.wait_with_output()) {
-                Ok(o) => {
-                    let mut s = String::from_utf8_lossy(&o.stdout).into_owned();
-                    s.push_str(&String::from_utf8_lossy(&o.stderr));
-                    format::parse_ping(&s)
-                }
-                Err(_) => (1, 0, [0.0; 4]),
-            };
-        }
-        let t = parse_seconds(timeout).unwrap_or(1.0);
-        match probe::ping(Some(&ns), dst.ip, Duration::from_secs_f64(t.max(0.001))) {
-            Ok(Some(rtt)) => {
-                let ms = rtt.as_secs_f64() * 1e3;
-                (1, 1, [ms, ms, ms, 0.0])
-            }
-            _ => (1, 0, [0.0; 4]),
-        }
-    }
-
     /// Mininet's `ping`/`pingFull`: all hosts (with the header) or the given
     /// ones. Returns (sent, received).
     pub fn ping(
@@ -644,22 +616,42 @@ impl<'a> Cli<'a> {
         let (mut sent, mut recv) = (0u64, 0u64);
         let mut fulls = Vec::new();
         let plan = self.plan;
+        let secs = parse_seconds(&timeout).unwrap_or(1.0).max(0.001);
+        let interrupted = std::cell::Cell::new(false);
+        let stop = || {
+            if signals::take_interrupt() || signals::terminating() {
+                interrupted.set(true);
+            }
+            interrupted.get()
+        };
         for &i in &idx {
             let src = &plan.hosts[i];
+            if stop() {
+                self.say("\nInterrupt");
+                return (sent, recv);
+            }
             self.say_part(&format!("{} -> ", src.name));
-            for &j in &idx {
-                if i == j {
-                    continue;
-                }
-                if signals::take_interrupt() || signals::terminating() {
-                    self.say("\nInterrupt");
-                    return (sent, recv);
-                }
-                let dst = &plan.hosts[j];
-                let (s, r, rtt) = self.ping_once(src, dst, &timeout);
-                sent += s;
-                recv += r.min(s);
-                fulls.push((src.name.clone(), dst.name.clone(), s, r, rtt));
+            let dsts: Vec<&HostPlan> = idx
+                .iter()
+                .filter(|&&j| j != i)
+                .map(|&j| &plan.hosts[j])
+                .collect();
+            let ips: Vec<std::net::Ipv4Addr> = dsts.iter().map(|d| d.ip).collect();
+            // One row's pings run concurrently (bounded): each waits for its
+            // circuits, so one after another a large fabric takes minutes.
+            let rtts = probe::Pinger::open(Some(&self.host_ns(src)))
+                .and_then(|p| p.echo_many(&ips, Duration::from_secs_f64(secs), PING_WINDOW, &stop))
+                .unwrap_or_else(|_| vec![None; ips.len()]);
+            if interrupted.get() {
+                self.say("\nInterrupt");
+                return (sent, recv);
+            }
+            for (dst, rtt) in dsts.iter().zip(&rtts) {
+                let r = u64::from(rtt.is_some());
+                let ms = rtt.map_or(0.0, |d| d.as_secs_f64() * 1e3);
+                sent += 1;
+                recv += r;
+                fulls.push((src.name.clone(), dst.name.clone(), 1, r, [ms, ms, ms, 0.0]));
                 let cell = format::ping_row("", &[(&dst.name, r > 0)]);
                 self.say_part(cell.trim_start_matches(" -> "));
             }

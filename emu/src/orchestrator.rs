@@ -122,6 +122,7 @@ impl Net {
         names.push(net.fabric_ns_name());
         names.extend(net.plan.bmv2_tors().into_iter().map(|t| net.tor_ns_name(t)));
         net.state.namespaces = names;
+        raise_neighbour_limits(net.plan.hosts.len());
         if let Err(e) = state::save(&net.state) {
             net.teardown();
             return Err(e.into());
@@ -324,6 +325,36 @@ impl Drop for Net {
         let rep = self.teardown();
         for e in rep.errors {
             tracing::warn!("teardown: {e}");
+        }
+    }
+}
+
+/// The kernel's ARP table is one table for all namespaces, with limits
+/// (gc_thresh1/2/3, 128/512/1024 by default) that every host's neighbours
+/// count against: past 1024 entries new ones fail ("neighbor table
+/// overflow") and pings of a 48-host pingall are lost before they reach the
+/// fabric. Like Mininet's `fixLimits`, raise them, never lower them, to at
+/// least Mininet's values and room for every host to know every other.
+/// The sysctls live in the initial namespace, where this runs.
+pub fn raise_neighbour_limits(hosts: usize) {
+    let need = (hosts * hosts) as u64;
+    let want = [
+        ("gc_thresh1", 4096u64),
+        ("gc_thresh2", need.max(8192)),
+        ("gc_thresh3", (2 * need).max(16384)),
+    ];
+    for (k, v) in want {
+        let path = format!("/proc/sys/net/ipv4/neigh/default/{k}");
+        let cur = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok());
+        if let Some(cur) = cur
+            && cur < v
+        {
+            match std::fs::write(&path, v.to_string()) {
+                Ok(()) => tracing::info!("raised net.ipv4.neigh.default.{k} from {cur} to {v}"),
+                Err(e) => tracing::warn!("cannot raise net.ipv4.neigh.default.{k}: {e}"),
+            }
         }
     }
 }

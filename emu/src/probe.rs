@@ -122,6 +122,75 @@ impl Pinger {
     }
 }
 
+impl Pinger {
+    /// One echo to each of `dsts`, at most `window` in flight at a time, each
+    /// answered within `timeout` of its own send or counted lost. Results are
+    /// in `dsts` order. One socket serves them all: replies are told apart by
+    /// source address, id and sequence number, like `ping`'s. `stop` is
+    /// polled every 50 ms (Ctrl-C); on `true` the unanswered rest is `None`.
+    pub fn echo_many(
+        &self,
+        dsts: &[Ipv4Addr],
+        timeout: Duration,
+        window: usize,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<Option<Duration>>, ProbeError> {
+        let id: u16 = rand::random();
+        let window = window.max(1);
+        let mut out: Vec<Option<Duration>> = vec![None; dsts.len()];
+        // (index, send time) of the echoes still waiting for a reply.
+        let mut waiting: Vec<(usize, Instant)> = Vec::with_capacity(window);
+        let mut next = 0usize;
+        let mut buf = [0u8; 2048];
+        while next < dsts.len() || !waiting.is_empty() {
+            while next < dsts.len() && waiting.len() < window {
+                // Sequence numbers start at 1 and stay unique within the call.
+                let req = echo_request(id, (next as u16).wrapping_add(1));
+                let to = SockAddr::from(SocketAddrV4::new(dsts[next], 0));
+                self.sock.send_to(&req, &to).map_err(io("send echo"))?;
+                waiting.push((next, Instant::now()));
+                next += 1;
+            }
+            let now = Instant::now();
+            waiting.retain(|&(_, t0)| now.duration_since(t0) < timeout);
+            if waiting.is_empty() {
+                continue;
+            }
+            if stop() {
+                return Ok(out);
+            }
+            let oldest = waiting.iter().map(|w| w.1).min().unwrap_or(now);
+            let left = timeout
+                .saturating_sub(now.duration_since(oldest))
+                .clamp(Duration::from_millis(1), Duration::from_millis(50));
+            self.sock
+                .set_read_timeout(Some(left))
+                .map_err(io("timeout"))?;
+            match (&self.sock).read(&mut buf) {
+                Ok(n) => {
+                    let pkt = &buf[..n];
+                    if let Some(pos) = waiting
+                        .iter()
+                        .position(|&(i, _)| is_reply(pkt, dsts[i], id, (i as u16).wrapping_add(1)))
+                    {
+                        let (i, t0) = waiting.swap_remove(pos);
+                        out[i] = Some(t0.elapsed());
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => return Err(ProbeError::Io("receive echo", e)),
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// One ICMP echo from namespace `ns` to `dst`; `Some(rtt)` if answered
 /// within `timeout`.
 pub fn ping(

@@ -5,9 +5,6 @@
 mod common;
 
 use common::*;
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
 
 const OPERA8_DARK: &str = r#"{
   "name": "opera-8, 99us guardband in 100us slices",
@@ -25,30 +22,10 @@ fn pingall_loses_nothing_when_routing_avoids_dark_circuits() {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("opera8-dark.json");
-    std::fs::write(&cfg, OPERA8_DARK).unwrap();
-    let prefix = format!("lh{:04x}", rand::random::<u16>());
-    let out = Command::new(BIN)
-        .args([
-            "run",
-            cfg.to_str().unwrap(),
-            "--test",
-            "pingall",
-            "--prefix",
-            &prefix,
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let err = run_config_test(OPERA8_DARK, "pingall");
     assert!(
         err.contains("*** Results: 0% dropped (56/56 received)"),
         "{err}"
     );
     assert!(err.contains("conservation OK"), "{err}");
-    assert!(
-        !lh_namespaces().iter().any(|n| n.starts_with(&prefix)),
-        "namespaces left behind"
-    );
 }

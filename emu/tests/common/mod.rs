@@ -46,3 +46,32 @@ pub fn lh_namespaces() -> Vec<String> {
         .filter(|n| lh_emu::state::prefix_of_ns(n).is_some())
         .collect()
 }
+
+/// `lighthouse run <config json> --test <test>` under a fresh prefix, as a
+/// subprocess; returns its stderr after checking it exited 0 and left no
+/// namespace of its prefix behind.
+#[allow(dead_code)]
+pub fn run_config_test(json: &str, test: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.json");
+    std::fs::write(&cfg, json).unwrap();
+    let prefix = format!("lh{:04x}", rand::random::<u16>());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .args([
+            "run",
+            cfg.to_str().unwrap(),
+            "--test",
+            test,
+            "--prefix",
+            &prefix,
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(
+        !lh_namespaces().iter().any(|n| n.starts_with(&prefix)),
+        "namespaces left behind"
+    );
+    err
+}
