@@ -139,6 +139,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "flow",
         "One TCP flow with the built-in flow tool: throughput and completion time.\n       Usage: flow src dst SIZE|SECONDSs   (SIZE in bytes, K/M/G suffixes; 2s = for 2 seconds)",
     ),
+    (
+        "flows",
+        "Trace-driven TCP flows with FCT statistics per size bucket.\n       Usage: flows WORKLOAD PATTERN LOAD SECONDS [max_size=B] [flows=N] [seed=N] [grace=S] [csv=FILE]\n       e.g. flows websearch all-to-all 0.3 2 max_size=1M",
+    ),
     ("help", "Describe available CLI commands."),
     ("intfs", "List interfaces."),
     (
@@ -328,6 +332,7 @@ impl<'a> Cli<'a> {
             "iperf" => self.iperf_cmd(rest),
             "iperfudp" => self.iperfudp_cmd(rest),
             "flow" => self.flow_cmd(rest),
+            "flows" => self.flows_cmd(rest),
             "sh" if self.sandbox => {}
             "sh" => {
                 let mut c = Command::new("sh");
@@ -845,6 +850,42 @@ impl<'a> Cli<'a> {
                 None
             }
         }
+    }
+
+    fn flows_cmd(&mut self, rest: &str) {
+        let args: Vec<&str> = rest.split_whitespace().collect();
+        let bps = self.host_bps();
+        let req = match crate::workload::parse_request(&args, self.plan.hosts.len(), bps, &parse_bw)
+        {
+            Ok(r) => r,
+            Err(e) => return self.say(&format!("*** Error: flows: {e}")),
+        };
+        if self.sandbox {
+            return;
+        }
+        let hosts: Vec<crate::workload::run::Endpoint> = self
+            .plan
+            .hosts
+            .iter()
+            .map(|h| crate::workload::run::Endpoint {
+                ns: self.host_ns(h),
+                ip: h.ip,
+            })
+            .collect();
+        let text = crate::workload::run_request(&req, &hosts, &|| {
+            signals::take_interrupt() || signals::terminating()
+        });
+        match text {
+            Ok(t) => self.say(t.trim_end()),
+            Err(e) => self.say(&format!("*** Error: flows: {e:#}")),
+        }
+    }
+
+    /// The host link rate, or 1 Gb/s without a compiled config.
+    fn host_bps(&self) -> f64 {
+        self.compiled
+            .map(|c| c.config.tors.host_link_rate.0 as f64)
+            .unwrap_or(1e9)
     }
 
     fn flow_cmd(&mut self, rest: &str) {

@@ -24,5 +24,7 @@ pub mod signals;
 pub mod state;
 pub mod ta_live;
 pub mod target;
+pub mod tcpinfo;
 pub mod telemetry;
 pub mod topo;
+pub mod workload;
