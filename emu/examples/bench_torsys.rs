@@ -5,6 +5,13 @@
 //! the first rejection, flow pausing (100 kB elephants, 1 ms aging) and
 //! offloading (ignored on a one-slice schedule, as documented).
 //!
+//! Robust to a shared machine: every repetition runs the three systems
+//! back to back (order rotated), so each rep gives paired ratios
+//! (off/bridge, on/off) measured within seconds of each other; the summary
+//! is the median and the min–max of those ratios over reps, with the load
+//! average seen. A regression "beyond noise" is one whose ratio lies
+//! outside the spread of the reps.
+//!
 //!     cargo run --release -p lighthouse-emu --example bench_torsys -- [SECS] [REPS]
 
 #[path = "bench_common/mod.rs"]
@@ -35,6 +42,7 @@ fn main() {
     let c_off = lh_ctrl::compile::compile(&off).expect("compiling static-2");
     let c_on = lh_ctrl::compile::compile(&on).expect("compiling static-2 + tor");
     let mut res: [Vec<f64>; 3] = Default::default();
+    let mut loads: Vec<f64> = Vec::new();
     let names = ["bridge", "lighthouse (tor off)", "lighthouse (tor on)"];
     println!("| rep | system | Mb/s | load avg | notes |");
     println!("|---:|---|---:|---:|---|");
@@ -43,6 +51,7 @@ fn main() {
         for k in 0..3 {
             let side = (k + rep) % 3;
             let load = loadavg();
+            loads.push(load);
             let (mbps, notes) = if side == 0 {
                 let b = Bridge::up();
                 let ((h1, _), (h2, ip2)) = (b.host(0), b.host(1));
@@ -82,14 +91,32 @@ fn main() {
             res[side].push(mbps);
         }
     }
-    let m: Vec<f64> = res.iter().map(|v| median(v)).collect();
+    // Paired per rep: the three ran within seconds of each other.
+    let pair = |a: usize, b: usize| -> Vec<f64> {
+        res[a].iter().zip(&res[b]).map(|(x, y)| x / y).collect()
+    };
     println!(
-        "\nmedian of {reps} x {secs} s: bridge {:.0} Mb/s, tor off {:.0} Mb/s ({:.2} of bridge), tor on {:.0} Mb/s ({:.2} of bridge, {:.2} of off)",
-        m[0],
-        m[1],
-        m[1] / m[0],
-        m[2],
-        m[2] / m[0],
-        m[2] / m[1]
+        "\n{reps} reps x {secs} s, load average {}",
+        spread(&loads, 2)
     );
+    for (k, name) in names.iter().enumerate() {
+        println!("{name}: {} Mb/s", spread(&res[k], 0));
+    }
+    println!("off / bridge (paired): {}", spread(&pair(1, 0), 3));
+    println!("on / bridge (paired):  {}", spread(&pair(2, 0), 3));
+    println!("on / off (paired):     {}", spread(&pair(2, 1), 3));
+}
+
+/// `median (min–max)` of the values that are numbers.
+fn spread(v: &[f64], digits: usize) -> String {
+    let ok: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    let lo = ok.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ok.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!(
+        "median {:.digits$} ({:.digits$}–{:.digits$}, n={})",
+        median(&ok),
+        lo,
+        hi,
+        ok.len()
+    )
 }

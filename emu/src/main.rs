@@ -131,10 +131,13 @@ enum Cmd {
         /// Where the figures go.
         #[arg(long, value_name = "FILE", default_value = "experiment.json")]
         out: PathBuf,
-        /// Offered load (fraction of each ToR's uplink capacity).
+        /// Load: table3, what hosts offer as a fraction of each ToR's
+        /// uplink capacity (default 0.7); table2, the core link utilization
+        /// to reach (default 0.4, the paper's), hosts offering it divided by
+        /// the routing's mean hop count.
         #[arg(long)]
         load: Option<f64>,
-        /// Traffic time in virtual milliseconds.
+        /// Traffic time in virtual milliseconds (table3 20, table2 100).
         #[arg(long)]
         duration_ms: Option<u64>,
         /// Random seed of the traffic.
@@ -390,9 +393,13 @@ fn experiment_cmd(
     let text = match which {
         ExperimentKind::Table3 => experiment::table3(cfg, &w, &out)?,
         ExperimentKind::Table2 => {
-            // The paper runs Table 2 at production load (40%).
+            // The paper runs Table 2 at production load (40%), over
+            // several 32.4 ms cycles of Opera-108 (docs/experiments.md).
             if load.is_none() {
                 w.load = 0.4;
+            }
+            if duration_ms.is_none() {
+                w.duration_ns = 100_000_000;
             }
             if incast_share.is_none() {
                 w.incast_share = 0.0;

@@ -183,6 +183,34 @@ fn estimator_error_stays_within_one_mtu_at_a_tenth_of_a_slice() {
     assert_eq!(e.c.estimator_error.samples, 0);
 }
 
+/// The paper's own figures (§9.3, Fig. 12): an update interval of 50 ns at
+/// 100 Gb/s, i.e. 625 B drained per tick, "less than half MTU-size packet"
+/// of error, on slices of 2 us (interval = slice / 40) to 300 us
+/// (slice / 6000). What bounds the error is the bytes the link drains in one
+/// interval, not the interval's ratio to the slice: within one MTU whenever
+/// an interval drains at most one MTU, even at a sixth of a slice.
+#[test]
+fn estimator_error_is_bounded_by_what_one_interval_drains() {
+    let bytes_per_ns = RATE / 8 / 1_000_000_000;
+    assert_eq!(bytes_per_ns, 1);
+    for iv in [100, 625, 1_000, 1_500, 2_000, 5_000] {
+        let err = estimator_run(iv).estimator_error;
+        let drained = iv * bytes_per_ns;
+        assert!(err.samples > 100, "{err:?}");
+        assert!(
+            err.max_bytes <= drained,
+            "interval {iv} ns: max error {} B > {drained} B drained per tick",
+            err.max_bytes
+        );
+        if drained <= 1_500 {
+            // Slice / 16 (the paper's 625 B per tick) up to slice / 6.7.
+            assert!(err.max_bytes <= 1_500, "interval {iv} ns: {err:?}");
+        }
+    }
+    // Coarser than one MTU per tick, the bound is no longer one MTU.
+    assert!(estimator_run(2_000).estimator_error.max_bytes > 1_500);
+}
+
 #[test]
 fn pushback_stops_the_senders_hosts_until_the_full_slice_is_over() {
     let mut e = engine(TorFeatures {
