@@ -6,6 +6,7 @@
 //! output (stderr); `time`'s line goes to stdout, and the output of
 //! `<node> <cmd>` to stderr, as Mininet's logger prints it.
 
+mod compat;
 mod help;
 #[cfg(test)]
 mod tests;
@@ -73,7 +74,7 @@ impl<'a> Cli<'a> {
         }
     }
 
-    fn say(&mut self, s: &str) {
+    pub(crate) fn say(&mut self, s: &str) {
         self.net.say(s);
     }
 
@@ -184,21 +185,8 @@ impl<'a> Cli<'a> {
             "buffer_usage" | "bw_usage" => self.usage(first, rest),
             "drops" => self.show(self.net.drops()),
             "pcap" => self.pcap(rest),
-            "xterm" | "gterm" => self.xterm(first, rest),
-            "py" | "px" => self.say(&format!(
-                "*** {first}: this CLI has no Python interpreter; run commands on a node with `<node> cmd` (e.g. h1 ifconfig), or drive the network from Rust (docs/network.md)"
-            )),
-            "dpctl" => self.say(
-                "*** dpctl: ToRs are not OpenFlow switches; see a ToR's time-flow table with `table <tor>`, its calendar queues with `queues <tor>`, and the data-plane counters with `drops`",
-            ),
-            "switch" => self.switch(rest),
-            "wait" => {
-                // No controller: every ToR runs its table from the start.
-                let s = format!(
-                    "*** Waiting for switches to connect\n{} ",
-                    self.net.plan.tor_names().join(" ")
-                );
-                self.say(&s);
+            "xterm" | "gterm" | "py" | "px" | "dpctl" | "switch" | "wait" => {
+                self.compat(first, rest)
             }
             _ if self.net.is_node(first) => self.node_cmd(first, rest),
             _ => self.say(&format!("*** Unknown command: {line}")),
@@ -248,65 +236,6 @@ impl<'a> Cli<'a> {
         }
         if let Err(e) = self.net.link(x, y, state == "up") {
             self.say(&e);
-        }
-    }
-
-    /// `xterm node1 node2 ...`: like Mininet, an error without a display.
-    fn xterm(&mut self, term: &str, rest: &str) {
-        let args: Vec<&str> = rest.split_whitespace().collect();
-        if args.is_empty() {
-            self.say(&format!("usage: {term} node1 node2 ..."));
-            return;
-        }
-        for a in args {
-            if !self.net.is_node(a) {
-                self.say(&format!("node '{a}' not in network"));
-                continue;
-            }
-            let Some(display) = std::env::var_os("DISPLAY").filter(|d| !d.is_empty()) else {
-                self.say("Error: Cannot connect to display");
-                continue;
-            };
-            if self.sandbox {
-                continue;
-            }
-            let prog = if term == "gterm" {
-                "gnome-terminal"
-            } else {
-                "xterm"
-            };
-            let Some(ns) = self.net.node_ns(a) else {
-                continue;
-            };
-            let mut c = Command::new(prog);
-            c.args(["-title", &format!("Node: {a}"), "-display"])
-                .arg(display)
-                .args(["-e", "env TERM=ansi sh"]);
-            match crate::netns::spawn_in(&ns, &mut c) {
-                Ok(ch) => self.net.add_child(ch.id()),
-                Err(e) => self.say(&format!("*** Error: {prog}: {e}")),
-            }
-        }
-    }
-
-    /// Mininet's `switch <name> start|stop`: arguments checked the same
-    /// way; a ToR cannot be stopped on its own, so it names what can.
-    fn switch(&mut self, rest: &str) {
-        let a: Vec<&str> = rest.split_whitespace().collect();
-        let [sw, cmd] = a[..] else {
-            self.say("invalid number of args: switch <switch name>{start, stop}");
-            return;
-        };
-        if self.net.plan.tor(sw).is_none() {
-            self.say(&format!("invalid switch: {cmd}"));
-        } else if cmd != "start" && cmd != "stop" {
-            self.say("invalid command: switch <switch name> {start, stop}");
-        } else {
-            self.say(&format!(
-                "*** switch {sw} {cmd}: not supported (a ToR's data plane is shared by all ToRs); take its hosts' links {} instead: link <host> {sw} {}",
-                if cmd == "stop" { "down" } else { "up" },
-                if cmd == "stop" { "down" } else { "up" }
-            ));
         }
     }
 
