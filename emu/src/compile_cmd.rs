@@ -104,7 +104,7 @@ pub fn show_cmd(
 ) -> Result<()> {
     let c = load_and_compile(config, limit)?;
     match (tor, slice) {
-        (Some(t), _) => match crate::cli::table_text(&c, t) {
+        (Some(t), _) => match crate::render::table_text(&c, t) {
             Some(text) => print!("{text}"),
             None => bail!(
                 "ToR {t} does not exist (ToRs are 0..{})",
@@ -118,7 +118,7 @@ pub fn show_cmd(
                     c.schedule.slices()
                 );
             }
-            print!("{}", crate::cli::slice_text(&c, ts));
+            print!("{}", crate::render::slice_text(&c, ts));
         }
         (None, None) => bail!("say what to show: --tor N or --slice S"),
     }

@@ -207,6 +207,45 @@ pub fn parse_ping(out: &str) -> (u64, u64, [f64; 4]) {
     (sent, received, rtt)
 }
 
+/// Longest duration a command accepts (flow, pingall timeout), seconds.
+pub const MAX_SECONDS: f64 = 86_400.0;
+/// Largest byte count `flow` accepts (1 TB).
+pub const MAX_BYTES: f64 = 1e12;
+/// Largest number `parse_bw` accepts (1e15: 1 Pbit/s); iperfudp is further
+/// capped at the host link rate.
+pub const MAX_BPS: f64 = 1e15;
+
+/// `10M` (bytes, decimal suffixes) or `2s` / `0.5s` (seconds).
+pub fn parse_amount(s: &str) -> Option<crate::probe::Amount> {
+    if let Some(secs) = s.strip_suffix('s') {
+        return parse_seconds(secs).map(crate::probe::Amount::Seconds);
+    }
+    let b = parse_bw(s)?;
+    (1.0..=MAX_BYTES)
+        .contains(&b)
+        .then_some(crate::probe::Amount::Bytes(b as u64))
+}
+
+/// Seconds: a finite number > 0 and at most [`MAX_SECONDS`] (so `inf`,
+/// `nan`, `1e30` or `-1` are errors, never a panic or a run forever).
+pub fn parse_seconds(s: &str) -> Option<f64> {
+    let v: f64 = s.parse().ok()?;
+    (v.is_finite() && v > 0.0 && v <= MAX_SECONDS).then_some(v)
+}
+
+/// `10M` / `1G` / `500K` / `1000000` -> bits/s.
+pub fn parse_bw(s: &str) -> Option<f64> {
+    let (num, mult) = match s.chars().last()? {
+        'K' | 'k' => (&s[..s.len() - 1], 1e3),
+        'M' | 'm' => (&s[..s.len() - 1], 1e6),
+        'G' | 'g' => (&s[..s.len() - 1], 1e9),
+        _ => (s, 1.0),
+    };
+    let v: f64 = num.parse().ok()?;
+    let v = v * mult;
+    (v.is_finite() && v > 0.0 && v <= MAX_BPS).then_some(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,12 +4,13 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use lh_emu::cli::Cli;
 use lh_emu::compile_cmd::MemoryLimit;
-use lh_emu::orchestrator::{Net, NetOptions};
-use lh_emu::{clean, compile_cmd, exitguard, fabric, signals, state};
+use lh_emu::network::{Network, NetworkOptions};
+use lh_emu::orchestrator::NetOptions;
+use lh_emu::{clean, compile_cmd, exitguard, signals, state};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
@@ -328,39 +329,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// `lighthouse run --telemetry`: the config's monitors (default: both
-/// metrics on every uplink every millisecond) into `target`.
-fn start_telemetry(
-    f: &swtor::FabricHandle,
-    cfg: &lh_ctrl::config::Config,
-    target: &std::path::Path,
-) -> anyhow::Result<lh_emu::telemetry::Sampler> {
-    use lh_ctrl::config::{Metric, Monitor};
-    let mut monitors = cfg.monitoring.clone();
-    if monitors.is_empty() {
-        for metric in [Metric::BufferUsage, Metric::BwUsage] {
-            monitors.push(Monitor {
-                metric,
-                tor: None,
-                port: None,
-                interval: lh_ctrl::units::Nanos(1_000_000),
-            });
-        }
-    }
-    let out =
-        lh_emu::telemetry::open(target).with_context(|| format!("opening {}", target.display()))?;
-    say!(
-        "*** Telemetry: {} monitor(s) into {}",
-        monitors.len(),
-        target.display()
-    );
-    Ok(lh_emu::telemetry::Sampler::start(
-        f.usage_probe(),
-        monitors,
-        out,
-    )?)
-}
-
 /// `lighthouse experiment`.
 #[allow(clippy::too_many_arguments)]
 fn experiment_cmd(
@@ -551,111 +519,32 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             .map(|n| format!(", {n}"))
             .unwrap_or_default()
     );
-    let opts = NetOptions {
-        mac: a.mac,
-        arp: a.arp,
-        prefix: a.prefix.clone(),
-        config: std::fs::canonicalize(&mn.config).ok(),
+    let opts = NetworkOptions {
+        net: NetOptions {
+            mac: a.mac,
+            arp: a.arp,
+            prefix: a.prefix.clone(),
+            config: std::fs::canonicalize(&mn.config).ok(),
+        },
+        p4: p4_src,
+        p4_log: a.p4_log,
+        telemetry: a.telemetry.clone(),
+        ta_live: a.ta_live,
     };
-    let mut net = Net::bring_up(plan, &opts)?;
+    let mut net = Network::bring_up(plan, compiled, opts)?;
     let prefix = net.prefix.clone();
-    say!(
-        "*** Run {prefix}: namespaces {prefix}-h1..h{} and {prefix}-fab",
-        net.plan.hosts.len()
-    );
-    say!(
-        "*** Adding hosts:\n{} ",
-        net.plan
-            .hosts
-            .iter()
-            .map(|h| h.name.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    say!("*** Adding ToRs:\n{} ", net.plan.tor_names().join(" "));
-
     spawn_watcher(prefix.clone());
     install_panic_teardown(prefix.clone());
-
-    let mut p4 = None;
-    if let Some(c) = &compiled
-        && !net.plan.bmv2_tors().is_empty()
-    {
-        say!(
-            "*** Starting P4 ToRs on BMv2: {}",
-            net.plan
-                .bmv2_tors()
-                .iter()
-                .map(|&t| lh_emu::topo::tor_name(t))
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
-        match lh_emu::p4tor::P4Tors::start(&net, c, &p4_src, a.p4_log) {
-            Ok(t) => {
-                for s in &t.tors {
-                    net.add_child(s.switch.pid());
-                }
-                spawn_p4_monitor(
-                    prefix.clone(),
-                    t.tors
-                        .iter()
-                        .map(|s| (lh_emu::topo::tor_name(s.tor), s.switch.record().clone()))
-                        .collect(),
-                );
-                p4 = Some(t);
-            }
-            Err(e) => {
-                let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
-                DONE.store(true, Ordering::Relaxed);
-                net.teardown();
-                return Err(anyhow::anyhow!("starting the P4 ToRs: {e}"));
-            }
-        }
+    if let Err(e) = net.start() {
+        let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+        DONE.store(true, Ordering::Relaxed);
+        drop(net);
+        return Err(e.into());
     }
-
-    let fab = match &compiled {
-        Some(c) => {
-            say!(
-                "*** Starting optical fabric: {} slices of {} (guardband {})",
-                c.schedule.slices(),
-                cfg.slice.duration,
-                cfg.slice.guardband
-            );
-            match fabric::start(&net, c) {
-                Ok(f) => Some(Arc::new(f)),
-                Err(e) => {
-                    let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
-                    DONE.store(true, Ordering::Relaxed);
-                    net.teardown();
-                    return Err(anyhow::anyhow!("starting the data plane: {e}"));
-                }
-            }
-        }
-        None => {
-            say!("*** No data plane (--no-fabric)");
-            None
-        }
-    };
-
-    // Uplink captures live in the data-plane thread: on a signal or a panic
-    // close them all so their files are complete.
-    let uplink_hook = match (&fab, &compiled) {
-        (Some(f), Some(c)) => {
-            let f = f.clone();
-            let (tors, ups) = (c.schedule.tors(), c.schedule.uplinks());
-            Some(exitguard::register(move || {
-                for t in 0..tors {
-                    for p in 0..ups {
-                        let _ = f.stop_capture(
-                            t as lh_ctrl::TorId,
-                            swtor::CapturePoint::Uplink(p as lh_ctrl::PortId),
-                        );
-                    }
-                }
-            }))
-        }
-        _ => None,
-    };
+    let switches = net.p4_switches();
+    if !switches.is_empty() {
+        spawn_p4_monitor(prefix.clone(), switches);
+    }
     match a.debug_panic.as_deref() {
         Some("main") => panic!("--debug-panic main"),
         Some("thread") => {
@@ -665,132 +554,32 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
-    let sampler = match (&fab, &a.telemetry) {
-        // A telemetry failure must not leave the namespaces behind.
-        (Some(f), Some(target)) => match start_telemetry(f, &cfg, target) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                say!("*** Telemetry off: {e:#}");
-                None
-            }
-        },
-        _ => None,
-    };
-    let live = match (&fab, a.ta_live) {
-        (Some(f), true) => {
-            let l = lh_emu::ta_live::LiveTa::start(f.control(), cfg.clone());
-            if l.is_none() {
-                say!("*** --ta-live: not a TA config, ignored");
-            }
-            l
-        }
-        _ => None,
-    };
-    let mut ok = true;
-    {
-        let mut cli = Cli::new(&net.plan, &prefix, Box::new(std::io::stderr()));
-        cli.compiled = compiled.as_ref();
-        cli.fabric = fab.as_deref();
-        cli.p4 = p4.as_ref();
-        let p2 = prefix.clone();
-        cli.on_spawn = Some(Box::new(move |pid| {
-            if let Some(mut st) = state::load(&p2) {
-                st.children.push(pid);
-                let _ = state::save(&st);
-            }
-        }));
-        match (a.test, &a.script) {
-            (Some(t), _) => {
-                ok = run_test(&mut cli, t);
-            }
+    let mut ok = {
+        let mut cli = Cli::new(&mut net);
+        let ok = match (a.test, &a.script) {
+            (Some(t), _) => run_test(&mut cli, t),
             (None, Some(s)) => match std::fs::File::open(s) {
                 Ok(f) => {
                     let what = s.display().to_string();
                     let _ = cli.run_lines(std::io::BufReader::new(f), &what);
+                    true
                 }
                 Err(e) => {
                     say!("*** Error: --script {}: {e}", s.display());
-                    ok = false;
+                    false
                 }
             },
             (None, None) => {
                 say!("*** Starting CLI:");
                 cli.run_interactive();
+                true
             }
-        }
-        if cli.input_errors > 0 {
-            ok = false;
-        }
-    }
-
-    if let Some(l) = live {
-        let r = l.stop();
-        let applied: Vec<_> = r.iter().filter(|u| u.applied).collect();
-        say!(
-            "*** TA updates: {} applied of {} ticks; lost {} deferred {} carried over {} across them",
-            applied.len(),
-            r.len(),
-            applied.iter().map(|u| u.lost).sum::<u64>(),
-            applied.iter().map(|u| u.deferred).sum::<u64>(),
-            applied.iter().map(|u| u.carried_over).sum::<u64>()
-        );
-    }
-    if let Some(s) = sampler {
-        match s.stop() {
-            Ok(n) => say!("*** Telemetry: {n} records"),
-            Err(e) => say!("*** Telemetry: {e}"),
-        }
-    }
+        };
+        ok && cli.input_errors == 0
+    };
     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
     DONE.store(true, Ordering::Relaxed);
-    say!("*** Stopping network");
-    if let Some(id) = uplink_hook {
-        exitguard::unregister(id);
-    }
-    if let Some(f) = fab.and_then(|f| Arc::try_unwrap(f).ok()) {
-        let (c, p4c) = drained_counters(&f, p4.as_ref());
-        let t = lh_emu::fabric::Totals::of(&c, p4c.as_ref());
-        // Frames that entered a BMv2 ToR's ports and never reached its
-        // program or came out (a full packet-socket buffer or BMv2 queue):
-        // after the drain they are lost, with that reason.
-        let lost = t.in_bmv2.max(0) as u64;
-        let good = c.conservation_holds()
-            && t.on_veths == 0
-            && t.in_bmv2 >= 0
-            && t.sent == t.delivered + t.dropped + lost + t.queued;
-        say!(
-            "*** Fabric: sent {} delivered {} dropped {} queued {} (conservation {})",
-            t.sent,
-            t.delivered,
-            t.dropped + lost,
-            t.queued,
-            if good { "OK" } else { "VIOLATED" }
-        );
-        if lost > 0 {
-            say!(
-                "*** Lost inside BMv2: {lost} frames its program never saw or that never left it (packet-socket or BMv2 queue overflow)"
-            );
-        }
-        if t.on_veths != 0 || t.in_bmv2 < 0 {
-            say!(
-                "*** Unaccounted: inside BMv2 {}, on BMv2's uplink veths {}",
-                t.in_bmv2,
-                t.on_veths
-            );
-        }
-        f.stop();
-        if !good {
-            ok = false;
-        }
-    }
-    if let Some(mut t) = p4 {
-        t.stop();
-    }
-    let rep = net.teardown();
-    for e in &rep.errors {
-        say!("*** Error: {e}");
-    }
-    say!("*** Done");
+    ok &= net.stop();
     say!(
         "completed in {:.3} seconds",
         t_start.elapsed().as_secs_f64()
@@ -799,35 +588,11 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         // Torn down because of a signal: not a clean success.
         return Ok(ExitCode::from(130));
     }
-    Ok(if ok && rep.errors.is_empty() {
+    Ok(if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// Counters once the traffic has drained: with P4 ToRs, frames can still be
-/// inside BMv2 or on its veths for a moment after the last command.
-fn drained_counters(
-    f: &swtor::FabricHandle,
-    p4: Option<&lh_emu::p4tor::P4Tors>,
-) -> (swtor::Counters, Option<lh_emu::p4tor::P4Counters>) {
-    let read = || {
-        let c = f.counters();
-        let p = p4.and_then(|t| t.counters().ok());
-        (c, p)
-    };
-    let mut last = read();
-    let t0 = Instant::now();
-    while p4.is_some() && t0.elapsed() < Duration::from_secs(2) {
-        let t = lh_emu::fabric::Totals::of(&last.0, last.1.as_ref());
-        if t.in_bmv2 == 0 && t.on_veths == 0 && last.0.queued == 0 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-        last = read();
-    }
-    last
 }
 
 /// A P4 ToR's `simple_switch` that dies mid-run is reported and the run is
@@ -865,20 +630,20 @@ fn spawn_p4_monitor(prefix: String, switches: Vec<(String, bmv2_thrift::ProcessR
 fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
     match t {
         TestKind::Pingall => {
-            let (s, r) = cli.ping(None, None, false);
+            let (s, r) = cli.net.pingall(None);
             s > 0 && s == r
         }
         TestKind::Pingpair => {
-            if cli.plan.hosts.len() < 2 {
+            if cli.net.plan.hosts.len() < 2 {
                 say!("*** pingpair needs two hosts");
                 return false;
             }
-            let (s, r) = cli.ping(Some(&[0, 1]), None, false);
+            let (s, r) = cli.net.ping(Some(&[0, 1]), None, false);
             s > 0 && s == r
         }
         TestKind::Iperf => {
-            let n = cli.plan.hosts.len();
-            n >= 2 && cli.iperf(0, n - 1, 5.0).is_some_and(|v| v[0] > 0.0)
+            let n = cli.net.plan.hosts.len();
+            n >= 2 && cli.net.iperf(0, n - 1, 5.0).is_some_and(|v| v[0] > 0.0)
         }
         TestKind::Iperfudp => cli.iperfudp("").is_some_and(|(srv, _)| srv > 0.0),
         TestKind::All => run_test(cli, TestKind::Pingall) && run_test(cli, TestKind::Iperf),

@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use lh_emu::cli::{Cli, Tools};
 use lh_emu::links;
-use lh_emu::orchestrator::{Net, NetOptions};
+use lh_emu::network::{Network, NetworkOptions};
 use lh_emu::topo::Plan;
 use rtnetlink::{LinkBridge, LinkUnspec};
 use std::io::Write;
@@ -31,8 +31,8 @@ impl Buf {
     }
 }
 
-fn bridged_net() -> Net {
-    let net = Net::bring_up(Plan::new(1, 2), &NetOptions::default()).unwrap();
+fn bridged_net() -> Network {
+    let net = Network::bring_up(Plan::new(1, 2), None, NetworkOptions::default()).unwrap();
     links::with_netlink(Some(&net.fabric_ns()), |h| async move {
         h.link()
             .add(LinkBridge::new("br0").up().build())
@@ -62,9 +62,10 @@ fn ping_and_iperf_with_builtin_and_external_tools() {
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let before = lh_namespaces();
     {
-        let net = bridged_net();
+        let mut net = bridged_net();
         let b = Buf::default();
-        let mut cli = Cli::new(&net.plan, &net.prefix, Box::new(b.clone()));
+        net.set_output(Box::new(b.clone()));
+        let mut cli = Cli::new(&mut net);
         let mut toolsets = vec![Tools::none()];
         let found = Tools::detect();
         if found.iperf3 {
@@ -73,11 +74,11 @@ fn ping_and_iperf_with_builtin_and_external_tools() {
             eprintln!("note: iperf3 not installed; only the built-in tools are tested");
         }
         for tools in toolsets {
-            cli.tools = tools;
+            cli.net.tools = tools;
             // Warm up ARP, then the real check.
-            cli.ping(None, Some("3"), false);
+            cli.net.ping(None, Some("3"), false);
             b.take();
-            let (s, r) = cli.ping(None, Some("2"), false);
+            let (s, r) = cli.net.ping(None, Some("2"), false);
             assert_eq!((s, r), (2, 2), "{tools:?}");
             assert_eq!(
                 b.take(),
@@ -89,7 +90,7 @@ fn ping_and_iperf_with_builtin_and_external_tools() {
                 full.contains("*** Results: \n h1->h2: 1/1, rtt min/avg/max/mdev "),
                 "{full}"
             );
-            let v = cli.iperf(0, 1, 1.0);
+            let v = cli.net.iperf(0, 1, 1.0);
             let v = v.unwrap_or_else(|| panic!("iperf failed: {}", b.take()));
             assert!(v[0] > 1e6 && v[1] > 1e6, "{tools:?}: {v:?}");
             let out = b.take();

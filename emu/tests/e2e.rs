@@ -12,6 +12,7 @@ use lh_ctrl::config::Config;
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::{SliceId, TorId};
 use lh_emu::cli::{Cli, Tools};
+use lh_emu::network::{Network, NetworkOptions};
 use lh_emu::orchestrator::{Net, NetOptions};
 use lh_emu::probe::{self, Amount};
 use lh_emu::topo::Plan;
@@ -61,17 +62,14 @@ fn pingall_zero_loss(algorithm: &str) {
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let before = lh_namespaces();
     {
-        let net = Net::bring_up(Plan::from_config(&c.config), &NetOptions::default()).unwrap();
-        let fab = fabric::start(&net, &c).expect("data plane starts");
-        let (sent, recv) = {
-            let mut cli = Cli::new(&net.plan, &net.prefix, Box::new(std::io::stderr()));
-            cli.tools = Tools::none(); // the built-in prober
-            cli.compiled = Some(&c);
-            cli.fabric = Some(&fab);
-            cli.ping(None, Some("2"), false)
-        };
+        let plan = Plan::from_config(&c.config);
+        let mut net = Network::bring_up(plan, Some(c), NetworkOptions::default()).unwrap();
+        net.start().expect("data plane starts");
+        net.tools = Tools::none(); // the built-in prober
+        let (sent, recv) = Cli::new(&mut net).net.pingall(Some("2"));
         let n = net.plan.hosts.len() as u64;
-        let counters = fab.stop();
+        let counters = net.fabric().expect("started").counters();
+        assert!(net.stop(), "conservation at the end of the run");
         assert_eq!(sent, n * (n - 1));
         let drops: Vec<_> = counters.drops().filter(|(_, k)| *k > 0).collect();
         assert_eq!(

@@ -9,8 +9,7 @@ use lh_ctrl::config::{Config, Lookup, Multipath};
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
 use lh_emu::cli::{Cli, Tools};
-use lh_emu::fabric;
-use lh_emu::orchestrator::{Net, NetOptions};
+use lh_emu::network::{Network, NetworkOptions};
 use lh_emu::topo::Plan;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -107,14 +106,14 @@ fn slice_queues_drops_and_uplink_pcap_with_the_data_plane() {
     let pcap = dir.path().join("up0.pcap");
     {
         let c = small_compiled();
-        let net = Net::bring_up(Plan::from_config(&c.config), &NetOptions::default()).unwrap();
-        let fab = fabric::start(&net, &c).expect("data plane starts");
+        let plan = Plan::from_config(&c.config);
+        let mut net = Network::bring_up(plan, Some(c), NetworkOptions::default()).unwrap();
+        net.start().expect("data plane starts");
         let b = Buf::default();
+        net.set_output(Box::new(b.clone()));
+        net.tools = Tools::none();
         {
-            let mut cli = Cli::new(&net.plan, &net.prefix, Box::new(b.clone()));
-            cli.tools = Tools::none();
-            cli.compiled = Some(&c);
-            cli.fabric = Some(&fab);
+            let mut cli = Cli::new(&mut net);
             cli.onecmd("slice");
             let s = b.take();
             assert!(
@@ -131,9 +130,9 @@ fn slice_queues_drops_and_uplink_pcap_with_the_data_plane() {
                 format!("*** Capturing s1 uplink 0 to {}\n", pcap.display())
             );
             // h1 (ToR 0) <-> h3 (ToR 2) has routes; h1 -> h2 has none.
-            let (sent, recv) = cli.ping(Some(&[0, 2]), Some("2"), false);
+            let (sent, recv) = cli.net.ping(Some(&[0, 2]), Some("2"), false);
             assert_eq!((sent, recv), (2, 2), "{}", b.take());
-            let (sent, recv) = cli.ping(Some(&[0, 1]), Some("0.3"), false);
+            let (sent, recv) = cli.net.ping(Some(&[0, 1]), Some("0.3"), false);
             assert_eq!((sent, recv), (2, 0));
             b.take();
             cli.onecmd("pcap stop");
@@ -148,13 +147,14 @@ fn slice_queues_drops_and_uplink_pcap_with_the_data_plane() {
             cli.onecmd("schedule");
             assert!(b.take().starts_with("*** Slice "));
         }
-        let counters = fab.stop();
-        assert!(counters.conservation_holds(), "{counters:?}");
+        let counters = net.fabric().expect("started").counters();
         assert!(counters.delivered >= 4, "{counters:?}");
         assert!(
             counters.dropped(swtor::DropReason::NoRoute) > 0,
             "{counters:?}"
         );
+        assert!(net.stop(), "conservation: {}", b.take());
+        assert!(b.take().contains("(conservation OK)"));
     }
     let len = std::fs::metadata(&pcap).map(|m| m.len()).unwrap_or(0);
     assert!(

@@ -5,6 +5,7 @@
 #![no_main]
 
 use lh_emu::cli::{Cli, Tools};
+use lh_emu::network::Network;
 use lh_emu::topo::Plan;
 use libfuzzer_sys::fuzz_target;
 
@@ -12,12 +13,14 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let plan = Plan::new(2, 2);
     // A prefix no run uses: lh + 4 hex digits is reserved for runs, so
     // "lhfuzz" can never name a real namespace.
-    let mut cli = Cli::new(&plan, "lhfuzz", Box::new(std::io::sink()));
+    let mut net = Network::offline(Plan::new(2, 2), "lhfuzz");
+    net.set_output(Box::new(std::io::sink()));
+    net.tools = Tools::none();
+    let mut cli = Cli::new(&mut net);
+    cli.stdout = Box::new(std::io::sink());
     cli.sandbox = true;
-    cli.tools = Tools::none();
     for line in text.lines().take(8) {
         let _ = cli.onecmd(line);
     }

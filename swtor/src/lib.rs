@@ -306,6 +306,8 @@ pub struct FabricHandle {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<Counters>>,
     clock: SliceClock,
+    /// The data-plane thread's kernel thread id (0 until it has started).
+    tid: Arc<std::sync::atomic::AtomicU32>,
 }
 
 /// Opens the packet socket inside `netns` (None: the current namespace) on
@@ -428,9 +430,12 @@ pub fn spawn<P: Port + 'static>(
     let (tx, rx) = mpsc::channel::<Cmd>();
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
+    let tid = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let tid2 = tid.clone();
     let thread = std::thread::Builder::new()
         .name("swtor-dataplane".into())
         .spawn(move || {
+            tid2.store(sched::thread_id(), Ordering::Relaxed);
             let nice = std::env::var("SWTOR_NICE")
                 .ok()
                 .and_then(|v| v.parse().ok())
@@ -512,6 +517,7 @@ pub fn spawn<P: Port + 'static>(
         stop,
         thread: Some(thread),
         clock,
+        tid,
     })
 }
 
@@ -544,6 +550,13 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
 const REPLY_TIMEOUT: Duration = Duration::from_secs(2);
 
 impl FabricHandle {
+    /// The kernel thread id of the busy-polling data-plane thread (the
+    /// native ToRs' and the OCS's "process"), once it has started.
+    pub fn dataplane_tid(&self) -> Option<u32> {
+        let t = self.tid.load(Ordering::Relaxed);
+        (t != 0).then_some(t)
+    }
+
     /// A control handle for another thread (live TA updates).
     pub fn control(&self) -> ControlHandle {
         ControlHandle {

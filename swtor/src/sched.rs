@@ -6,8 +6,13 @@
 /// Sets the calling thread's nice value (best effort; needs CAP_SYS_NICE
 /// for negative values). Returns whether it took effect.
 pub fn set_thread_nice(nice: i32) -> bool {
-    // SAFETY: gettid has no preconditions.
-    let tid = unsafe { libc::gettid() };
+    let tid = thread_id();
     // SAFETY: setpriority on our own thread id; no memory is passed.
     unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, nice) == 0 }
+}
+
+/// The calling thread's kernel id (what `ps -L` and `/proc/PID/task` show).
+pub fn thread_id() -> u32 {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() as u32 }
 }
