@@ -173,16 +173,22 @@ fn send(f: FlowSpec, dst: SocketAddrV4, deadline: Instant, out: Shared, quit: &A
     };
     let _ = c.set_write_timeout(Some(Duration::from_millis(50)));
     let _ = c.set_read_timeout(Some(Duration::from_millis(50)));
-    let hdr = u64::from(f.id).to_be_bytes();
-    let zeros = [0u8; 65536];
-    let mut left = f.size;
-    if !write_all(&mut c, &hdr, quit) {
-        return;
-    }
+    // Like an RPC library: no Nagle delay, and the header goes out in the
+    // same write as the payload's start (two small writes would wait for a
+    // delayed ACK).
+    let _ = c.set_nodelay(true);
+    let mut buf = [0u8; 65536];
+    buf[..8].copy_from_slice(&u64::from(f.id).to_be_bytes());
+    let mut left = f.size + 8;
+    let mut first = true;
     while left > 0 {
-        let k = (left as usize).min(zeros.len());
-        if !write_all(&mut c, &zeros[..k], quit) {
+        let k = (left as usize).min(buf.len());
+        if !write_all(&mut c, &buf[..k], quit) {
             return;
+        }
+        if first {
+            buf[..8].fill(0);
+            first = false;
         }
         left -= k as u64;
     }
