@@ -152,7 +152,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "link",
-        "Bring a host's link up or down (both ends, like Mininet).\n       Usage: link <host> <tor> up|down",
+        "Bring a link up or down: a host's (both ends, like Mininet), or the optical\n       circuits between two ToRs in the OCS.\n       Usage: link <host> <tor> up|down | link <tor> <tor> up|down",
     ),
     ("links", "Report on links"),
     ("net", "List network connections."),
@@ -482,7 +482,18 @@ impl<'a> Cli<'a> {
             (None, Some(h)) => (h.clone(), x),
             _ => {
                 if self.plan.tor(x).is_some() && self.plan.tor(y).is_some() {
-                    self.say("*** Error: optical uplinks between ToRs cannot be failed yet; link takes a host and its ToR");
+                    // ToR-ToR: the optical circuits in the OCS (optlink.rs).
+                    let r = crate::optlink::set_tor_link(
+                        self.plan,
+                        self.compiled,
+                        self.fabric,
+                        x,
+                        y,
+                        state == "up",
+                    );
+                    if let Err(e) = r {
+                        self.say(&format!("*** Error: {e}"));
+                    }
                 } else {
                     self.say(&format!("*** Error: no link between {x} and {y}"));
                 }

@@ -15,6 +15,7 @@ pub mod mnflags;
 pub mod mntopo;
 pub mod netns;
 pub mod offload;
+pub mod optlink;
 pub mod orchestrator;
 pub mod p4check;
 pub mod p4tor;

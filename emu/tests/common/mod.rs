@@ -46,3 +46,10 @@ pub fn lh_namespaces() -> Vec<String> {
         .filter(|n| lh_emu::state::prefix_of_ns(n).is_some())
         .collect()
 }
+
+/// The `*** Results:` lines of a run's output (one per ping command).
+pub fn ping_results(e: &str) -> Vec<&str> {
+    e.lines()
+        .filter(|l| l.starts_with("*** Results:"))
+        .collect()
+}
