@@ -78,6 +78,8 @@ pub struct Cli<'a> {
     /// For fuzzing the command parser: commands check their arguments but
     /// never start a shell, create or read a file, or touch the terminal.
     pub sandbox: bool,
+    /// One persistent shell per node for `<node> <cmd>` (nodeshell.rs).
+    pub shells: crate::nodeshell::NodeShells,
 }
 
 /// Longest input line (script or stdin); a longer one ends the input with
@@ -237,6 +239,7 @@ impl<'a> Cli<'a> {
             depth: 0,
             input_errors: 0,
             sandbox: false,
+            shells: crate::nodeshell::NodeShells::new(prefix),
         }
     }
 
@@ -749,6 +752,10 @@ impl<'a> Cli<'a> {
                 self.say(&s);
                 Some(v)
             }
+            Err(e) if e == crate::interrupt::MESSAGE => {
+                self.say("\nInterrupt");
+                None
+            }
             Err(e) => {
                 self.say(&format!("*** Error: iperf: {e}"));
                 None
@@ -780,9 +787,17 @@ impl<'a> Cli<'a> {
             .arg(format!("{secs}"))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-            let o = netns::spawn_in(&self.host_ns(client), &mut c)
-                .and_then(|ch| ch.wait_with_output())
-                .map_err(|e| e.to_string())?;
+            let o = match netns::spawn_in(&self.host_ns(client), &mut c)
+                .and_then(crate::interrupt::output)
+            {
+                Ok(o) => o,
+                Err(e) => {
+                    // Interrupted (or no client): the server must not stay.
+                    let _ = srv.kill();
+                    let _ = srv.wait();
+                    return Err(e.to_string());
+                }
+            };
             // iperf3 -J may exit 0 with {"error": "...Connection refused"}.
             let refused = String::from_utf8_lossy(&o.stdout).contains("\"error\"");
             if o.status.success() && !refused {
@@ -914,15 +929,18 @@ impl<'a> Cli<'a> {
             .collect();
         let cmdline = words.join(" ");
         let Some(ns) = self.node_ns(node) else { return };
-        let mut c = Command::new("sh");
-        c.arg("-c").arg(&cmdline);
-        // Mininet prints a node command's output with its logger, on stderr.
-        c.stdout(std::process::Stdio::from(std::io::stderr()));
-        let r = netns::spawn_in(&ns, &mut c);
-        if let (Ok(ch), Some(f)) = (&r, self.on_spawn.as_mut()) {
-            f(ch.id());
+        if self.sandbox {
+            return;
         }
-        self.wait_child(r);
+        // The node's persistent shell (nodeshell.rs); its output goes to
+        // `out` (stderr), like Mininet's logger.
+        let on_spawn = self.on_spawn.as_deref_mut();
+        if let Err(e) = self
+            .shells
+            .run(node, &ns, &cmdline, &mut self.out, on_spawn)
+        {
+            self.say(&format!("*** Error: {e}"));
+        }
     }
 
     fn wait_child(&mut self, r: std::io::Result<std::process::Child>) {
@@ -1418,6 +1436,8 @@ impl<'a> Cli<'a> {
             self.say("*** Error: cannot open the terminal");
             return;
         };
+        // rustyline took SIGINT over: Ctrl-C during a command must reach us.
+        signals::reclaim_sigint();
         signals::INTERACTIVE.store(true, Ordering::Relaxed);
         loop {
             if signals::terminating() {

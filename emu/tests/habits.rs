@@ -104,3 +104,53 @@ fn tor_link_down_fails_exactly_the_direct_pairs_and_up_restores_them() {
     assert!(e.contains("*** Error: no link between s1 and s9"), "{e}");
     assert!(e.contains("(conservation OK)"), "{e}");
 }
+
+#[test]
+fn each_node_keeps_one_shell_and_teardown_ends_it() {
+    if skip_unless_root("each_node_keeps_one_shell_and_teardown_ends_it") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let (code, e) = run_script(
+        &topo("rotornet-8.json"),
+        "h1 cd /tmp\nh1 pwd\nh2 pwd\nh1 sleep 30 &\nh1 kill %1\nh1 echo kill-status=$?\n\
+         h1 false\nh1 echo false-status=$?\nh1 echo shell=$$ mark=$1\nh1 echo again=$$\n\
+         h1 exit 3\nh1 echo new-shell-cwd=$(pwd)\n",
+    );
+    assert_eq!(code, Some(0), "{e}");
+    let lines: Vec<&str> = e.lines().collect();
+    let at = |s: &str| lines.iter().position(|l| *l == s);
+    // cd persists in h1's shell, not in h2's.
+    assert!(at("/tmp").is_some(), "{e}");
+    assert_eq!(lines.iter().filter(|l| **l == "/tmp").count(), 1, "{e}");
+    // A job started with & is there for the next command.
+    assert!(at("kill-status=0").is_some(), "{e}");
+    assert!(
+        at("false-status=1").is_some(),
+        "$? survives the marker: {e}"
+    );
+    let shell = |tag: &str| {
+        e.lines()
+            .find_map(|l| l.strip_prefix(tag))
+            .map(|s| s.split_whitespace().next().unwrap().to_string())
+            .unwrap_or_else(|| panic!("{tag}: {e}"))
+    };
+    let pid = shell("shell=");
+    assert_eq!(shell("again="), pid, "one shell for both commands: {e}");
+    let prefix = run_prefix(&e);
+    assert!(e.contains(&format!("mark={prefix}:h1")), "{e}");
+    assert!(
+        e.contains("*** The shell of h1 exited; a new one starts with its next command"),
+        "{e}"
+    );
+    assert!(!e.contains("new-shell-cwd=/tmp"), "a fresh shell: {e}");
+    assert!(e.contains("new-shell-cwd="), "{e}");
+    // Teardown killed every shell of the run (and the background sleep).
+    assert_eq!(live_with_cmdline(&format!("{prefix}:")), Vec::<u32>::new());
+    let pid: u32 = pid.parse().unwrap();
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    assert!(
+        state.is_empty() || state.contains(") Z"),
+        "shell {pid} outlived the run: {state}"
+    );
+}
