@@ -346,6 +346,9 @@ impl<'a> Cli<'a> {
                 None => w.to_string(),
             })
             .collect();
+        if self.sandbox {
+            return;
+        }
         self.net.node_cmd(node, &words.join(" "));
     }
 
@@ -515,6 +518,8 @@ impl<'a> Cli<'a> {
             self.say("*** Error: cannot open the terminal");
             return;
         };
+        // rustyline took SIGINT over: Ctrl-C during a command must reach us.
+        signals::reclaim_sigint();
         signals::INTERACTIVE.store(true, Ordering::Relaxed);
         loop {
             if signals::terminating() {

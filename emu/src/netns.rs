@@ -290,8 +290,32 @@ pub fn run_in<T: Send, F: FnOnce() -> T + Send>(ns: Option<&Path>, f: F) -> Resu
 }
 
 /// Spawn `cmd` with its network namespace switched to `ns` between fork and
-/// exec (no shell-out to `ip netns exec`).
+/// exec (no shell-out to `ip netns exec`), in a process group of its own:
+/// Ctrl-C on the terminal reaches only lighthouse, which decides what to
+/// interrupt (a ping killed by it would count as lost).
 pub fn spawn_in(ns: &Path, cmd: &mut Command) -> io::Result<Child> {
+    use std::os::unix::process::CommandExt as _;
+    cmd.process_group(0);
+    spawn_setns(ns, cmd)
+}
+
+/// [`spawn_in`], but in a session of its own (no controlling terminal, so
+/// reading the CLI's terminal never stops it with SIGTTIN): a node's shell.
+pub fn spawn_in_session(ns: &Path, cmd: &mut Command) -> io::Result<Child> {
+    // SAFETY: the closure runs in the forked child before exec and only
+    // makes the async-signal-safe setsid syscall.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    spawn_setns(ns, cmd)
+}
+
+fn spawn_setns(ns: &Path, cmd: &mut Command) -> io::Result<Child> {
     let file = File::open(ns)?;
     let fd = file.as_raw_fd();
     // SAFETY: the closure runs in the forked child before exec and only makes

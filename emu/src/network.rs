@@ -140,6 +140,8 @@ pub struct Network {
     /// A process per host namespace, started by the first `dump` (index K-1).
     holders: Vec<Option<Child>>,
     uplink_hook: Option<u64>,
+    /// One persistent shell per node for `<node> <cmd>` (nodeshell.rs).
+    pub shells: crate::nodeshell::NodeShells,
     sampler: Option<crate::telemetry::Sampler>,
     live: Option<crate::ta_live::LiveTa>,
     stopped: bool,
@@ -164,6 +166,7 @@ impl Network {
             opts: NetworkOptions::default(),
             pcaps: Vec::new(),
             uplink_hook: None,
+            shells: crate::nodeshell::NodeShells::new(prefix),
             sampler: None,
             live: None,
             stopped: false,
@@ -323,6 +326,7 @@ impl Network {
             return true;
         }
         self.say("*** Stopping network");
+        self.shells.stop_all();
         if let Some(id) = self.uplink_hook.take() {
             crate::exitguard::unregister(id);
         }
@@ -464,14 +468,20 @@ impl Network {
     /// commands run (a persistent shell per node hooks in here).
     pub fn node_cmd(&mut self, node: &str, cmdline: &str) {
         let Some(ns) = self.node_ns(node) else { return };
-        let mut c = Command::new("sh");
-        c.arg("-c").arg(cmdline);
-        c.stdout(Stdio::from(std::io::stderr()));
-        let r = netns::spawn_in(&ns, &mut c);
-        if let Ok(ch) = &r {
-            self.add_child(ch.id());
+        // The node's persistent shell (nodeshell.rs); its output goes to the
+        // network's output (stderr), like Mininet's logger.
+        let net = &mut self.net;
+        let mut record = |pid: u32| {
+            if let Some(n) = net.as_mut() {
+                n.add_child(pid);
+            }
+        };
+        let r = self
+            .shells
+            .run(node, &ns, cmdline, &mut *self.out, Some(&mut record));
+        if let Err(e) = r {
+            self.say(&format!("*** Error: {e}"));
         }
-        self.wait_child(r);
     }
 
     /// `sh CMD`: a shell command outside the network.
@@ -500,6 +510,9 @@ impl Network {
                 (None, Some(f)) => f.dataplane_tid().unwrap_or(self.pid),
                 (None, None) => self.pid,
             };
+        }
+        if let Some(p) = self.shells.pid(node) {
+            return p;
         }
         let Some(i) = self.plan.host(node).map(|h| h.k - 1) else {
             return self.pid;
@@ -714,7 +727,16 @@ impl Network {
             (Some(h), None) => (h.clone(), y),
             (None, Some(h)) => (h.clone(), x),
             _ if self.plan.tor(x).is_some() && self.plan.tor(y).is_some() => {
-                return Err("*** Error: optical uplinks between ToRs cannot be failed yet; link takes a host and its ToR".into());
+                // ToR-ToR: the optical circuits in the OCS (optlink.rs).
+                return crate::optlink::set_tor_link(
+                    &self.plan,
+                    self.compiled.as_ref(),
+                    self.fabric.as_deref(),
+                    x,
+                    y,
+                    up,
+                )
+                .map_err(|e| format!("*** Error: {e}"));
             }
             _ => return Err(format!("*** Error: no link between {x} and {y}")),
         };
@@ -839,6 +861,10 @@ impl Network {
                 self.say(&s);
                 Some(v)
             }
+            Err(e) if e == crate::interrupt::MESSAGE => {
+                self.say("\nInterrupt");
+                None
+            }
             Err(e) => {
                 self.say(&format!("*** Error: iperf: {e}"));
                 None
@@ -870,9 +896,17 @@ impl Network {
             .arg(format!("{secs}"))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-            let o = netns::spawn_in(&self.host_ns(client), &mut c)
-                .and_then(|ch| ch.wait_with_output())
-                .map_err(|e| e.to_string())?;
+            let o = match netns::spawn_in(&self.host_ns(client), &mut c)
+                .and_then(crate::interrupt::output)
+            {
+                Ok(o) => o,
+                Err(e) => {
+                    // Interrupted (or no client): the server must not stay.
+                    let _ = srv.kill();
+                    let _ = srv.wait();
+                    return Err(e.to_string());
+                }
+            };
             // iperf3 -J may exit 0 with {"error": "...Connection refused"}.
             let refused = String::from_utf8_lossy(&o.stdout).contains("\"error\"");
             if o.status.success() && !refused {

@@ -270,7 +270,7 @@ impl P4Tors {
             s.host_rx += sum("host_rx", 32)?;
             s.host_tx += sum("host_tx", 32)?;
             s.uplink_tx += sum("uplink_tx", 32)?;
-            for (i, d) in s.dropped.iter_mut().enumerate() {
+            for (i, d) in s.dropped.iter_mut().take(DropReason::TOR_COUNT).enumerate() {
                 *d += c.counter_read("drops", i as u32).map_err(err)?.0;
             }
             let mut ev = |i: u32| c.counter_read("events", i).map(|x| x.0).map_err(err);

@@ -26,15 +26,27 @@ pub fn install() {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: a zeroed sigaction with a handler that only touches
-        // atomics is valid; no SA_RESTART so blocking reads see EINTR.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as *const () as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+        set_handler(sig);
     }
+}
+
+fn set_handler(sig: libc::c_int) {
+    // SAFETY: a zeroed sigaction with a handler that only touches atomics
+    // is valid; no SA_RESTART so blocking reads see EINTR.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_signal as *const () as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(sig, &sa, std::ptr::null_mut());
+    }
+}
+
+/// Puts our SIGINT handler back. The line editor (rustyline) installs its
+/// own when it is created and keeps it until it is dropped, so a Ctrl-C
+/// while a command ran never reached [`INTERRUPT`] (issue 9). At its
+/// prompt the terminal is raw and Ctrl-C is a key, so it needs no handler.
+pub fn reclaim_sigint() {
+    set_handler(libc::SIGINT);
 }
 
 pub fn terminating() -> bool {

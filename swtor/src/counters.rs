@@ -36,10 +36,16 @@ pub enum DropReason {
     /// Malformed source-route header, or a frame on an external ToR's
     /// uplink without a valid departure tag.
     BadHeader,
+    /// The OCS carried the frame onto a ToR-to-ToR circuit that was failed
+    /// (`link sX sY down`). Only the OCS counts it, never a ToR.
+    LinkDown,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 13;
+    pub const COUNT: usize = 14;
+    /// Reasons a ToR can count (the P4 program's `drops` counter has this
+    /// many cells); the ones after them are the OCS's own.
+    pub const TOR_COUNT: usize = 13;
     pub const ALL: [DropReason; DropReason::COUNT] = [
         DropReason::Guardband,
         DropReason::NoCircuit,
@@ -54,6 +60,7 @@ impl DropReason {
         DropReason::TxError,
         DropReason::HopLimit,
         DropReason::BadHeader,
+        DropReason::LinkDown,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +78,7 @@ impl DropReason {
             DropReason::TxError => "tx_error",
             DropReason::HopLimit => "hop_limit",
             DropReason::BadHeader => "bad_header",
+            DropReason::LinkDown => "link_down",
         }
     }
 }

@@ -312,6 +312,12 @@ impl<P: Port> Engine<P> {
         &self.ocs
     }
 
+    /// Fails or restores the OCS circuits between ToRs `a` and `b`
+    /// ([`Ocs::set_link`]).
+    pub fn set_link(&mut self, a: TorId, b: TorId, up: bool) -> Result<(), String> {
+        self.ocs.set_link(a, b, up)
+    }
+
     /// The port of the attached host with this IP (None: unknown, or a
     /// host of an external ToR).
     pub fn host_ifindex(&self, ip: Ipv4Addr) -> Option<i32> {

@@ -215,6 +215,8 @@ pub enum FabricError {
     Spec(String),
     #[error("the data-plane thread is not running")]
     Stopped,
+    #[error("link: {0}")]
+    Link(String),
 }
 
 fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> FabricError {
@@ -298,6 +300,7 @@ enum Cmd {
         Box<(Schedule, Tables)>,
         mpsc::SyncSender<Result<(), FabricError>>,
     ),
+    SetLink(TorId, TorId, bool, mpsc::SyncSender<Result<(), String>>),
 }
 
 /// A running data plane.
@@ -544,6 +547,9 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
         Cmd::Reconfigure(st, r) => {
             let _ = r.send(eng.reconfigure(&st.0, &st.1, monotonic_ns()));
         }
+        Cmd::SetLink(a, b, up, r) => {
+            let _ = r.send(eng.set_link(a, b, up));
+        }
     }
 }
 
@@ -638,6 +644,15 @@ impl FabricHandle {
     /// stay queued. ToRs, uplinks and slices must stay the same.
     pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
         self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
+    }
+
+    /// Fails (`up == false`) or restores the optical circuits between ToRs
+    /// `a` and `b` in the OCS, every slice, both directions (`link sX sY
+    /// down|up`). The ToRs are not told: their frames for those circuits
+    /// are dropped by the OCS as `link_down`.
+    pub fn set_link(&self, a: TorId, b: TorId, up: bool) -> Result<(), FabricError> {
+        self.ask(|r| Cmd::SetLink(a, b, up, r))?
+            .map_err(FabricError::Link)
     }
 
     /// Stops and joins the data-plane thread (closing its socket) and

@@ -39,6 +39,11 @@ pub struct Ocs {
     dark_until: Vec<u64>,
     /// Per uplink: frames in flight, in send order.
     line: Vec<FrameQueue>,
+    /// `[tor * tors + tor]`: the circuits between these two ToRs are failed
+    /// (`link sX sY down`), symmetric.
+    down: Vec<bool>,
+    /// Some entry of `down` is set (the hot path skips the lookup if not).
+    any_down: bool,
 }
 
 impl Ocs {
@@ -57,7 +62,36 @@ impl Ocs {
             changed,
             dark_until: vec![0; tors * uplinks],
             line: vec![FrameQueue::default(); tors * uplinks],
+            down: vec![false; tors * tors],
+            any_down: false,
         }
+    }
+
+    /// Fails (`up == false`) or restores every optical circuit between
+    /// ToRs `a` and `b`, in every slice and both directions: frames the OCS
+    /// would carry over them are dropped as [`DropReason::LinkDown`].
+    /// Electrical ports are not ToR-to-ToR links and stay up.
+    pub fn set_link(&mut self, a: TorId, b: TorId, up: bool) -> Result<(), String> {
+        let (a, b) = (a as usize, b as usize);
+        if a >= self.tors || b >= self.tors || a == b {
+            return Err(format!(
+                "no link between ToRs {a} and {b} (the fabric has ToRs 0..{})",
+                self.tors
+            ));
+        }
+        self.down[a * self.tors + b] = !up;
+        self.down[b * self.tors + a] = !up;
+        self.any_down = self.down.iter().any(|d| *d);
+        Ok(())
+    }
+
+    /// Whether the circuits between ToRs `a` and `b` are up.
+    pub fn link_up(&self, a: TorId, b: TorId) -> bool {
+        !self
+            .down
+            .get(a as usize * self.tors + b as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// Swaps in a new schedule at time `now`; returns, per uplink, whether
@@ -99,6 +133,9 @@ impl Ocs {
             // The electrical switch forwards by destination, always up.
             ELECTRICAL => ((dst as u32) << 8) | port as u32,
             NONE => return Err(DropReason::NoCircuit),
+            x if self.any_down && self.down[tor as usize * self.tors + (x >> 8) as usize] => {
+                return Err(DropReason::LinkDown);
+            }
             x => x,
         };
         let start = self.clock.start_of_slot(slot);

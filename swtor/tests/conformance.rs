@@ -263,3 +263,54 @@ fn external_uplink_checks_tag_buffer_and_lateness() {
     assert_eq!(c.delivered, 5, "{c}");
     assert!(c.conservation_holds(), "{c}");
 }
+
+#[test]
+fn failed_tor_link_drops_both_directions_as_link_down_until_restored() {
+    let spec = rotornet(TorUnderTest(0));
+    let (mut e, _) = runner(&spec);
+    let h1 = e.host_ifindex(Ipv4Addr::new(10, 0, 0, 1)).unwrap();
+    let up1 = e.uplink_ifindex(1, 0).unwrap();
+    let up2 = e.uplink_ifindex(2, 0).unwrap();
+    let tag = |slot| Shim {
+        kind: wire::SHIM_DEPARTURE,
+        flags: 0,
+        slice: 0,
+        slot,
+    };
+    assert!(
+        e.set_link(0, 0, false).is_err(),
+        "no link from a ToR to itself"
+    );
+    assert!(e.set_link(0, 3, false).is_err(), "no ToR 3");
+    e.set_link(1, 0, false).unwrap();
+    assert!(!e.ocs().link_up(0, 1) && !e.ocs().link_up(1, 0));
+    assert!(e.ocs().link_up(0, 2));
+    // Slot 2 (slice 2): h1 -> h2 needs the 0-1 circuit (slice 0), h1 -> h3
+    // the 0-2 one (slice 1); ToR 1 sends h2 -> h1 over 0-1 in slot 3.
+    let t0 = EPOCH + 2 * SLICE + 2_000;
+    let p = e.port_mut();
+    p.inject(h1, t0, &udp(1, 2, 500));
+    p.inject(h1, t0, &udp(1, 3, 700));
+    p.inject(up1, t0 + 500, &wire::shim_insert(&udp(2, 1, 300), &tag(3)));
+    run(&mut e, EPOCH, EPOCH + 6 * SLICE);
+    let c = e.counters();
+    assert_eq!(c.dropped(DropReason::LinkDown), 2, "both directions: {c}");
+    assert_eq!(c.dropped_total(), 2, "{c}");
+    assert_eq!((c.delivered, c.to_external), (0, 1), "{c}");
+    assert_eq!(e.port().sent_on(up2).count(), 1, "0-2 is unaffected");
+    assert_eq!(e.port().sent_on(up1).count(), 0);
+    assert!(c.conservation_holds(), "{c}");
+
+    // Restored: the same traffic crosses 0-1 again (slot 8 = slice 2).
+    e.set_link(0, 1, true).unwrap();
+    let t1 = EPOCH + 8 * SLICE + 2_000;
+    let p = e.port_mut();
+    p.inject(h1, t1, &udp(1, 2, 500));
+    p.inject(up1, t1 + 500, &wire::shim_insert(&udp(2, 1, 300), &tag(9)));
+    run(&mut e, EPOCH + 6 * SLICE, EPOCH + 12 * SLICE);
+    let c = e.counters();
+    assert_eq!(c.dropped(DropReason::LinkDown), 2, "no new drops: {c}");
+    assert_eq!((c.delivered, c.to_external), (1, 2), "{c}");
+    assert_eq!(e.port().sent_on(up1).count(), 1);
+    assert!(c.conservation_holds(), "{c}");
+}

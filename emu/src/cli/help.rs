@@ -34,7 +34,7 @@ pub(super) const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "link",
-        "Bring a host's link up or down (both ends, like Mininet).\n       Usage: link <host> <tor> up|down",
+        "Bring a link up or down: a host's (both ends, like Mininet), or the optical\n       circuits between two ToRs in the OCS.\n       Usage: link <host> <tor> up|down | link <tor> <tor> up|down",
     ),
     ("links", "Report on links"),
     ("net", "List network connections."),

@@ -75,3 +75,31 @@ pub fn run_config_test(json: &str, test: &str) -> String {
     );
     err
 }
+
+/// The `*** Results:` lines of a run's output (one per ping command).
+pub fn ping_results(e: &str) -> Vec<&str> {
+    e.lines()
+        .filter(|l| l.starts_with("*** Results:"))
+        .collect()
+}
+
+/// Live processes whose command line holds `needle` (e.g. a node shell's
+/// `<prefix>:<node>` mark); zombies have none.
+pub fn live_with_cmdline(needle: &str) -> Vec<u32> {
+    pids()
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .collect()
+}
+
+/// The run prefix from `*** Run lhXXXX: ...` in a run's output.
+pub fn run_prefix(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("*** Run "))
+        .and_then(|l| l.split(':').next())
+        .expect("a `*** Run <prefix>:` line")
+        .to_string()
+}

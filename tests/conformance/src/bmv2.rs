@@ -300,7 +300,7 @@ fn wait_rotations(c: &mut Bmv2Client, want: u64) -> Result<(), Bmv2RunError> {
 }
 
 fn read_drops(c: &mut Bmv2Client) -> Result<Vec<u64>, Bmv2RunError> {
-    (0..DropReason::COUNT as u32)
+    (0..DropReason::TOR_COUNT as u32)
         .map(|i| Ok(c.counter_read("drops", i)?.0))
         .collect()
 }
