@@ -9,6 +9,7 @@ pub mod exitguard;
 pub mod experiment;
 pub mod fabric;
 pub mod format;
+pub mod hosttcp;
 pub mod lab;
 pub mod links;
 pub mod mnflags;

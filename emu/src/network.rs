@@ -178,6 +178,12 @@ impl Network {
         compiled: Option<Compiled>,
         opts: NetworkOptions,
     ) -> Result<Network, NetworkError> {
+        let mut opts = opts;
+        if opts.net.host_tcp.is_none() {
+            opts.net.host_tcp = compiled
+                .as_ref()
+                .and_then(|c| c.config.hosts.as_ref()?.tcp.clone());
+        }
         let net = Net::bring_up(plan, &opts.net)?;
         let mut n = Network::offline(net.plan.clone(), &net.prefix);
         n.holders = (0..n.plan.hosts.len()).map(|_| None).collect();
