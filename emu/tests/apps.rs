@@ -313,3 +313,69 @@ fn ring_allreduce_sums_on_every_host_and_reports_completion() {
     assert!(r.err.contains("(conservation OK)"), "{}", r.err);
     assert!(!r.err.contains("*** Error"), "{}", r.err);
 }
+
+#[test]
+fn clean_kills_the_memcached_of_a_crashed_run() {
+    if skip_unless_root("clean_kills_the_memcached_of_a_crashed_run") {
+        return;
+    }
+    if !lh_emu::network::on_path("memcached") {
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!(
+                "SKIP clean_kills_the_memcached_of_a_crashed_run: memcached not installed\n"
+            ),
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("s.lh");
+    std::fs::write(&s, "memcached h1 h2 count=100000\n").unwrap();
+    let prefix = format!("lh{:04x}", rand::random::<u16>());
+    let mut run = Command::new(BIN)
+        .arg("run")
+        .arg(topologies().join("rotornet-8.json"))
+        .arg("--script")
+        .arg(&s)
+        .args(["--prefix", &prefix])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the server to be recorded in the run's state.
+    let state = Path::new("/run/lighthouse")
+        .join(&prefix)
+        .join("state.json");
+    let mut pid = None;
+    for _ in 0..200 {
+        if let Some(p) = std::fs::read_to_string(&state)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["children"][0].as_u64())
+        {
+            pid = Some(p as u32);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The run dies without its teardown.
+    let _ = run.kill();
+    let _ = run.wait();
+    let pid = pid.expect("memcached recorded in state.json");
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    assert_eq!(comm.trim(), "memcached");
+    assert!(alive(pid), "memcached died with the run; nothing to clean");
+    let out = Command::new(BIN)
+        .args(["clean", "--prefix", &prefix])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(&format!("{pid}(memcached)")), "{text}");
+    assert!(!alive(pid), "memcached {pid} survived clean");
+    assert!(
+        !lh_namespaces().iter().any(|n| n.starts_with(&prefix)),
+        "{text}"
+    );
+}
