@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the demo and the tests need on a fresh Debian 12 or Ubuntu 24.04
-# machine (python3: the Mininet topology exporter, docs/mininet.md).
+# machine (python3: the Mininet topology exporter, docs/mininet.md; memcached:
+# the memcached application, docs/cli.md#applications-memcached-allreduce).
 # Idempotent and quick when everything is present.
 set -euo pipefail
 
 need_pkgs=()
-for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:python3; do
+for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:python3 memcached:memcached sysctl:procps; do
   cmd=${pair%%:*}; pkg=${pair##*:}
   command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done

@@ -88,6 +88,10 @@ pub struct Config {
     /// slice-miss detection, traffic push-back); absent: defaults.
     #[serde(default)]
     pub tor: Option<TorSystem>,
+    /// The emulated hosts' kernel settings (TCP knobs per host namespace);
+    /// absent: the kernel's defaults.
+    #[serde(default)]
+    pub hosts: Option<HostsCfg>,
     /// Directory the config was read from; relative file names resolve here.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -328,6 +332,38 @@ pub enum OccupancyMode {
         update_interval: Nanos,
     },
 }
+
+/// `hosts`: settings of the emulated hosts, applied in every host
+/// namespace at bring-up.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HostsCfg {
+    #[serde(default)]
+    pub tcp: Option<HostTcp>,
+}
+
+/// `hosts.tcp`: the hosts' TCP knobs (paper Fig. 9 turns `reordering` from
+/// 3 to 5). Each absent field keeps the kernel's default.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HostTcp {
+    /// `net.ipv4.tcp_reordering`: duplicate ACKs before fast retransmit.
+    #[serde(default)]
+    pub reordering: Option<u32>,
+    /// `net.ipv4.tcp_congestion_control`, e.g. `"cubic"`, `"reno"`, `"bbr"`.
+    #[serde(default)]
+    pub congestion_control: Option<String>,
+    /// The minimum retransmission timeout, set as a locked `rto_min` metric
+    /// on each of the host's routes (there is no sysctl on every kernel).
+    /// Whole milliseconds.
+    #[serde(default)]
+    pub rto_min: Option<Nanos>,
+}
+
+/// Limits of `hosts.tcp` (docs/config.md#hosts).
+pub const MAX_TCP_REORDERING: u32 = 300;
+/// The kernel's TCP_RTO_MAX.
+pub const MAX_RTO_MIN_MS: u64 = 120_000;
 
 /// `"first_rejection"` or `{"after_reroutes": N}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -725,6 +761,13 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         "$.ta.traffic_matrix[]" => "a row of byte counts",
         "$.ta.traffic_matrix[][]" => "a byte count, a non-negative integer",
         "$.ta.electrical_rate" => "a rate with a unit, like \"10Gbps\"",
+        "$.hosts" => "an object {tcp}",
+        "$.hosts.tcp" => "an object {reordering, congestion_control, rto_min}",
+        "$.hosts.tcp.reordering" => "net.ipv4.tcp_reordering, an integer 1..=300",
+        "$.hosts.tcp.congestion_control" => {
+            "a congestion control module name, like \"cubic\" or \"reno\""
+        }
+        "$.hosts.tcp.rto_min" => "a duration in whole milliseconds, like \"5ms\"",
         _ => return None,
     })
 }

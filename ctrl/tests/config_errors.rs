@@ -798,3 +798,60 @@ fn load_reports_unreadable_files() {
     assert!(matches!(e, ConfigError::Io { .. }));
     assert_eq!(e.json_path(), "$");
 }
+
+#[test]
+fn host_tcp_knobs() {
+    // Valid: the paper's Fig. 9 setting, and each field alone.
+    let mut v = rotornet();
+    v["hosts"] = json!({"tcp": {"reordering": 5, "congestion_control": "cubic", "rto_min": "5ms"}});
+    let c = Config::from_json(&v.to_string(), "t.json").expect("valid hosts.tcp");
+    let t = c.hosts.unwrap().tcp.unwrap();
+    assert_eq!(t.reordering, Some(5));
+    assert_eq!(t.congestion_control.as_deref(), Some("cubic"));
+    assert_eq!(t.rto_min, Some(lh_ctrl::units::Nanos(5_000_000)));
+    assert!(schema_errors(&v).is_empty(), "{:?}", schema_errors(&v));
+    v["hosts"] = json!({"tcp": {}});
+    assert!(Config::from_json(&v.to_string(), "t.json").is_ok());
+
+    let mut v = rotornet();
+    v["hosts"] = json!({"tcp": {"reordering": 0}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.reordering",
+        &["expected an integer 1..=300, got 0"],
+    );
+    v["hosts"] = json!({"tcp": {"reordering": 301}});
+    both_reject(&v, "$.hosts.tcp.reordering", &["got 301"]);
+    v["hosts"] = json!({"tcp": {"reordering": "5"}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.reordering",
+        &["invalid type", "tcp_reordering"],
+    );
+
+    v["hosts"] = json!({"tcp": {"congestion_control": "Cubic!"}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.congestion_control",
+        &["congestion control module name", "\"Cubic!\""],
+    );
+    v["hosts"] = json!({"tcp": {"congestion_control": ""}});
+    both_reject(&v, "$.hosts.tcp.congestion_control", &["got \"\""]);
+
+    v["hosts"] = json!({"tcp": {"rto_min": "500us"}});
+    rejects(
+        &v,
+        "$.hosts.tcp.rto_min",
+        &["whole milliseconds", "got 500us"],
+    );
+    v["hosts"] = json!({"tcp": {"rto_min": "200s"}});
+    rejects(&v, "$.hosts.tcp.rto_min", &["120000ms", "got 200s"]);
+    v["hosts"] = json!({"tcp": {"rto_min": 5}});
+    both_reject(&v, "$.hosts.tcp.rto_min", &["whole milliseconds"]);
+
+    // Unknown fields keep their path.
+    v["hosts"] = json!({"tcp": {"reorder": 5}});
+    both_reject(&v, "$.hosts.tcp.reorder", &["unknown field"]);
+    v["hosts"] = json!({"udp": {}});
+    both_reject(&v, "$.hosts.udp", &["unknown field"]);
+}

@@ -132,6 +132,7 @@ impl<'a> Cli<'a> {
             }
             "flow" => self.flow(rest),
             "flows" => self.flows(rest),
+            "memcached" | "allreduce" => self.app(first, rest),
             "sh" if self.sandbox => {}
             "sh" => self.net.sh(rest),
             "time" | "noecho" | "source" if self.depth >= MAX_NESTING => {
@@ -328,6 +329,28 @@ impl<'a> Cli<'a> {
                     self.say(&e);
                 }
             }
+        }
+    }
+
+    /// `memcached ...` and `allreduce ...` (crate::apps).
+    fn app(&mut self, verb: &str, rest: &str) {
+        let args: Vec<&str> = rest.split_whitespace().collect();
+        let plan = &self.net.plan;
+        let r = if verb == "memcached" {
+            crate::apps::parse_memcached(plan, &args, &parse_bw).map(|q| {
+                if !self.sandbox {
+                    let _ = self.net.memcached(&q).map_err(|e| self.net.say(&e));
+                }
+            })
+        } else {
+            crate::apps::parse_allreduce(plan, &args, &parse_bw).map(|q| {
+                if !self.sandbox {
+                    let _ = self.net.allreduce(&q).map_err(|e| self.net.say(&e));
+                }
+            })
+        };
+        if let Err(e) = r {
+            self.say(&format!("*** Error: {verb}: {e}"));
         }
     }
 

@@ -2,6 +2,7 @@
 //! software ToRs and emulated OCS (swtor) between them, a Mininet-compatible
 //! CLI, a built-in prober and flow tool, and `lighthouse clean`.
 
+pub mod apps;
 pub mod clean;
 pub mod cli;
 pub mod compile_cmd;
@@ -9,6 +10,7 @@ pub mod exitguard;
 pub mod experiment;
 pub mod fabric;
 pub mod format;
+pub mod hosttcp;
 pub mod interrupt;
 pub mod lab;
 pub mod links;

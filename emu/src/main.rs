@@ -525,6 +525,7 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             arp: a.arp,
             prefix: a.prefix.clone(),
             config: std::fs::canonicalize(&mn.config).ok(),
+            host_tcp: cfg.hosts.as_ref().and_then(|h| h.tcp.clone()),
         },
         p4: p4_src,
         p4_log: a.p4_log,

@@ -181,6 +181,12 @@ impl Network {
         compiled: Option<Compiled>,
         opts: NetworkOptions,
     ) -> Result<Network, NetworkError> {
+        let mut opts = opts;
+        if opts.net.host_tcp.is_none() {
+            opts.net.host_tcp = compiled
+                .as_ref()
+                .and_then(|c| c.config.hosts.as_ref()?.tcp.clone());
+        }
         let net = Net::bring_up(plan, &opts.net)?;
         let mut n = Network::offline(net.plan.clone(), &net.prefix);
         n.holders = (0..n.plan.hosts.len()).map(|_| None).collect();
@@ -994,21 +1000,141 @@ impl Network {
     /// Trace-driven TCP flows between the hosts (`flows` in the CLI);
     /// returns the FCT summary and prints it.
     pub fn flows(&mut self, req: &crate::workload::Request) -> Result<String, String> {
-        let hosts: Vec<crate::workload::run::Endpoint> = self
-            .plan
-            .hosts
-            .iter()
-            .map(|h| crate::workload::run::Endpoint {
-                ns: self.host_ns(h),
-                ip: h.ip,
-            })
-            .collect();
+        let hosts = self.endpoints();
         let r = crate::workload::run_request(req, &hosts, &|| {
             crate::signals::take_interrupt() || crate::signals::terminating()
         })
         .map_err(|e| format!("*** Error: flows: {e:#}"))?;
         self.say(r.trim_end());
         Ok(r)
+    }
+
+    /// Every host as the traffic runners see it.
+    fn endpoints(&self) -> Vec<crate::workload::run::Endpoint> {
+        self.plan
+            .hosts
+            .iter()
+            .map(|h| crate::workload::run::Endpoint {
+                ns: self.host_ns(h),
+                ip: h.ip,
+            })
+            .collect()
+    }
+
+    /// The paper's memcached application (`memcached` in the CLI): a real
+    /// memcached server in the server host's namespace (recorded as a
+    /// child of the run, stopped before this returns) and the SET load
+    /// generator on each client host. Prints and returns the per-SET
+    /// latency percentiles.
+    pub fn memcached(&mut self, req: &crate::apps::MemcachedRequest) -> Result<String, String> {
+        use crate::apps::memcached as mc;
+        let err = |e: String| format!("*** Error: memcached: {e}");
+        mc::check_installed().map_err(err)?;
+        if self.net.is_none() {
+            return Err(err("no host namespaces in this run".into()));
+        }
+        let hosts = self.endpoints();
+        let srv = &hosts[req.server];
+        let mut child = netns::spawn_in(&srv.ns, &mut mc::server_command(srv))
+            .map_err(|e| err(format!("starting {}: {e}", mc::PROGRAM)))?;
+        self.add_child(child.id());
+        let (server, clients, load) = (req.server, req.clients.clone(), req.load);
+        let names = |v: &[usize]| {
+            v.iter()
+                .map(|&h| self.plan.hosts[h].name.clone())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        self.say(&format!(
+            "*** memcached on {} ({}:{}), {} client(s) {}: {} SETs of {} B each, one every {:?}",
+            self.plan.hosts[server].name,
+            srv.ip,
+            mc::PORT,
+            clients.len(),
+            names(&clients),
+            load.count,
+            load.size,
+            load.interval
+        ));
+        let t = std::time::Instant::now();
+        let r = mc::run_clients(&hosts, server, &clients, &load, &|| {
+            crate::signals::take_interrupt() || crate::signals::terminating()
+        });
+        // The server must be gone whatever happened; if it died early, its
+        // own words say why.
+        let early = child.try_wait().ok().flatten();
+        let _ = child.kill();
+        let _ = child.wait();
+        let mut why = String::new();
+        if early.is_some()
+            && let Some(mut e) = child.stderr.take()
+        {
+            let _ = std::io::Read::read_to_string(&mut e, &mut why);
+        }
+        let rec = r.map_err(|e| match early {
+            Some(st) => err(format!("{e:#}; memcached exited ({st}): {}", why.trim())),
+            None => err(format!("{e:#}")),
+        })?;
+        let s = crate::workload::fct::summarize(&rec, crate::workload::fct::Buckets::default());
+        let times: Vec<u64> = rec.iter().filter_map(|r| r.fct_ns).collect();
+        let out = format!(
+            "{}\n{}*** memcached: {} SETs stored in {:.1} s\n",
+            crate::apps::percentile_line("SET latency", &times),
+            s.table(),
+            times.len(),
+            t.elapsed().as_secs_f64()
+        );
+        self.say(out.trim_end());
+        Ok(out)
+    }
+
+    /// Ring allreduce between hosts (`allreduce` in the CLI): checks every
+    /// host's result against the elementwise sum, prints and returns the
+    /// completion-time percentiles.
+    pub fn allreduce(&mut self, req: &crate::apps::AllreduceRequest) -> Result<String, String> {
+        let err = |e: String| format!("*** Error: allreduce: {e}");
+        if self.net.is_none() {
+            return Err(err("no host namespaces in this run".into()));
+        }
+        let all = self.endpoints();
+        let ring: Vec<_> = req.hosts.iter().map(|&h| all[h].clone()).collect();
+        let names: Vec<&str> = req
+            .hosts
+            .iter()
+            .map(|&h| self.plan.hosts[h].name.as_str())
+            .collect();
+        let head = format!(
+            "*** Allreduce (ring, reduce-scatter + all-gather) over {} hosts {}: {} B ({} float32) x {} iteration(s)",
+            names.len(),
+            names.join(" "),
+            req.bytes,
+            req.bytes / 4,
+            req.iters
+        );
+        self.say(&head);
+        let o = crate::apps::allreduce::run(&ring, req.bytes, req.iters, &|| {
+            crate::signals::take_interrupt() || crate::signals::terminating()
+        })
+        .map_err(|e| err(format!("{e:#}")))?;
+        let n = ring.len() as f64;
+        let bytes = (o.elements * 4) as f64;
+        let mut best = o.times_ns.clone();
+        best.sort_unstable();
+        let p50 = crate::workload::fct::percentile(&best, 50.0).unwrap_or(0) as f64 / 1e9;
+        // Bus bandwidth as NCCL/Gloo benchmarks report it: what each host
+        // sent, 2(N-1)/N of the vector, over the time.
+        let bus = if p50 > 0.0 {
+            2.0 * (n - 1.0) / n * bytes * 8.0 / p50
+        } else {
+            0.0
+        };
+        let out = format!(
+            "*** Allreduce result checked: every host holds the elementwise sum\n{}\nbus bandwidth at p50 {:.1} Mb/s\n",
+            crate::apps::percentile_line("completion", &o.times_ns),
+            bus / 1e6
+        );
+        self.say(out.trim_end());
+        Ok(out)
     }
 
     /// The host link rate in bits/s (1 Gb/s without a compiled config).

@@ -27,6 +27,8 @@ pub enum OrchError {
     Link(#[from] LinkError),
     #[error("{0}")]
     Io(String),
+    #[error(transparent)]
+    HostTcp(#[from] crate::hosttcp::HostTcpError),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -38,6 +40,8 @@ pub struct NetOptions {
     /// Use this prefix instead of a random `lhXXXX`.
     pub prefix: Option<String>,
     pub config: Option<PathBuf>,
+    /// The config's `hosts.tcp` knobs, applied in every host namespace.
+    pub host_tcp: Option<lh_ctrl::config::HostTcp>,
 }
 
 /// A live emulated network (kernel side). Dropping it tears it down.
@@ -164,7 +168,7 @@ impl Net {
         let mut macs = Vec::with_capacity(self.plan.hosts.len());
         for h in &self.plan.hosts {
             let ns = self.host_ns(h);
-            macs.push(configure_host(&ns, h)?);
+            macs.push(configure_host(&ns, h, opts.host_tcp.as_ref())?);
         }
         self.macs = macs;
         if opts.arp {
@@ -368,8 +372,13 @@ fn quiet_ipv6() {
     }
 }
 
-/// lo up, IPv6 off, offloads off, address, MTU, up; returns the MAC.
-fn configure_host(ns: &Path, h: &HostPlan) -> Result<[u8; 6], OrchError> {
+/// lo up, IPv6 off, offloads off, address, MTU, up, the config's TCP
+/// knobs; returns the MAC.
+fn configure_host(
+    ns: &Path,
+    h: &HostPlan,
+    tcp: Option<&lh_ctrl::config::HostTcp>,
+) -> Result<[u8; 6], OrchError> {
     let ifn = h.host_if.as_str();
     netns::run_in(Some(ns), || {
         quiet_ipv6();
@@ -382,5 +391,8 @@ fn configure_host(ns: &Path, h: &HostPlan) -> Result<[u8; 6], OrchError> {
         links::set_up(&nl, ifn, Some(MTU)).await?;
         links::mac_of(&nl, ifn).await
     })?;
+    if let Some(t) = tcp {
+        crate::hosttcp::apply(ns, t)?;
+    }
     Ok(mac)
 }

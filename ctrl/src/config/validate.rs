@@ -38,7 +38,53 @@ pub fn validate_all(cfg: &Config, file: &str) -> Vec<ConfigError> {
     }
     check_routing(&mut c, cfg);
     check_tor_system(&mut c, cfg);
+    check_hosts(&mut c, cfg);
     c.errors
+}
+
+/// `$.hosts.tcp`: what the kernel would refuse or silently round. Whether
+/// a congestion control module is available is known only on the machine
+/// that runs the network (checked at bring-up, naming the same path).
+fn check_hosts(c: &mut Checker, cfg: &Config) {
+    use crate::config::{MAX_RTO_MIN_MS, MAX_TCP_REORDERING};
+    let Some(t) = cfg.hosts.as_ref().and_then(|h| h.tcp.as_ref()) else {
+        return;
+    };
+    if let Some(r) = t
+        .reordering
+        .filter(|r| !(1..=MAX_TCP_REORDERING).contains(r))
+    {
+        c.err(
+            "$.hosts.tcp.reordering",
+            format!("expected an integer 1..={MAX_TCP_REORDERING}, got {r}"),
+        );
+    }
+    if let Some(cc) = &t.congestion_control {
+        let ok = !cc.is_empty()
+            && cc.len() < 16
+            && cc
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if !ok {
+            c.err(
+                "$.hosts.tcp.congestion_control",
+                format!(
+                    "expected a congestion control module name (1 to 15 of a-z, 0-9, _), got {cc:?}"
+                ),
+            );
+        }
+    }
+    if let Some(r) = t.rto_min {
+        let ms = r.0 / 1_000_000;
+        if r.0 % 1_000_000 != 0 || ms == 0 || ms > MAX_RTO_MIN_MS {
+            c.err(
+                "$.hosts.tcp.rto_min",
+                format!(
+                    "expected whole milliseconds from 1ms to {MAX_RTO_MIN_MS}ms (the route metric's unit), got {r}"
+                ),
+            );
+        }
+    }
 }
 
 /// `$.tor`: the ToR and host systems of paper §6–§7.

@@ -5,6 +5,10 @@ use crate::format;
 pub(super) const COMMANDS: &[(&str, &str)] = &[
     ("EOF", "Exit"),
     (
+        "allreduce",
+        "Ring allreduce (reduce-scatter + all-gather) over TCP between hosts; checks the sum, prints completion-time percentiles.\n       Usage: allreduce SIZE [HOST...] [iters=N]   e.g. allreduce 800K, allreduce 20M h1 h2 h3 h4",
+    ),
+    (
         "drops",
         "Data-plane counters by drop reason, and the conservation check.",
     ),
@@ -37,6 +41,10 @@ pub(super) const COMMANDS: &[(&str, &str)] = &[
         "Bring a link up or down: a host's (both ends, like Mininet), or the optical\n       circuits between two ToRs in the OCS.\n       Usage: link <host> <tor> up|down | link <tor> <tor> up|down",
     ),
     ("links", "Report on links"),
+    (
+        "memcached",
+        "memcached server on SERVER, SET load generators on the clients; prints per-SET latency percentiles.\n       Usage: memcached SERVER [CLIENT...] [count=N] [size=B] [interval=S]   e.g. memcached h1 h2 h3 h4 h5 h6 h7 h8",
+    ),
     ("net", "List network connections."),
     ("nodes", "List all nodes."),
     (

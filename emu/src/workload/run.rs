@@ -223,7 +223,8 @@ fn write_all(c: &mut TcpStream, mut b: &[u8], quit: &AtomicBool) -> bool {
     true
 }
 
-fn is_timeout(e: &std::io::Error) -> bool {
+/// A socket timeout or interruption: try again.
+pub fn is_timeout(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),
         std::io::ErrorKind::WouldBlock
