@@ -81,7 +81,7 @@ pub fn compile_cmd(config: &Path, out: Option<&Path>, limit: MemoryLimit) -> Res
         let ocs = c.schedule.verify(&c.config)?;
         write_json(dir, "schedule.json", &c.schedule)?;
         write_json(dir, "ocs.json", &ocs)?;
-        write_json(dir, "tables.json", &c.tables)?;
+        write_json(dir, "tables.json", &c.tables.to_tables())?;
         write_json(dir, "summary.json", &summary)?;
         let p = dir.join("summary.txt");
         let mut f = crate::securefs::create_file(&p, crate::securefs::READABLE_MODE)?;

@@ -29,10 +29,11 @@ use crate::tor::{Ctx, Pipeline};
 use crate::wire;
 use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
 use lh_ctrl::schedule::Schedule;
-use lh_ctrl::tables::Tables;
+use lh_ctrl::tables::FlatTables;
 use lh_ctrl::{PortId, TorId};
 use std::io;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 pub use crate::calendar::PACE_SLACK_NS;
 pub use crate::capture::CapturePoint;
@@ -416,9 +417,10 @@ impl<P: Port> Engine<P> {
     pub fn reconfigure(
         &mut self,
         schedule: &Schedule,
-        tables: &Tables,
+        tables: impl Into<Arc<FlatTables>>,
         now: u64,
     ) -> Result<(), crate::FabricError> {
+        let tables: Arc<FlatTables> = tables.into();
         if (schedule.tors(), schedule.uplinks(), schedule.slices())
             != (self.tors, self.uplinks, self.s)
         {
@@ -432,10 +434,10 @@ impl<P: Port> Engine<P> {
                 "tables and schedule disagree on slices".into(),
             ));
         }
-        let ix = LookupIndex::build(tables, self.tors)?;
+        let ix = LookupIndex::build(tables.clone(), self.tors)?;
         let moved = self.ocs.reconfigure(schedule, now);
         self.cal.reconfigure(schedule, &self.timing, &moved, now);
-        self.tor.reconfigure(ix, tables);
+        self.tor.reconfigure(ix, &tables);
         if let Some(n) = self.nic.as_mut() {
             n.set_circuits(schedule);
         }
@@ -813,7 +815,7 @@ mod tests {
             .collect();
         let spec = FabricSpec {
             schedule: s,
-            tables,
+            tables: tables.into(),
             timing: Timing {
                 slice: Nanos(SLICE),
                 guardband: Nanos(DARK),
@@ -966,7 +968,7 @@ mod tests {
             .collect();
         FabricSpec {
             schedule,
-            tables,
+            tables: tables.into(),
             timing: Timing {
                 slice: Nanos(SLICE),
                 guardband: Nanos(DARK),

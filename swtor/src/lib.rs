@@ -39,7 +39,7 @@ pub use port::{MemPort, SentFrame};
 pub use pushback::PushbackTrigger;
 
 use lh_ctrl::schedule::Schedule;
-use lh_ctrl::tables::Tables;
+use lh_ctrl::tables::FlatTables;
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use lh_ctrl::{SliceId, TorId};
 use std::io;
@@ -145,7 +145,8 @@ impl ExternalTor {
 #[derive(Clone, Debug)]
 pub struct FabricSpec {
     pub schedule: Schedule,
-    pub tables: Tables,
+    /// Shared with the controller's `Compiled` (no copy per run).
+    pub tables: Arc<FlatTables>,
     pub timing: Timing,
     pub hosts: Vec<HostAttach>,
     /// ToRs run outside swtor (BMv2); every other ToR is native. Their
@@ -278,7 +279,12 @@ impl ControlHandle {
         self.ask(Cmd::TrafficMatrix)
     }
     /// See [`FabricHandle::reconfigure`].
-    pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
+    pub fn reconfigure(
+        &self,
+        schedule: Schedule,
+        tables: impl Into<Arc<FlatTables>>,
+    ) -> Result<(), FabricError> {
+        let tables = tables.into();
         self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
     }
 }
@@ -295,7 +301,7 @@ enum Cmd {
         mpsc::SyncSender<io::Result<()>>,
     ),
     Reconfigure(
-        Box<(Schedule, Tables)>,
+        Box<(Schedule, Arc<FlatTables>)>,
         mpsc::SyncSender<Result<(), FabricError>>,
     ),
 }
@@ -536,7 +542,7 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
             let _ = r.send(eng.stop_capture(t, at));
         }
         Cmd::Reconfigure(st, r) => {
-            let _ = r.send(eng.reconfigure(&st.0, &st.1, monotonic_ns()));
+            let _ = r.send(eng.reconfigure(&st.0, st.1.clone(), monotonic_ns()));
         }
     }
 }
@@ -623,7 +629,12 @@ impl FabricHandle {
     /// update): circuits that change are dark for
     /// `max(guardband, reconfiguration)` from this moment, queued frames
     /// stay queued. ToRs, uplinks and slices must stay the same.
-    pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
+    pub fn reconfigure(
+        &self,
+        schedule: Schedule,
+        tables: impl Into<Arc<FlatTables>>,
+    ) -> Result<(), FabricError> {
+        let tables = tables.into();
         self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
     }
 

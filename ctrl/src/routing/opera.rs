@@ -16,7 +16,8 @@
 //! per-hop tables also work for them.
 
 use super::{
-    ClassThresholds, Path, RouteSet, RoutingError, RoutingOptions, UNLIMITED, earliest_routes,
+    ClassThresholds, PathRef, Paths, RouteSet, RoutingError, RoutingOptions, UNLIMITED,
+    earliest_routes,
 };
 use crate::schedule::Schedule;
 
@@ -37,12 +38,16 @@ pub fn opera(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErr
     let bulk = earliest_routes(s, 1, false)?;
     debug_assert_eq!(fast.len(), bulk.len());
     // Both lists are ordered (dst, src, ts): interleave class 0 and 1.
-    let mut paths: Vec<Path> = Vec::with_capacity(fast.len() * 2);
-    for (mut f, mut b) in fast.into_iter().zip(bulk) {
-        f.class = Some(LOW_LATENCY);
-        b.class = Some(BULK);
-        paths.push(f);
-        paths.push(b);
+    let mut paths = Paths::with_capacity(fast.len() * 2, fast.total_hops() + bulk.total_hops());
+    for (f, b) in fast.iter().zip(&bulk) {
+        paths.push(PathRef {
+            class: Some(LOW_LATENCY),
+            ..f
+        });
+        paths.push(PathRef {
+            class: Some(BULK),
+            ..b
+        });
     }
     Ok(RouteSet {
         paths,
