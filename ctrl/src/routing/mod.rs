@@ -241,18 +241,43 @@ pub(crate) fn paths_per_destination(
     per_dst: usize,
     f: impl Fn(&earliest::Dp, &mut Paths) -> Result<(), RoutingError> + Sync,
 ) -> Result<Paths, RoutingError> {
+    paths_per_destination_with(
+        s,
+        &[(max_hop, same_slice_hops, transit)],
+        per_dst,
+        |dps, out| f(&dps[0], out),
+    )
+}
+
+/// [`paths_per_destination`] with several searches per destination, one per
+/// `(max_hop, same_slice_hops, transit)` in `dps`, all solved for the same
+/// destination before `f` runs: algorithms that interleave several kinds of
+/// path (Opera's classes) emit them in one pass, with no second copy.
+pub(crate) fn paths_per_destination_with(
+    s: &Schedule,
+    dps: &[(u8, bool, bool)],
+    per_dst: usize,
+    f: impl Fn(&[earliest::Dp], &mut Paths) -> Result<(), RoutingError> + Sync,
+) -> Result<Paths, RoutingError> {
     let n = s.tors();
     let adj = earliest::Adjacency::new(s);
     let threads = worker_threads().clamp(1, n.max(1));
     let chunk = n.div_ceil(threads).max(1);
     let run = |lo: usize, hi: usize, mut out: Paths| -> Result<Paths, RoutingError> {
-        let mut dp = earliest::Dp::new(s, &adj, max_hop, same_slice_hops).with_transit(transit);
+        let mut dp: Vec<earliest::Dp> = dps
+            .iter()
+            .map(|&(h, same, transit)| earliest::Dp::new(s, &adj, h, same).with_transit(transit))
+            .collect();
         for d in lo..hi {
-            dp.solve(d as TorId);
+            for x in &mut dp {
+                x.solve(d as TorId);
+            }
             f(&dp, &mut out)?;
         }
         Ok(out)
     };
+    // Capacity is only reserved, not touched: the first worker's store is
+    // sized for everything so the others append without moving it.
     let mut first = Some(Paths::with_capacity(per_dst * n, 2 * per_dst * n));
     if threads <= 1 {
         return run(0, n, first.take().expect("set"));
