@@ -111,6 +111,11 @@ enum Cmd {
         config: PathBuf,
         #[arg(short, long)]
         out: Option<PathBuf>,
+        /// Tables file written by --out: `binary` (tables.lht, schema in
+        /// docs/compile-format.md), `json` (tables.json), or `auto`: JSON up
+        /// to 50,000 entries, else binary.
+        #[arg(long, value_enum, default_value = "auto")]
+        format: compile_cmd::OutFormat,
         /// Refuse configs whose estimated memory exceeds SIZE (e.g. 4GiB;
         /// default: the machine's available memory).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -285,8 +290,9 @@ fn main() -> ExitCode {
         Cmd::Compile {
             config,
             out,
+            format,
             max_memory,
-        } => compile_cmd::compile_cmd(&config, out.as_deref(), MemoryLimit(max_memory))
+        } => compile_cmd::compile_cmd(&config, out.as_deref(), format, MemoryLimit(max_memory))
             .map(|()| ExitCode::SUCCESS),
         Cmd::Experiment {
             which,

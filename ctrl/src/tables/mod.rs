@@ -22,6 +22,7 @@
 
 mod alternates;
 mod build;
+pub mod file;
 pub mod model;
 pub mod walk;
 

@@ -391,6 +391,18 @@ impl FlatTable {
         self.steps.len()
     }
 
+    /// The raw arrays: entries, actions as `(first step, steps, source)`,
+    /// steps (for the file form).
+    #[allow(clippy::type_complexity)]
+    pub fn raw_parts(&self) -> (&[FlatEntry], Vec<(u32, u16, bool)>, &[Step]) {
+        let actions = self
+            .actions
+            .iter()
+            .map(|s| (s.start, s.len, s.source))
+            .collect();
+        (&self.entries, actions, &self.steps)
+    }
+
     /// The raw entries, in table order.
     pub fn raw_entries(&self) -> &[FlatEntry] {
         &self.entries
