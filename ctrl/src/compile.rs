@@ -201,6 +201,12 @@ pub struct Summary {
 }
 
 impl Compiled {
+    /// The time model of this fabric (dark times, windows, port rates):
+    /// the one source the data plane's timing comes from.
+    pub fn timing(&self) -> crate::schedule::timing::TimeModel {
+        crate::schedule::timing::TimeModel::from_config(&self.config)
+    }
+
     pub fn summary(&self) -> Summary {
         let s = &self.schedule;
         let circuits = Spread::of((0..s.slices()).map(|ts| s.circuits(ts as u16).len() as f64));

@@ -1892,7 +1892,7 @@ mod tests {
             config,
             schedule,
             routes: Default::default(),
-            tables,
+            tables: tables.into(),
             timings: Vec::new(),
         }
     }

@@ -39,6 +39,7 @@ pub use port::{MemPort, SentFrame};
 pub use pushback::PushbackTrigger;
 
 use lh_ctrl::schedule::Schedule;
+use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::tables::FlatTables;
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use lh_ctrl::{SliceId, TorId};
@@ -72,28 +73,45 @@ pub struct Timing {
 }
 
 impl Timing {
-    pub fn from_config(cfg: &lh_ctrl::config::Config) -> Timing {
-        let slice = cfg.slice.duration;
+    /// The data plane's timing from the controller's time model
+    /// (`Compiled::timing()`), the one place it is derived.
+    pub fn from_model(m: &TimeModel) -> Timing {
         Timing {
-            slice,
-            guardband: cfg.slice.guardband,
-            reconfiguration: cfg
-                .ocs
-                .as_ref()
-                .map_or(Nanos(0), |o| o.reconfiguration_delay),
-            propagation: cfg.slice.propagation,
-            link_rate: cfg.tors.link_rate,
-            electrical_rate: cfg.ta.as_ref().and_then(|t| t.electrical_rate),
-            host_rate: cfg.tors.host_link_rate,
-            queue_capacity: cfg.queue_capacity_bytes(),
+            slice: m.slice,
+            guardband: m.guardband,
+            reconfiguration: m.reconfiguration,
+            propagation: m.propagation,
+            link_rate: m.link_rate,
+            electrical_rate: m.electrical_rate,
+            host_rate: m.host_rate,
+            queue_capacity: m.queue_capacity,
             tor_clock_offset: 0,
         }
     }
 
-    /// Dark time at the start of a slice whose circuit changed:
-    /// `max(guardband, reconfiguration)` (they overlap in time).
+    /// [`Timing::from_model`] of the config's time model.
+    pub fn from_config(cfg: &lh_ctrl::config::Config) -> Timing {
+        Timing::from_model(&TimeModel::from_config(cfg))
+    }
+
+    /// The controller's time model these fields stand for.
+    pub fn model(&self) -> TimeModel {
+        TimeModel {
+            slice: self.slice,
+            guardband: self.guardband,
+            reconfiguration: self.reconfiguration,
+            propagation: self.propagation,
+            link_rate: self.link_rate,
+            electrical_rate: self.electrical_rate,
+            host_rate: self.host_rate,
+            queue_capacity: self.queue_capacity,
+        }
+    }
+
+    /// Dark time at the start of a slice whose circuit changed
+    /// ([`TimeModel::dark`]).
     pub fn dark(&self) -> Nanos {
-        self.guardband.max(self.reconfiguration)
+        self.model().dark()
     }
 }
 
