@@ -93,30 +93,24 @@ pub fn check_path<'a>(s: &Schedule, p: impl Into<PathRef<'a>>) -> Result<(), Tab
     Ok(())
 }
 
+/// An entry [`TableView::find`] found: its match, its action and its
+/// alternates, best first.
+pub type Found<'a> = Option<(Match, ActionRef<'a>, Vec<ActionRef<'a>>)>;
+
 /// What [`walk`] needs from tables: the slice count and the entry a packet
 /// hits. Both forms implement it.
 pub trait TableView {
     /// Slices per cycle of the tables (1: wildcard arrivals only).
     fn slices(&self) -> usize;
-    /// The entry at `tor` for a packet with these fields: its match, its
-    /// action and its alternates, best first.
-    #[allow(clippy::type_complexity)]
-    fn find(
-        &self,
-        tor: TorId,
-        key: &Match,
-    ) -> Result<Option<(Match, ActionRef<'_>, Vec<ActionRef<'_>>)>, TableError>;
+    /// The entry at `tor` for a packet with these fields.
+    fn find(&self, tor: TorId, key: &Match) -> Result<Found<'_>, TableError>;
 }
 
 impl TableView for Tables {
     fn slices(&self) -> usize {
         self.slices
     }
-    fn find(
-        &self,
-        tor: TorId,
-        key: &Match,
-    ) -> Result<Option<(Match, ActionRef<'_>, Vec<ActionRef<'_>>)>, TableError> {
+    fn find(&self, tor: TorId, key: &Match) -> Result<Found<'_>, TableError> {
         Ok(self.lookup(tor, key)?.map(|e| {
             let alts = e.alternates.iter().map(ActionRef::from).collect();
             (e.m, ActionRef::from(&e.action), alts)
@@ -128,11 +122,7 @@ impl TableView for FlatTables {
     fn slices(&self) -> usize {
         self.slices
     }
-    fn find(
-        &self,
-        tor: TorId,
-        key: &Match,
-    ) -> Result<Option<(Match, ActionRef<'_>, Vec<ActionRef<'_>>)>, TableError> {
+    fn find(&self, tor: TorId, key: &Match) -> Result<Found<'_>, TableError> {
         Ok(self
             .lookup(tor, key)?
             .map(|e| (e.m, e.action, e.alternates().collect())))
@@ -314,11 +304,7 @@ impl<T: TableView + ?Sized> TableView for std::sync::Arc<T> {
     fn slices(&self) -> usize {
         (**self).slices()
     }
-    fn find(
-        &self,
-        tor: TorId,
-        key: &Match,
-    ) -> Result<Option<(Match, ActionRef<'_>, Vec<ActionRef<'_>>)>, TableError> {
+    fn find(&self, tor: TorId, key: &Match) -> Result<Found<'_>, TableError> {
         (**self).find(tor, key)
     }
 }
