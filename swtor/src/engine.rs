@@ -1249,7 +1249,7 @@ mod tests {
         e.poll(EPOCH + 200).unwrap();
         assert_eq!(e.c.dropped(DropReason::NoRoute), 1, "{}", e.c);
         let t = EPOCH + 1_000;
-        e.reconfigure(&b, &table(2), t).unwrap();
+        e.reconfigure(&b, table(2), t).unwrap();
         e.port.inject(1, 0, &frame(100));
         e.poll(t + 10).unwrap();
         assert_eq!(e.c.uplink_tx, 1, "held during the 1 us dark time");
@@ -1273,12 +1273,12 @@ mod tests {
         let mut c = Schedule::new(3, 1, 1);
         c.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
             .unwrap();
-        e.reconfigure(&c, &table(2), t).unwrap();
+        e.reconfigure(&c, table(2), t).unwrap();
         e.port.inject(1, 0, &frame(100));
         e.poll(t + DARK - 600).unwrap();
         assert_eq!(e.c.dropped(DropReason::Guardband), 1, "{}", e.c);
         assert!(
-            e.reconfigure(&Schedule::new(4, 1, 1), &table(1), t)
+            e.reconfigure(&Schedule::new(4, 1, 1), table(1), t)
                 .is_err()
         );
     }
