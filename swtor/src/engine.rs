@@ -1277,9 +1277,6 @@ mod tests {
         e.port.inject(1, 0, &frame(100));
         e.poll(t + DARK - 600).unwrap();
         assert_eq!(e.c.dropped(DropReason::Guardband), 1, "{}", e.c);
-        assert!(
-            e.reconfigure(&Schedule::new(4, 1, 1), table(1), t)
-                .is_err()
-        );
+        assert!(e.reconfigure(&Schedule::new(4, 1, 1), table(1), t).is_err());
     }
 }
