@@ -116,7 +116,7 @@ fn main() {
     let s = schedule();
     for (name, two_hop) in [("direct", false), ("two-hop", true)] {
         let routes = RouteSet {
-            paths: paths(&s, two_hop),
+            paths: paths(&s, two_hop).into(),
             classes: None,
         };
         let hops: usize = routes.paths.iter().map(|p| p.hops.len()).sum();

@@ -4,9 +4,10 @@
 use crate::config::{Config, FabricKind, Mode};
 use crate::routing::RouteSet;
 use crate::schedule::Schedule;
-use crate::tables::Tables;
+use crate::tables::FlatTables;
 use serde::Serialize;
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +31,8 @@ pub struct Compiled {
     pub config: Config,
     pub schedule: Schedule,
     pub routes: RouteSet,
-    pub tables: Tables,
+    /// Flat; shared with the data plane (`swtor::FabricSpec`).
+    pub tables: Arc<FlatTables>,
     /// Wall time of each stage, for the summary.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -80,7 +82,7 @@ pub fn compile_with_progress(
         crate::config::Multipath::None => 1,
         _ => opts.k.max(1),
     };
-    let tables = crate::tables::entries(
+    let tables = crate::tables::entries_flat(
         &schedule,
         &routes,
         cfg.routing.lookup,
@@ -93,7 +95,7 @@ pub fn compile_with_progress(
         config: cfg.clone(),
         schedule,
         routes,
-        tables,
+        tables: Arc::new(tables),
         timings,
     })
 }
@@ -199,10 +201,16 @@ pub struct Summary {
 }
 
 impl Compiled {
+    /// The time model of this fabric (dark times, windows, port rates):
+    /// the one source the data plane's timing comes from.
+    pub fn timing(&self) -> crate::schedule::timing::TimeModel {
+        crate::schedule::timing::TimeModel::from_config(&self.config)
+    }
+
     pub fn summary(&self) -> Summary {
         let s = &self.schedule;
         let circuits = Spread::of((0..s.slices()).map(|ts| s.circuits(ts as u16).len() as f64));
-        let sizes: Vec<usize> = self.tables.tors.iter().map(|t| t.entries.len()).collect();
+        let sizes: Vec<usize> = self.tables.tors.iter().map(|t| t.len()).collect();
         let entries = Spread::of(sizes.iter().map(|&n| n as f64));
         let paths = &self.routes.paths;
         let hops = Spread::of(paths.iter().map(|p| p.hops.len() as f64));

@@ -18,9 +18,9 @@
 //! docs/benchmarks.md, "Resource estimate") and err on the high side.
 
 use crate::config::{Algorithm, Config, FabricKind, Lookup, Mode, Multipath, Topology};
-use crate::routing::{Hop, Path};
+use crate::routing::Hop;
 use crate::schedule::{Endpoint, Topo};
-use crate::tables::{Action, Entry};
+use crate::tables::{FlatEntry, Step};
 use std::fmt;
 use std::path::Path as FsPath;
 
@@ -230,23 +230,19 @@ pub fn estimate(cfg: &Config) -> Estimate {
         }
     };
 
-    // Bytes. Heap blocks are rounded up to 16 bytes (mimalloc size classes).
-    let block = |b: f64| (b / 16.0).ceil().max(1.0) * 16.0;
-    let hop_heap = block(mean_hops.ceil() * size_of::<Hop>() as f64);
-    let path_bytes = size_of::<Path>() as f64 + hop_heap;
-    let routes = paths as f64 * path_bytes;
-    let step_heap = match r.lookup {
-        Lookup::Source => block(mean_hops.ceil() * 4.0),
-        Lookup::Hop => 0.0,
+    // Bytes, for the flat forms: a path is a 16-byte record plus its hops
+    // in one shared array (12 bytes each); a table entry is a 24-byte
+    // record plus an 8-byte action and its steps (6 bytes each: the whole
+    // source route, or the one per-hop step). Alternates are indices into
+    // the actions, so they add nothing.
+    let hop = size_of::<Hop>() as f64;
+    let routes = paths as f64 * (16.0 + mean_hops * hop);
+    let steps_per_entry = match r.lookup {
+        Lookup::Source => mean_hops,
+        Lookup::Hop => 1.0,
     };
-    // At most two alternates, each a full action (source: with its steps).
-    let alt_heap = if cyclic {
-        block(2.0 * size_of::<Action>() as f64) + 2.0 * step_heap
-    } else {
-        0.0
-    };
-    let entry_bytes = size_of::<Entry>() as f64 + step_heap + alt_heap;
-    let tables = entries as f64 * entry_bytes;
+    let tables = entries as f64
+        * (size_of::<FlatEntry>() as f64 + 8.0 + steps_per_entry * size_of::<Step>() as f64);
     let sched_cells = (n * u.max(1)).saturating_mul(slices) as f64;
     let schedule = 3.0 * sched_cells * size_of::<Option<Endpoint>>() as f64;
     // Routing engine: per worker thread, `layers` budget layers of a
@@ -254,24 +250,29 @@ pub fn estimate(cfg: &Config) -> Estimate {
     // 4-byte values.
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get()) as f64;
     let dp = threads * layers as f64 * 4.0 * slices as f64 * n as f64 * 24.0;
-    // `entries()` fills a dense block of cells per (ToR, dst) per thread,
-    // and collects each ToR's entries before sorting: one ToR's worth twice.
-    let build = 2.0 * entries as f64 / n.max(1) as f64 * entry_bytes * threads;
+    // `entries()` keeps, while it builds, the chosen paths (8 bytes each)
+    // and one 12-byte record per insertion (per hop for per-hop lookup).
+    let insertions = match r.lookup {
+        Lookup::Source => paths as f64,
+        Lookup::Hop => paths as f64 * mean_hops,
+    };
+    let build = 8.0 * paths as f64 + 12.0 * insertions;
     // The summary sorts one latency per path.
     let summary = paths as f64 * 4.0;
     // Allocator slack (+20 %) and the process itself (32 MiB); calibrated
-    // on opera-108 and 200-ToR round robin, where the measured peaks were
-    // 0.75-1.05 of this figure (docs/benchmarks.md, "Resource estimate").
+    // on opera-108, where the measured peaks were 0.7-1.0 of this figure
+    // (docs/benchmarks.md, "Resource estimate").
     let base = 32.0 * 1024.0 * 1024.0;
     let compile = 1.2 * (routes + tables + schedule + dp + build + summary) + base;
-    // The data plane's lookup index and what `run` keeps beside the
-    // compiled tables: calibrated on opera-108 (source lookup, 2.5M
-    // entries), whose `run` peaked 0.77 GB above its compile, ~320 bytes per
-    // entry; plus the calendar queues' bookkeeping per (ToR, uplink, slice).
-    let index = entries as f64 * 320.0;
+    // `run` frees the paths once the tables exist, then swtor indexes the
+    // tables in place: a dense grid per (ToR, dst, arrival, ingress) of a
+    // 4-byte cell, an 8-byte group and a 4-byte entry id per class and
+    // bucket; plus the calendar queues' bookkeeping per (ToR, uplink,
+    // slice) and the hosts.
+    let grid = (n * n) as f64 * slices as f64 * 2.0 * (12.0 + 4.0 * (classes * buckets) as f64);
     let queues = sched_cells * 64.0;
     let hosts = cfg.host_count() as f64 * 256.0 * 1024.0;
-    let run = compile + index + queues + hosts;
+    let run = compile.max(compile - 1.2 * routes + grid) + queues + hosts;
     let to_u64 = |b: f64| {
         if b >= u64::MAX as f64 {
             u64::MAX

@@ -27,7 +27,7 @@ fn short_hops(cfg: &Config) -> (usize, usize) {
     let mut short = 0;
     let mut total = 0;
     for p in &c.routes.paths {
-        for h in &p.hops {
+        for h in p.hops {
             let ts = (h.depart.unwrap() as usize % s.slices()) as SliceId;
             total += 1;
             if !carries_frame(cfg, s, ts, Endpoint::new(h.tor, h.port)) {
@@ -74,7 +74,7 @@ fn the_same_schedule_with_a_short_guardband_uses_the_changed_circuits() {
         .routes
         .paths
         .iter()
-        .flat_map(|p| &p.hops)
+        .flat_map(|p| p.hops)
         .filter(|h| {
             let ts = (h.depart.unwrap() as usize % s.slices()) as SliceId;
             s.changed(ts, Endpoint::new(h.tor, h.port))

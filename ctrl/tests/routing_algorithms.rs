@@ -5,7 +5,8 @@ mod routing_util;
 
 use lh_ctrl::config::Algorithm;
 use lh_ctrl::routing::{
-    self, Path, RouteSet, RoutingError, RoutingOptions, UNLIMITED, check_path, earliest_path, route,
+    self, Path, PathRef, RouteSet, RoutingError, RoutingOptions, UNLIMITED, check_path,
+    earliest_path, route,
 };
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::{SliceId, Slot, TorId};
@@ -20,15 +21,15 @@ fn opts(same_slice: bool) -> RoutingOptions {
     }
 }
 
-fn find(rs: &RouteSet, src: TorId, dst: TorId, ts: SliceId) -> Vec<&Path> {
+fn find(rs: &RouteSet, src: TorId, dst: TorId, ts: SliceId) -> Vec<PathRef<'_>> {
     rs.paths
         .iter()
         .filter(|p| p.src == src && p.dst == dst && p.arrival == Some(ts))
         .collect()
 }
 
-fn hop_list(p: &Path) -> Vec<(TorId, Option<Slot>)> {
-    p.hops.iter().map(|h| (h.tor, h.depart)).collect()
+fn hop_list<'a>(p: impl Into<PathRef<'a>>) -> Vec<(TorId, Option<Slot>)> {
+    p.into().hops.iter().map(|h| (h.tor, h.depart)).collect()
 }
 
 /// Every (src != dst, ts) has a path (per class) and every path is valid.
@@ -112,12 +113,7 @@ fn opera_classes_are_low_latency_and_direct() {
     // Each class decomposes into per-hop entries on its own.
     for (class, ignore_ingress) in [(0, true), (1, false)] {
         let part = RouteSet {
-            paths: rs
-                .paths
-                .iter()
-                .filter(|p| p.class == Some(class))
-                .cloned()
-                .collect(),
+            paths: rs.paths.iter().filter(|p| p.class == Some(class)).collect(),
             classes: None,
         };
         assert_eq!(
@@ -145,7 +141,7 @@ fn vlb_multipath_emits_distinct_intermediates() {
     };
     let rs = route(Algorithm::Vlb, &s, &o).unwrap();
     assert_complete_and_valid(&s, &rs, false);
-    let mut groups: HashMap<(TorId, TorId, SliceId), Vec<&Path>> = HashMap::new();
+    let mut groups: HashMap<(TorId, TorId, SliceId), Vec<PathRef<'_>>> = HashMap::new();
     for p in &rs.paths {
         groups
             .entry((p.src, p.dst, p.arrival.unwrap()))
@@ -250,7 +246,7 @@ fn check_ucmp(s: &Schedule, rs: &RouteSet, o: &RoutingOptions) {
     assert!(th.windows(2).all(|w| w[0] < w[1]), "{th:?}");
     assert_complete_and_valid(s, rs, same);
     let cap = o.max_hop.unwrap_or(routing::ucmp::DEFAULT_MAX_HOP);
-    let mut groups: HashMap<(TorId, TorId, SliceId), Vec<&Path>> = HashMap::new();
+    let mut groups: HashMap<(TorId, TorId, SliceId), Vec<PathRef<'_>>> = HashMap::new();
     for p in &rs.paths {
         groups
             .entry((p.src, p.dst, p.arrival.unwrap()))

@@ -5,7 +5,7 @@ mod routing_util;
 use lh_ctrl::TorId;
 use lh_ctrl::config::Algorithm;
 use lh_ctrl::routing::static_routes::{k_shortest_paths, shortest_paths};
-use lh_ctrl::routing::{Path, RoutingOptions, check_path, route, tors_of};
+use lh_ctrl::routing::{PathRef, RoutingOptions, check_path, route, tors_of};
 use lh_ctrl::schedule::Schedule;
 use proptest::prelude::*;
 use routing_util::*;
@@ -25,7 +25,7 @@ fn graph(n: usize, uplinks: usize, edges: &[(TorId, TorId)]) -> Schedule {
     s
 }
 
-fn tors(s: &Schedule, p: &Path) -> Vec<TorId> {
+fn tors<'a>(s: &Schedule, p: impl Into<PathRef<'a>>) -> Vec<TorId> {
     tors_of(p, s)
 }
 
@@ -99,7 +99,7 @@ fn ecmp_returns_every_equal_cost_path() {
         .collect();
     assert_eq!(v, [vec![0, 1, 3], vec![0, 2, 3]].into_iter().collect());
     let rs = route(Algorithm::Ecmp, &s, &RoutingOptions::default()).unwrap();
-    let to3: Vec<&Path> = rs
+    let to3: Vec<PathRef<'_>> = rs
         .paths
         .iter()
         .filter(|p| p.src == 0 && p.dst == 3)
@@ -142,7 +142,7 @@ fn electrical_fabric_spreads_over_every_spine() {
         check_path(&s, p, false).unwrap();
     }
     // k = 4 > 3 spines: the fourth path relays through another ToR.
-    let g: Vec<&Path> = ksp
+    let g: Vec<PathRef<'_>> = ksp
         .paths
         .iter()
         .filter(|p| p.src == 0 && p.dst == 1)
@@ -165,7 +165,7 @@ fn static_direct_falls_back_to_shortest_path() {
     let sp = route(Algorithm::ShortestPath, &s, &RoutingOptions::default()).unwrap();
     let mut m = std::collections::HashMap::new();
     for p in &sp.paths {
-        for h in &p.hops {
+        for h in p.hops {
             assert_eq!(*m.entry((h.tor, p.dst)).or_insert(h.port), h.port);
         }
     }

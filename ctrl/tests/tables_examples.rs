@@ -48,7 +48,7 @@ fn path(src: TorId, dst: TorId, arrival: SliceId, hops: Vec<Hop>) -> Path {
 
 fn routes(paths: Vec<Path>) -> RouteSet {
     RouteSet {
-        paths,
+        paths: paths.into(),
         classes: None,
     }
 }

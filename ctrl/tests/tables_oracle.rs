@@ -396,7 +396,7 @@ fn build(c: &Case) -> (Schedule, RouteSet) {
     (
         s,
         RouteSet {
-            paths,
+            paths: paths.into(),
             classes: None,
         },
     )

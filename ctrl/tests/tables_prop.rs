@@ -187,7 +187,7 @@ fn single_paths(c: &Case) -> (Schedule, Vec<Path>) {
 
 fn routes(paths: Vec<Path>) -> RouteSet {
     RouteSet {
-        paths,
+        paths: paths.into(),
         classes: None,
     }
 }

@@ -65,9 +65,28 @@ fn write_json(dir: &Path, name: &str, v: &impl serde::Serialize) -> Result<()> {
     std::io::Write::flush(&mut w).with_context(|| format!("writing {}", p.display()))
 }
 
+/// How `--out` writes the tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutFormat {
+    /// JSON for small fabrics (up to [`JSON_AUTO_ENTRIES`] entries), else binary.
+    Auto,
+    /// `tables.json`: the expanded form (docs/tables.md).
+    Json,
+    /// `tables.lht`: the compact form (docs/compile-format.md).
+    Binary,
+}
+
+/// Most entries `--format auto` writes as JSON.
+pub const JSON_AUTO_ENTRIES: usize = 50_000;
+
 /// `lighthouse compile CONFIG [--out DIR]`: the summary, and with `--out`
 /// the schedule, OCS circuits, tables and summary as files.
-pub fn compile_cmd(config: &Path, out: Option<&Path>, limit: MemoryLimit) -> Result<()> {
+pub fn compile_cmd(
+    config: &Path,
+    out: Option<&Path>,
+    format: OutFormat,
+    limit: MemoryLimit,
+) -> Result<()> {
     let c = load_and_compile(config, limit)?;
     let summary = c.summary();
     println!("{summary}");
@@ -81,14 +100,30 @@ pub fn compile_cmd(config: &Path, out: Option<&Path>, limit: MemoryLimit) -> Res
         let ocs = c.schedule.verify(&c.config)?;
         write_json(dir, "schedule.json", &c.schedule)?;
         write_json(dir, "ocs.json", &ocs)?;
-        write_json(dir, "tables.json", &c.tables)?;
+        let binary = match format {
+            OutFormat::Json => false,
+            OutFormat::Binary => true,
+            OutFormat::Auto => c.tables.total_entries() > JSON_AUTO_ENTRIES,
+        };
+        let tables = if binary {
+            let p = dir.join("tables.lht");
+            let f = crate::securefs::create_file(&p, crate::securefs::READABLE_MODE)?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            lh_ctrl::tables::file::write(&c.tables, &mut w)
+                .and_then(|()| std::io::Write::flush(&mut w))
+                .with_context(|| format!("writing {}", p.display()))?;
+            "tables.lht"
+        } else {
+            write_json(dir, "tables.json", &c.tables.to_tables())?;
+            "tables.json"
+        };
         write_json(dir, "summary.json", &summary)?;
         let p = dir.join("summary.txt");
         let mut f = crate::securefs::create_file(&p, crate::securefs::READABLE_MODE)?;
         std::io::Write::write_all(&mut f, format!("{summary}\n").as_bytes())
             .with_context(|| format!("writing {}", p.display()))?;
         println!(
-            "wrote schedule.json, ocs.json, tables.json, summary.json, summary.txt to {}",
+            "wrote schedule.json, ocs.json, {tables}, summary.json, summary.txt to {}",
             dir.display()
         );
     }

@@ -140,7 +140,7 @@ fn engine(c: &Compiled, tor: TorFeatures, epoch: u64) -> anyhow::Result<Engine<M
     let spec = FabricSpec {
         schedule: c.schedule.clone(),
         tables: c.tables.clone(),
-        timing: Timing::from_config(cfg),
+        timing: Timing::from_model(&c.timing()),
         hosts,
         external: Vec::new(),
     };

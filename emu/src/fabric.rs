@@ -24,7 +24,7 @@ pub fn start(net: &Net, c: &Compiled) -> Result<FabricHandle, FabricError> {
     let spec = FabricSpec {
         schedule: c.schedule.clone(),
         tables: c.tables.clone(),
-        timing: Timing::from_config(&c.config),
+        timing: Timing::from_model(&c.timing()),
         hosts: host_attach(net),
         external: external_tors(net),
     };

@@ -170,8 +170,10 @@ impl P4Tors {
         let json = compile(src, &dir)?;
         let hosts = host_plan(net);
         let timing = FabricTiming::from_config(&c.config, &c.schedule);
+        // P4 entries come from the expanded form (BMv2 fabrics are small).
+        let expanded = c.tables.to_tables();
         let inputs = P4Inputs {
-            tables: &c.tables,
+            tables: &expanded,
             hosts: &hosts,
             timing: &timing,
             target: Target::Bmv2,

@@ -77,11 +77,11 @@ pub fn table_text(c: &lh_ctrl::compile::Compiled, t: TorId) -> Option<String> {
     let mut out = format!(
         "*** {} time-flow table: {} entries ({:?} lookup)\n",
         crate::topo::tor_name(t as usize),
-        tbl.entries.len(),
+        tbl.len(),
         c.tables.lookup
     );
-    for e in &tbl.entries {
-        out.push_str(&format_entry(e));
+    for e in tbl.iter() {
+        out.push_str(&format_entry(&e.to_entry()));
         out.push('\n');
     }
     Some(out)

@@ -176,7 +176,7 @@ mod tests {
         let spec = FabricSpec {
             schedule: c.schedule.clone(),
             tables: c.tables.clone(),
-            timing: Timing::from_config(&cfg),
+            timing: Timing::from_model(&c.timing()),
             hosts,
             external: Vec::new(),
         };

@@ -55,6 +55,51 @@ fn compile_writes_schedule_tables_and_summary() {
 }
 
 #[test]
+fn compile_writes_binary_tables_on_request_equal_to_the_json_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, json) = (dir.path().join("bin"), dir.path().join("json"));
+    for (out, format) in [(&bin, "binary"), (&json, "json")] {
+        let (ok, stdout, stderr) = run(&[
+            "compile",
+            &topo("opera-8.json"),
+            "--out",
+            out.to_str().unwrap(),
+            "--format",
+            format,
+        ]);
+        assert!(ok, "{stderr}");
+        let file = if format == "binary" {
+            "tables.lht"
+        } else {
+            "tables.json"
+        };
+        assert!(stdout.contains(file), "{stdout}");
+    }
+    assert!(!bin.join("tables.json").exists());
+    assert!(!json.join("tables.lht").exists());
+    let flat = lh_ctrl::tables::file::read(&mut std::io::BufReader::new(
+        std::fs::File::open(bin.join("tables.lht")).unwrap(),
+    ))
+    .unwrap();
+    let expanded: lh_ctrl::tables::Tables =
+        serde_json::from_str(&std::fs::read_to_string(json.join("tables.json")).unwrap()).unwrap();
+    assert!(expanded.total_entries() > 0);
+    assert_eq!(flat.to_tables(), expanded);
+    // A bad format is refused before anything is written.
+    let none = dir.path().join("none");
+    let (ok, _, stderr) = run(&[
+        "compile",
+        &topo("opera-8.json"),
+        "--out",
+        none.to_str().unwrap(),
+        "--format",
+        "xml",
+    ]);
+    assert!(!ok && stderr.contains("xml"), "{stderr}");
+    assert!(!none.exists());
+}
+
+#[test]
 fn show_prints_one_table_or_one_slice() {
     let (ok, stdout, stderr) = run(&["show", &topo("rotornet-8.json"), "--tor", "0"]);
     assert!(ok, "{stderr}");

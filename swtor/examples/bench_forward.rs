@@ -219,7 +219,7 @@ fn spec(hosts: Vec<HostAttach>) -> FabricSpec {
         .unwrap();
     FabricSpec {
         schedule: sch,
-        tables: tables(),
+        tables: tables().into(),
         timing: Timing {
             slice: Nanos(100_000),
             guardband: Nanos(0),

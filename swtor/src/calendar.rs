@@ -14,7 +14,7 @@ use crate::lookup::Step;
 use crate::ocs::Ocs;
 use crate::pool::FramePool;
 use crate::pool::FrameQueue;
-use lh_ctrl::schedule::{LinkKind, Schedule};
+use lh_ctrl::schedule::Schedule;
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use lh_ctrl::{PortId, SliceId, TorId};
 
@@ -89,7 +89,7 @@ impl Calendar {
             dark: timing.dark().0,
             capacity: timing.queue_capacity,
             tor_clock_offset: timing.tor_clock_offset,
-            rate: port_rates(schedule, timing),
+            rate: timing.model().port_rates(schedule),
             changed,
             dark_until: vec![0; n],
             cal: vec![FrameQueue::default(); n * s],
@@ -173,7 +173,7 @@ impl Calendar {
             }
         }
         self.changed = crate::ocs::circuit_tables(schedule).1;
-        self.rate = port_rates(schedule, timing);
+        self.rate = timing.model().port_rates(schedule);
     }
 
     /// Bytes per `[uplink][calendar queue]` of a ToR.
@@ -479,17 +479,4 @@ impl Calendar {
         }
         c.estimator_error.record(truth.abs_diff(est));
     }
-}
-
-/// Per uplink index: electrical ports of a hybrid fabric run at
-/// `electrical_rate`; optical ports and all-electrical fabrics (Clos) at
-/// `link_rate`.
-fn port_rates(schedule: &Schedule, timing: &Timing) -> Vec<BitsPerSec> {
-    let hybrid = schedule.kind() == LinkKind::Optical;
-    (0..schedule.uplinks())
-        .map(|p| match timing.electrical_rate {
-            Some(r) if hybrid && schedule.is_electrical(p as PortId) => r,
-            _ => timing.link_rate,
-        })
-        .collect()
 }

@@ -29,10 +29,11 @@ use crate::tor::{Ctx, Pipeline};
 use crate::wire;
 use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
 use lh_ctrl::schedule::Schedule;
-use lh_ctrl::tables::Tables;
+use lh_ctrl::tables::FlatTables;
 use lh_ctrl::{PortId, TorId};
 use std::io;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 pub use crate::calendar::PACE_SLACK_NS;
 pub use crate::capture::CapturePoint;
@@ -422,9 +423,10 @@ impl<P: Port> Engine<P> {
     pub fn reconfigure(
         &mut self,
         schedule: &Schedule,
-        tables: &Tables,
+        tables: impl Into<Arc<FlatTables>>,
         now: u64,
     ) -> Result<(), crate::FabricError> {
+        let tables: Arc<FlatTables> = tables.into();
         if (schedule.tors(), schedule.uplinks(), schedule.slices())
             != (self.tors, self.uplinks, self.s)
         {
@@ -438,10 +440,10 @@ impl<P: Port> Engine<P> {
                 "tables and schedule disagree on slices".into(),
             ));
         }
-        let ix = LookupIndex::build(tables, self.tors)?;
+        let ix = LookupIndex::build(tables.clone(), self.tors)?;
         let moved = self.ocs.reconfigure(schedule, now);
         self.cal.reconfigure(schedule, &self.timing, &moved, now);
-        self.tor.reconfigure(ix, tables);
+        self.tor.reconfigure(ix, &tables);
         if let Some(n) = self.nic.as_mut() {
             n.set_circuits(schedule);
         }
@@ -819,7 +821,7 @@ mod tests {
             .collect();
         let spec = FabricSpec {
             schedule: s,
-            tables,
+            tables: tables.into(),
             timing: Timing {
                 slice: Nanos(SLICE),
                 guardband: Nanos(DARK),
@@ -972,7 +974,7 @@ mod tests {
             .collect();
         FabricSpec {
             schedule,
-            tables,
+            tables: tables.into(),
             timing: Timing {
                 slice: Nanos(SLICE),
                 guardband: Nanos(DARK),
@@ -1253,7 +1255,7 @@ mod tests {
         e.poll(EPOCH + 200).unwrap();
         assert_eq!(e.c.dropped(DropReason::NoRoute), 1, "{}", e.c);
         let t = EPOCH + 1_000;
-        e.reconfigure(&b, &table(2), t).unwrap();
+        e.reconfigure(&b, table(2), t).unwrap();
         e.port.inject(1, 0, &frame(100));
         e.poll(t + 10).unwrap();
         assert_eq!(e.c.uplink_tx, 1, "held during the 1 us dark time");
@@ -1277,13 +1279,10 @@ mod tests {
         let mut c = Schedule::new(3, 1, 1);
         c.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
             .unwrap();
-        e.reconfigure(&c, &table(2), t).unwrap();
+        e.reconfigure(&c, table(2), t).unwrap();
         e.port.inject(1, 0, &frame(100));
         e.poll(t + DARK - 600).unwrap();
         assert_eq!(e.c.dropped(DropReason::Guardband), 1, "{}", e.c);
-        assert!(
-            e.reconfigure(&Schedule::new(4, 1, 1), &table(1), t)
-                .is_err()
-        );
+        assert!(e.reconfigure(&Schedule::new(4, 1, 1), table(1), t).is_err());
     }
 }

@@ -39,7 +39,8 @@ pub use port::{MemPort, SentFrame};
 pub use pushback::PushbackTrigger;
 
 use lh_ctrl::schedule::Schedule;
-use lh_ctrl::tables::Tables;
+use lh_ctrl::schedule::timing::TimeModel;
+use lh_ctrl::tables::FlatTables;
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use lh_ctrl::{SliceId, TorId};
 use std::io;
@@ -72,28 +73,45 @@ pub struct Timing {
 }
 
 impl Timing {
-    pub fn from_config(cfg: &lh_ctrl::config::Config) -> Timing {
-        let slice = cfg.slice.duration;
+    /// The data plane's timing from the controller's time model
+    /// (`Compiled::timing()`), the one place it is derived.
+    pub fn from_model(m: &TimeModel) -> Timing {
         Timing {
-            slice,
-            guardband: cfg.slice.guardband,
-            reconfiguration: cfg
-                .ocs
-                .as_ref()
-                .map_or(Nanos(0), |o| o.reconfiguration_delay),
-            propagation: cfg.slice.propagation,
-            link_rate: cfg.tors.link_rate,
-            electrical_rate: cfg.ta.as_ref().and_then(|t| t.electrical_rate),
-            host_rate: cfg.tors.host_link_rate,
-            queue_capacity: cfg.queue_capacity_bytes(),
+            slice: m.slice,
+            guardband: m.guardband,
+            reconfiguration: m.reconfiguration,
+            propagation: m.propagation,
+            link_rate: m.link_rate,
+            electrical_rate: m.electrical_rate,
+            host_rate: m.host_rate,
+            queue_capacity: m.queue_capacity,
             tor_clock_offset: 0,
         }
     }
 
-    /// Dark time at the start of a slice whose circuit changed:
-    /// `max(guardband, reconfiguration)` (they overlap in time).
+    /// [`Timing::from_model`] of the config's time model.
+    pub fn from_config(cfg: &lh_ctrl::config::Config) -> Timing {
+        Timing::from_model(&TimeModel::from_config(cfg))
+    }
+
+    /// The controller's time model these fields stand for.
+    pub fn model(&self) -> TimeModel {
+        TimeModel {
+            slice: self.slice,
+            guardband: self.guardband,
+            reconfiguration: self.reconfiguration,
+            propagation: self.propagation,
+            link_rate: self.link_rate,
+            electrical_rate: self.electrical_rate,
+            host_rate: self.host_rate,
+            queue_capacity: self.queue_capacity,
+        }
+    }
+
+    /// Dark time at the start of a slice whose circuit changed
+    /// ([`TimeModel::dark`]).
     pub fn dark(&self) -> Nanos {
-        self.guardband.max(self.reconfiguration)
+        self.model().dark()
     }
 }
 
@@ -145,7 +163,8 @@ impl ExternalTor {
 #[derive(Clone, Debug)]
 pub struct FabricSpec {
     pub schedule: Schedule,
-    pub tables: Tables,
+    /// Shared with the controller's `Compiled` (no copy per run).
+    pub tables: Arc<FlatTables>,
     pub timing: Timing,
     pub hosts: Vec<HostAttach>,
     /// ToRs run outside swtor (BMv2); every other ToR is native. Their
@@ -280,7 +299,12 @@ impl ControlHandle {
         self.ask(Cmd::TrafficMatrix)
     }
     /// See [`FabricHandle::reconfigure`].
-    pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
+    pub fn reconfigure(
+        &self,
+        schedule: Schedule,
+        tables: impl Into<Arc<FlatTables>>,
+    ) -> Result<(), FabricError> {
+        let tables = tables.into();
         self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
     }
 }
@@ -297,7 +321,7 @@ enum Cmd {
         mpsc::SyncSender<io::Result<()>>,
     ),
     Reconfigure(
-        Box<(Schedule, Tables)>,
+        Box<(Schedule, Arc<FlatTables>)>,
         mpsc::SyncSender<Result<(), FabricError>>,
     ),
     SetLink(TorId, TorId, bool, mpsc::SyncSender<Result<(), String>>),
@@ -545,7 +569,7 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
             let _ = r.send(eng.stop_capture(t, at));
         }
         Cmd::Reconfigure(st, r) => {
-            let _ = r.send(eng.reconfigure(&st.0, &st.1, monotonic_ns()));
+            let _ = r.send(eng.reconfigure(&st.0, st.1.clone(), monotonic_ns()));
         }
         Cmd::SetLink(a, b, up, r) => {
             let _ = r.send(eng.set_link(a, b, up));
@@ -642,7 +666,12 @@ impl FabricHandle {
     /// update): circuits that change are dark for
     /// `max(guardband, reconfiguration)` from this moment, queued frames
     /// stay queued. ToRs, uplinks and slices must stay the same.
-    pub fn reconfigure(&self, schedule: Schedule, tables: Tables) -> Result<(), FabricError> {
+    pub fn reconfigure(
+        &self,
+        schedule: Schedule,
+        tables: impl Into<Arc<FlatTables>>,
+    ) -> Result<(), FabricError> {
+        let tables = tables.into();
         self.ask(|r| Cmd::Reconfigure(Box::new((schedule, tables)), r))?
     }
 

@@ -8,17 +8,13 @@
 //! specific entries win (arrival > ingress > class > bucket), so the data
 //! plane never searches.
 
-use lh_ctrl::tables::{Action, Ingress, Tables};
-use lh_ctrl::{PortId, SliceId, TorId};
+use lh_ctrl::tables::{FlatTables, Ingress, MAX_ALTERNATES};
+use lh_ctrl::{SliceId, TorId};
+use std::sync::Arc;
+
+pub use lh_ctrl::tables::Step;
 
 const NONE: u32 = u32::MAX;
-
-/// One hop instruction: leave on `port` in slice `depart` (`None`: now).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Step {
-    pub port: PortId,
-    pub depart: Option<SliceId>,
-}
 
 #[derive(Clone, Copy, Debug)]
 struct Group {
@@ -27,20 +23,42 @@ struct Group {
     nb: u8,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Span {
-    start: u32,
-    len: u32,
-}
-
-/// An action: the steps of a source route, or one step for per-hop lookup.
+/// An action of an entry: a source route, or one step for per-hop lookup.
+/// Its steps are in the shared flat tables ([`LookupIndex::steps`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ActionRef {
     pub source: bool,
-    start: u32,
-    len: u32,
+    /// Index of the table in `FlatTables::tors`.
+    table: u32,
+    id: u32,
 }
 
+/// The actions of one entry, primary first (at most 1 + MAX_ALTERNATES).
+#[derive(Clone, Copy, Debug)]
+pub struct Actions {
+    list: [ActionRef; 1 + MAX_ALTERNATES],
+    len: u8,
+}
+
+impl Actions {
+    #[inline]
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+}
+
+impl std::ops::Index<usize> for Actions {
+    type Output = ActionRef;
+    #[inline]
+    fn index(&self, k: usize) -> &ActionRef {
+        &self.list[..self.len as usize][k]
+    }
+}
+
+/// The lookup index over shared flat tables: the dense match grid names
+/// entries; actions and steps are read from the tables themselves, so the
+/// index adds no copy of them.
 #[derive(Debug)]
 pub struct LookupIndex {
     tors: usize,
@@ -50,10 +68,9 @@ pub struct LookupIndex {
     cells: Vec<u32>,
     groups: Vec<Group>,
     grid: Vec<u32>,
-    /// Per entry: its actions (primary first, then alternates).
-    entries: Vec<Span>,
-    actions: Vec<ActionRef>,
-    steps: Vec<Step>,
+    tables: Arc<FlatTables>,
+    /// Entry ids of table `i` (in `tables.tors` order) start at `base[i]`.
+    base: Vec<u32>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -65,18 +82,29 @@ pub enum LookupError {
 }
 
 impl LookupIndex {
-    pub fn build(t: &Tables, tors: usize) -> Result<LookupIndex, LookupError> {
+    pub fn build(
+        tables: impl Into<Arc<FlatTables>>,
+        tors: usize,
+    ) -> Result<LookupIndex, LookupError> {
+        let t: Arc<FlatTables> = tables.into();
         let arrivals = t.slices.max(1);
         let mut classes = t.classes.as_ref().map_or(1, |c| c.thresholds.len().max(1));
         let buckets = (t.buckets as usize).max(1);
         for tt in &t.tors {
-            for e in &tt.entries {
+            for e in tt.raw_entries() {
                 if let Some(c) = e.m.class {
                     classes = classes.max(c as usize + 1);
                 }
             }
         }
         let cb = classes * buckets;
+        let mut base = Vec::with_capacity(t.tors.len() + 1);
+        let mut next = 0u32;
+        for tt in &t.tors {
+            base.push(next);
+            next += tt.len() as u32;
+        }
+        base.push(next);
         let mut ix = LookupIndex {
             tors,
             arrivals,
@@ -85,50 +113,32 @@ impl LookupIndex {
             cells: vec![NONE; tors * tors * arrivals * 2],
             groups: Vec::new(),
             grid: Vec::new(),
-            entries: Vec::new(),
-            actions: Vec::new(),
-            steps: Vec::new(),
+            tables: t.clone(),
+            base,
         };
         // Scratch for one ToR: [dst][arrival][ingress][class][bucket] -> (entry, score).
         let per_tor = tors * arrivals * 2;
         let mut scratch: Vec<(u32, i8)> = vec![(NONE, -1); per_tor * cb];
-        for tt in &t.tors {
+        for (ti, tt) in t.tors.iter().enumerate() {
             if tt.tor as usize >= tors {
                 return Err(LookupError::BadTor(tt.tor));
             }
             scratch.fill((NONE, -1));
-            for e in &tt.entries {
+            for (local, e) in tt.iter().enumerate() {
                 let m = &e.m;
                 if m.dst as usize >= tors {
                     continue;
                 }
-                let id = ix.entries.len() as u32;
-                let astart = ix.actions.len() as u32;
-                for a in std::iter::once(&e.action).chain(e.alternates.iter()) {
-                    let (source, steps): (bool, &[lh_ctrl::tables::Step]) = match a {
-                        Action::Hop(s) => (false, std::slice::from_ref(s)),
-                        Action::Source(v) => (true, v.as_slice()),
-                    };
-                    if steps.is_empty() {
-                        return Err(LookupError::EmptySource {
-                            tor: tt.tor,
-                            dst: m.dst,
-                        });
-                    }
-                    ix.actions.push(ActionRef {
-                        source,
-                        start: ix.steps.len() as u32,
-                        len: steps.len() as u32,
+                let id = ix.base[ti] + local as u32;
+                if std::iter::once(e.action)
+                    .chain(e.alternates())
+                    .any(|a| a.steps.is_empty())
+                {
+                    return Err(LookupError::EmptySource {
+                        tor: tt.tor,
+                        dst: m.dst,
                     });
-                    ix.steps.extend(steps.iter().map(|s| Step {
-                        port: s.port,
-                        depart: s.depart,
-                    }));
                 }
-                ix.entries.push(Span {
-                    start: astart,
-                    len: ix.actions.len() as u32 - astart,
-                });
                 let score = (m.arrival.is_some() as i8) * 8
                     + ((m.ingress != Ingress::Any) as i8) * 4
                     + (m.class.is_some() as i8) * 2
@@ -229,14 +239,34 @@ impl LookupIndex {
 
     /// The actions of an entry, primary first.
     #[inline]
-    pub fn actions(&self, entry: u32) -> &[ActionRef] {
-        let s = self.entries[entry as usize];
-        &self.actions[s.start as usize..(s.start + s.len) as usize]
+    pub fn actions(&self, entry: u32) -> Actions {
+        let ti = self.base.partition_point(|&b| b <= entry) - 1;
+        let t = &self.tables.tors[ti];
+        let e = &t.raw_entries()[(entry - self.base[ti]) as usize];
+        let mk = |id: u32| ActionRef {
+            source: t.action(id).source,
+            table: ti as u32,
+            id,
+        };
+        let mut list = [mk(e.action); 1 + MAX_ALTERNATES];
+        let n = e.alternate_count();
+        for (k, &alt) in e.alternates[..n].iter().enumerate() {
+            list[k + 1] = mk(alt);
+        }
+        Actions {
+            list,
+            len: 1 + n as u8,
+        }
     }
 
     #[inline]
     pub fn steps(&self, a: &ActionRef) -> &[Step] {
-        &self.steps[a.start as usize..(a.start + a.len) as usize]
+        self.tables.tors[a.table as usize].action(a.id).steps
+    }
+
+    /// The tables this index reads.
+    pub fn tables(&self) -> &Arc<FlatTables> {
+        &self.tables
     }
 }
 
@@ -244,7 +274,7 @@ impl LookupIndex {
 mod tests {
     use super::*;
     use lh_ctrl::config::{Lookup, Multipath};
-    use lh_ctrl::tables::{Entry, Match, Step as TStep, TimeFlowTable};
+    use lh_ctrl::tables::{Action, Entry, Match, Step as TStep, Tables, TimeFlowTable};
 
     fn hop(port: u8, depart: Option<u16>) -> Action {
         Action::Hop(TStep { port, depart })

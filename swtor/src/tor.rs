@@ -13,7 +13,7 @@ use crate::pool::FramePool;
 use crate::pushback::Pushback;
 use crate::wire;
 use lh_ctrl::config::Multipath;
-use lh_ctrl::tables::Tables;
+use lh_ctrl::tables::FlatTables;
 use lh_ctrl::{SliceId, TorId};
 
 /// Frames may cross at most this many ToRs (guards against table loops).
@@ -61,14 +61,14 @@ impl<'a> Ctx<'a> {
 
 impl Pipeline {
     pub(crate) fn new(
-        tables: &Tables,
+        tables: &std::sync::Arc<FlatTables>,
         tors: usize,
         clock: SliceClock,
         slices: usize,
         tor_clock_offset: i64,
     ) -> Result<Pipeline, crate::FabricError> {
         let mut p = Pipeline {
-            ix: LookupIndex::build(tables, tors)?,
+            ix: LookupIndex::build(tables.clone(), tors)?,
             clock,
             s: slices,
             tor_clock_offset,
@@ -83,7 +83,7 @@ impl Pipeline {
         Ok(p)
     }
 
-    fn set_classes(&mut self, tables: &Tables) {
+    fn set_classes(&mut self, tables: &FlatTables) {
         self.thresholds = tables
             .classes
             .as_ref()
@@ -96,7 +96,7 @@ impl Pipeline {
 
     /// New tables (built before anything is swapped, so an error changes
     /// nothing).
-    pub(crate) fn reconfigure(&mut self, ix: LookupIndex, tables: &Tables) {
+    pub(crate) fn reconfigure(&mut self, ix: LookupIndex, tables: &FlatTables) {
         self.ix = ix;
         self.multipath = tables.multipath;
         self.set_classes(tables);
@@ -171,11 +171,13 @@ impl Pipeline {
         };
         for k in 0..n_actions {
             let a = self.ix.actions(entry)[k];
-            let steps = self.ix.steps(&a);
-            let step = steps[0];
-            let push = a.source && steps.len() > 1;
+            let (step, nsteps) = {
+                let steps = self.ix.steps(&a);
+                (steps[0], steps.len())
+            };
+            let push = a.source && nsteps > 1;
             let extra = if push {
-                (wire::SRH_FIXED + (steps.len() - 1) * wire::SRH_STEP) as u64
+                (wire::SRH_FIXED + (nsteps - 1) * wire::SRH_STEP) as u64
             } else {
                 0
             };

@@ -68,7 +68,7 @@ fn rotornet(native: TorUnderTest) -> FabricSpec {
     let external = ExternalTor::all_except(&s, &[native.0], "lh");
     FabricSpec {
         schedule: s,
-        tables,
+        tables: tables.into(),
         timing: Timing {
             slice: Nanos(SLICE),
             guardband: Nanos(DARK),

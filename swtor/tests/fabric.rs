@@ -61,7 +61,7 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
     );
     let spec = FabricSpec {
         schedule: two_tor_schedule(1),
-        tables,
+        tables: tables.into(),
         timing: timing(100, 1, 10_000_000_000),
         hosts: net.attach(),
         external: Vec::new(),
@@ -176,7 +176,7 @@ fn probes_leave_only_inside_the_usable_window() {
     );
     let spec = FabricSpec {
         schedule: two_tor_schedule(2),
-        tables,
+        tables: tables.into(),
         timing: timing(slice / 1000, dark / 1000, 1_000_000_000),
         hosts: net.attach(),
         external: Vec::new(),
@@ -256,7 +256,7 @@ fn tables_without_a_circuit_give_no_circuit_drops() {
     );
     let spec = FabricSpec {
         schedule: two_tor_schedule(2),
-        tables,
+        tables: tables.into(),
         timing: timing(500, 50, 1_000_000_000),
         hosts: net.attach(),
         external: Vec::new(),
@@ -301,7 +301,7 @@ fn tor_clock_ahead_of_the_ocs_gives_guardband_drops() {
     t.tor_clock_offset = 150_000;
     let spec = FabricSpec {
         schedule: two_tor_schedule(2),
-        tables,
+        tables: tables.into(),
         timing: t,
         hosts: net.attach(),
         external: Vec::new(),
@@ -382,7 +382,7 @@ fn slice_miss_reroutes_to_the_alternate_then_defers() {
     );
     let spec = FabricSpec {
         schedule: s,
-        tables,
+        tables: tables.into(),
         timing: timing(4000, 400, 2_500_000),
         hosts: net.attach(),
         external: Vec::new(),
@@ -490,7 +490,7 @@ fn source_route_crosses_a_transit_tor_and_shows_in_the_uplink_pcap() {
     );
     let spec = FabricSpec {
         schedule: s,
-        tables,
+        tables: tables.into(),
         timing: timing(1000, 50, 1_000_000_000),
         hosts: net.attach(),
         external: Vec::new(),
@@ -556,7 +556,7 @@ fn tcp_crosses_the_fabric() {
     );
     let spec = FabricSpec {
         schedule: two_tor_schedule(1),
-        tables,
+        tables: tables.into(),
         timing: timing(100, 1, 10_000_000_000),
         hosts: net.attach(),
         external: Vec::new(),
@@ -617,7 +617,7 @@ fn reconfigure_moves_a_circuit_at_runtime() {
     };
     let spec = FabricSpec {
         schedule: a,
-        tables: t(),
+        tables: t().into(),
         timing: timing(100, 10, 1_000_000_000),
         hosts: net.attach(),
         external: Vec::new(),
@@ -727,7 +727,7 @@ fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
     );
     let spec = FabricSpec {
         schedule: two_tor_schedule(1),
-        tables,
+        tables: tables.into(),
         timing: timing(200, 0, 1_000_000_000),
         hosts: net.attach(),
         external: vec![swtor::ExternalTor {

@@ -247,7 +247,7 @@ fn per_hop_rotation_path_does_not_allocate() {
     };
     run(FabricSpec {
         schedule: s,
-        tables: t,
+        tables: t.into(),
         timing: timing(20_000),
         hosts: hosts([0, 1]),
         external: Vec::new(),
@@ -288,7 +288,7 @@ fn source_route_path_does_not_allocate() {
     };
     run(FabricSpec {
         schedule: s,
-        tables: t,
+        tables: t.into(),
         timing: timing(100_000),
         hosts: hosts([0, 2]),
         external: Vec::new(),
@@ -337,7 +337,7 @@ fn external_tor_path_does_not_allocate() {
     );
     let spec = FabricSpec {
         schedule: s,
-        tables: t,
+        tables: t.into(),
         timing: timing(20_000),
         hosts: hosts([0, 1]),
         external: swtor::ExternalTor::all_except(&Schedule::new(2, 1, 2), &[0], "x"),

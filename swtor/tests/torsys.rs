@@ -80,7 +80,7 @@ fn engine(tor: TorFeatures) -> Engine<MemPort> {
         .collect();
     let spec = FabricSpec {
         schedule: s,
-        tables,
+        tables: tables.into(),
         timing: Timing {
             slice: Nanos(SLICE),
             guardband: Nanos(DARK),

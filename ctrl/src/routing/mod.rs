@@ -35,6 +35,7 @@ pub mod direct;
 pub mod earliest;
 pub mod hoho;
 pub mod opera;
+pub mod paths;
 pub mod static_routes;
 pub mod ucmp;
 pub mod vlb;
@@ -43,6 +44,8 @@ use crate::config::{self, Algorithm};
 use crate::schedule::{Endpoint, LinkKind, Schedule};
 use crate::{PortId, SliceId, Slot, TorId};
 use serde::{Deserialize, Serialize};
+
+pub use paths::{PathRef, Paths};
 
 /// One hop: leave `tor` on uplink `port` in absolute slot `depart`
 /// (`None`: wildcard, leave at once; TA and static fabrics).
@@ -79,7 +82,8 @@ impl Path {
 }
 
 /// The ToRs visited by a path, source first.
-pub fn tors_of(p: &Path, s: &Schedule) -> Vec<TorId> {
+pub fn tors_of<'a>(p: impl Into<PathRef<'a>>, s: &Schedule) -> Vec<TorId> {
+    let p = p.into();
     let mut v = vec![p.src];
     let mut cur = p.src;
     for (i, h) in p.hops.iter().enumerate() {
@@ -104,10 +108,10 @@ pub struct ClassThresholds {
     pub thresholds: Vec<u64>,
 }
 
-/// The output of `routing()`.
+/// The output of `routing()`: paths in one flat store ([`Paths`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RouteSet {
-    pub paths: Vec<Path>,
+    pub paths: Paths,
     /// Present when paths carry classes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub classes: Option<ClassThresholds>,
@@ -226,33 +230,59 @@ pub(crate) fn per_destination<T: Send>(
 
 /// Like [`per_destination`], for algorithms that emit paths: `f` appends
 /// one destination's paths; the result is in destination order. Each worker
-/// fills one vector (the first one sized for everything, `per_dst` paths
-/// per destination), so paths are moved at most once.
+/// fills one flat store (the first one sized for everything, `per_dst`
+/// paths of about two hops per destination), so paths are moved at most
+/// once.
 pub(crate) fn paths_per_destination(
     s: &Schedule,
     max_hop: u8,
     same_slice_hops: bool,
     transit: bool,
     per_dst: usize,
-    f: impl Fn(&earliest::Dp, &mut Vec<Path>) -> Result<(), RoutingError> + Sync,
-) -> Result<Vec<Path>, RoutingError> {
+    f: impl Fn(&earliest::Dp, &mut Paths) -> Result<(), RoutingError> + Sync,
+) -> Result<Paths, RoutingError> {
+    paths_per_destination_with(
+        s,
+        &[(max_hop, same_slice_hops, transit)],
+        per_dst,
+        |dps, out| f(&dps[0], out),
+    )
+}
+
+/// [`paths_per_destination`] with several searches per destination, one per
+/// `(max_hop, same_slice_hops, transit)` in `dps`, all solved for the same
+/// destination before `f` runs: algorithms that interleave several kinds of
+/// path (Opera's classes) emit them in one pass, with no second copy.
+pub(crate) fn paths_per_destination_with(
+    s: &Schedule,
+    dps: &[(u8, bool, bool)],
+    per_dst: usize,
+    f: impl Fn(&[earliest::Dp], &mut Paths) -> Result<(), RoutingError> + Sync,
+) -> Result<Paths, RoutingError> {
     let n = s.tors();
     let adj = earliest::Adjacency::new(s);
     let threads = worker_threads().clamp(1, n.max(1));
     let chunk = n.div_ceil(threads).max(1);
-    let run = |lo: usize, hi: usize, mut out: Vec<Path>| -> Result<Vec<Path>, RoutingError> {
-        let mut dp = earliest::Dp::new(s, &adj, max_hop, same_slice_hops).with_transit(transit);
+    let run = |lo: usize, hi: usize, mut out: Paths| -> Result<Paths, RoutingError> {
+        let mut dp: Vec<earliest::Dp> = dps
+            .iter()
+            .map(|&(h, same, transit)| earliest::Dp::new(s, &adj, h, same).with_transit(transit))
+            .collect();
         for d in lo..hi {
-            dp.solve(d as TorId);
+            for x in &mut dp {
+                x.solve(d as TorId);
+            }
             f(&dp, &mut out)?;
         }
         Ok(out)
     };
-    let mut first = Some(Vec::with_capacity(per_dst * n));
+    // Capacity is only reserved, not touched: the first worker's store is
+    // sized for everything so the others append without moving it.
+    let mut first = Some(Paths::with_capacity(per_dst * n, 2 * per_dst * n));
     if threads <= 1 {
         return run(0, n, first.take().expect("set"));
     }
-    let parts: Vec<Result<Vec<Path>, RoutingError>> = std::thread::scope(|sc| {
+    let parts: Vec<Result<Paths, RoutingError>> = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..n)
             .step_by(chunk)
             .enumerate()
@@ -262,7 +292,7 @@ pub(crate) fn paths_per_destination(
                 let out = if i == 0 {
                     first.take().expect("set")
                 } else {
-                    Vec::with_capacity(per_dst * (hi - lo))
+                    Paths::with_capacity(per_dst * (hi - lo), 2 * per_dst * (hi - lo))
                 };
                 sc.spawn(move || run(lo, hi, out))
             })
@@ -286,7 +316,7 @@ pub(crate) fn earliest_routes(
     s: &Schedule,
     max_hop: u8,
     same_slice_hops: bool,
-) -> Result<Vec<Path>, RoutingError> {
+) -> Result<Paths, RoutingError> {
     let (n, slices) = (s.tors(), s.slices());
     paths_per_destination(
         s,
@@ -298,15 +328,17 @@ pub(crate) fn earliest_routes(
             let d = dp.dst();
             for src in (0..n as TorId).filter(|&x| x != d) {
                 for ts in 0..slices as SliceId {
-                    let p = dp
-                        .path(src, ts, max_hop as usize)
-                        .ok_or(RoutingError::NoPath {
+                    let found = out.push_with(src, d, Some(ts), None, |hops| {
+                        dp.path_into(src, ts, max_hop as usize, hops)
+                    });
+                    if !found {
+                        return Err(RoutingError::NoPath {
                             src,
                             dst: d,
                             ts,
                             max_hop,
-                        })?;
-                    out.push(p);
+                        });
+                    }
                 }
             }
             Ok(())
@@ -366,7 +398,12 @@ pub fn neighbors(s: &Schedule, tor: TorId, ts: SliceId) -> Vec<TorId> {
 /// departures never decrease (strictly increase in RotorNet style), every
 /// wait is `< S` slots, and wildcards are used exactly on static schedules.
 /// Returns what is wrong.
-pub fn check_path(s: &Schedule, p: &Path, same_slice_hops: bool) -> Result<(), String> {
+pub fn check_path<'a>(
+    s: &Schedule,
+    p: impl Into<PathRef<'a>>,
+    same_slice_hops: bool,
+) -> Result<(), String> {
+    let p = p.into();
     if p.hops.is_empty() {
         return Err("path has no hops".into());
     }

@@ -16,9 +16,10 @@
 //! per-hop tables also work for them.
 
 use super::{
-    ClassThresholds, Path, RouteSet, RoutingError, RoutingOptions, UNLIMITED, earliest_routes,
+    ClassThresholds, RouteSet, RoutingError, RoutingOptions, UNLIMITED, paths_per_destination_with,
 };
 use crate::schedule::Schedule;
+use crate::{SliceId, TorId};
 
 /// Class of Opera's low-latency (multi-hop, same-slice) paths.
 pub const LOW_LATENCY: u8 = 0;
@@ -33,17 +34,34 @@ pub fn bulk_threshold(s: &Schedule, opts: &RoutingOptions) -> u64 {
 }
 
 pub fn opera(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError> {
-    let fast = earliest_routes(s, UNLIMITED, true)?;
-    let bulk = earliest_routes(s, 1, false)?;
-    debug_assert_eq!(fast.len(), bulk.len());
-    // Both lists are ordered (dst, src, ts): interleave class 0 and 1.
-    let mut paths: Vec<Path> = Vec::with_capacity(fast.len() * 2);
-    for (mut f, mut b) in fast.into_iter().zip(bulk) {
-        f.class = Some(LOW_LATENCY);
-        b.class = Some(BULK);
-        paths.push(f);
-        paths.push(b);
-    }
+    // Per destination: the Opera-style earliest path (class 0) and the
+    // direct path (class 1), interleaved in (dst, src, ts) order, as
+    // `earliest_routes(s, UNLIMITED, true)` and `earliest_routes(s, 1,
+    // false)` would give them.
+    let (n, slices) = (s.tors(), s.slices());
+    let per_dst = 2 * n.saturating_sub(1) * slices;
+    let searches = [(UNLIMITED, true, false), (1, false, false)];
+    let paths = paths_per_destination_with(s, &searches, per_dst, |dp, out| {
+        let d = dp[0].dst();
+        for src in (0..n as TorId).filter(|&x| x != d) {
+            for ts in 0..slices as SliceId {
+                for (class, dp, budget) in [(LOW_LATENCY, &dp[0], UNLIMITED), (BULK, &dp[1], 1)] {
+                    let found = out.push_with(src, d, Some(ts), Some(class), |h| {
+                        dp.path_into(src, ts, budget as usize, h)
+                    });
+                    if !found {
+                        return Err(RoutingError::NoPath {
+                            src,
+                            dst: d,
+                            ts,
+                            max_hop: budget,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
     Ok(RouteSet {
         paths,
         classes: Some(ClassThresholds {

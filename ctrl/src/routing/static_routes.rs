@@ -208,7 +208,7 @@ fn all_pairs(s: &Schedule, per_pair: usize) -> Result<Vec<Path>, RoutingError> {
 pub fn shortest_path(s: &Schedule, _opts: &RoutingOptions) -> Result<RouteSet, RoutingError> {
     require_static(s, "shortest_path")?;
     Ok(RouteSet {
-        paths: all_pairs(s, 1)?,
+        paths: all_pairs(s, 1)?.into(),
         classes: None,
     })
 }
@@ -217,7 +217,7 @@ pub fn shortest_path(s: &Schedule, _opts: &RoutingOptions) -> Result<RouteSet, R
 pub fn ecmp(s: &Schedule, _opts: &RoutingOptions) -> Result<RouteSet, RoutingError> {
     require_static(s, "ecmp")?;
     Ok(RouteSet {
-        paths: all_pairs(s, MAX_ECMP_PATHS)?,
+        paths: all_pairs(s, MAX_ECMP_PATHS)?.into(),
         classes: None,
     })
 }
@@ -242,7 +242,7 @@ pub fn direct(s: &Schedule, _opts: &RoutingOptions) -> Result<RouteSet, RoutingE
         }
     }
     Ok(RouteSet {
-        paths,
+        paths: paths.into(),
         classes: None,
     })
 }
@@ -264,7 +264,7 @@ pub fn ksp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError
         }
     }
     Ok(RouteSet {
-        paths,
+        paths: paths.into(),
         classes: None,
     })
 }

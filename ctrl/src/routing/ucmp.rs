@@ -122,14 +122,20 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
                 let mut prev = usize::MAX;
                 for (c, &tc) in classes.iter().enumerate() {
                     let i = point_for(&th, tc);
-                    let mut p = if i == prev {
-                        out.last().expect("pushed").clone()
+                    if i == prev {
+                        // The previous class's path again; its hops are
+                        // the last ones in the store.
+                        let n = out.last().expect("pushed").hops.len();
+                        out.push_with(src, d, Some(ts), Some(c as u8), |h| {
+                            h.extend_from_within(h.len() - n..);
+                            Some(n)
+                        });
                     } else {
-                        dp.path(src, ts, pts[i].hops as usize)
-                            .expect("Pareto point has a path")
-                    };
-                    p.class = Some(c as u8);
-                    out.push(p);
+                        let found = out.push_with(src, d, Some(ts), Some(c as u8), |h| {
+                            dp.path_into(src, ts, pts[i].hops as usize, h)
+                        });
+                        assert!(found, "Pareto point has a path");
+                    }
                     prev = i;
                 }
             }

@@ -15,7 +15,7 @@
 //! from the fabric, so per-hop tables stay consistent: fabric arrivals at a
 //! ToR always take the direct circuit, host arrivals follow the random draw.
 
-use super::{Hop, Path, RouteSet, RoutingError, RoutingOptions, paths_per_destination};
+use super::{Hop, PathRef, RouteSet, RoutingError, RoutingOptions, paths_per_destination};
 use crate::schedule::Schedule;
 use crate::{PortId, SliceId, Slot, TorId};
 
@@ -79,15 +79,17 @@ pub fn vlb(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingError
                     }
                 }
                 if take == 0 {
-                    out.push(dp.path(src, ts, 1).ok_or_else(no_path)?);
+                    if !out.push_with(src, d, Some(ts), None, |h| dp.path_into(src, ts, 1, h)) {
+                        return Err(no_path());
+                    }
                     continue;
                 }
                 for &(p1, mid, t2, p2) in &cands[..take] {
-                    out.push(Path {
+                    out.push(PathRef {
                         src,
                         dst: d,
                         arrival: Some(ts),
-                        hops: vec![
+                        hops: &[
                             Hop {
                                 tor: src,
                                 port: p1,

@@ -9,17 +9,72 @@
 use super::{Endpoint, Schedule};
 use crate::SliceId;
 use crate::config::Config;
-use crate::units::Nanos;
+use crate::units::{BitsPerSec, Nanos};
 
-/// Dark time at the start of a slice on a circuit that changed:
-/// the guardband and the OCS reconfiguration overlap, so the larger counts.
+/// The time model's parameters, read from a config once: what the data
+/// plane (`swtor::Timing`) and the controller's window and rate functions
+/// below both use (`Compiled::timing()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeModel {
+    pub slice: Nanos,
+    pub guardband: Nanos,
+    /// OCS reconfiguration delay (0 without an OCS).
+    pub reconfiguration: Nanos,
+    pub propagation: Nanos,
+    pub link_rate: BitsPerSec,
+    /// Rate of the electrical port of a hybrid fabric (`ta.electrical_rate`).
+    pub electrical_rate: Option<BitsPerSec>,
+    pub host_rate: BitsPerSec,
+    /// Bytes per calendar queue.
+    pub queue_capacity: u64,
+}
+
+impl TimeModel {
+    pub fn from_config(cfg: &Config) -> TimeModel {
+        TimeModel {
+            slice: cfg.slice.duration,
+            guardband: cfg.slice.guardband,
+            reconfiguration: cfg
+                .ocs
+                .as_ref()
+                .map(|o| o.reconfiguration_delay)
+                .unwrap_or_default(),
+            propagation: cfg.slice.propagation,
+            link_rate: cfg.tors.link_rate,
+            electrical_rate: cfg.ta.as_ref().and_then(|t| t.electrical_rate),
+            host_rate: cfg.tors.host_link_rate,
+            queue_capacity: cfg.queue_capacity_bytes(),
+        }
+    }
+
+    /// Dark time at the start of a slice on a circuit that changed: the
+    /// guardband and the OCS reconfiguration overlap, so the larger counts.
+    pub fn dark(&self) -> Nanos {
+        self.guardband.max(self.reconfiguration)
+    }
+
+    /// The rate of uplink `port`: the electrical rate for the electrical
+    /// port of a hybrid fabric (one with optical uplinks too), else the
+    /// link rate.
+    pub fn port_rate(&self, s: &Schedule, port: crate::PortId) -> BitsPerSec {
+        match self.electrical_rate {
+            Some(r) if s.is_electrical(port) && s.optical_uplinks() > 0 => r,
+            _ => self.link_rate,
+        }
+    }
+
+    /// [`TimeModel::port_rate`] of every uplink, in port order.
+    pub fn port_rates(&self, s: &Schedule) -> Vec<BitsPerSec> {
+        (0..s.uplinks())
+            .map(|p| self.port_rate(s, p as crate::PortId))
+            .collect()
+    }
+}
+
+/// Dark time at the start of a slice on a circuit that changed
+/// ([`TimeModel::dark`]).
 pub fn reconfig_dark(cfg: &Config) -> Nanos {
-    let reconf = cfg
-        .ocs
-        .as_ref()
-        .map(|o| o.reconfiguration_delay)
-        .unwrap_or_default();
-    cfg.slice.guardband.max(reconf)
+    TimeModel::from_config(cfg).dark()
 }
 
 /// Dark time at the start of slice `ts` on `ep`: [`reconfig_dark`] when the
@@ -98,12 +153,8 @@ pub fn routable(cfg: &Config, s: &Schedule) -> Option<(Schedule, usize)> {
 
 /// The rate of uplink `port`: `ta.electrical_rate` for the electrical port
 /// of a hybrid fabric, else the link rate.
-pub fn port_rate(cfg: &Config, s: &Schedule, port: crate::PortId) -> crate::units::BitsPerSec {
-    let hybrid_rate = cfg.ta.as_ref().and_then(|t| t.electrical_rate);
-    match hybrid_rate {
-        Some(r) if s.is_electrical(port) && s.optical_uplinks() > 0 => r,
-        _ => cfg.tors.link_rate,
-    }
+pub fn port_rate(cfg: &Config, s: &Schedule, port: crate::PortId) -> BitsPerSec {
+    TimeModel::from_config(cfg).port_rate(s, port)
 }
 
 // The shared slice clock (slice = floor((t - epoch) / d) mod S) lives with

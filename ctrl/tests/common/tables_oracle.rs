@@ -1,101 +1,17 @@
 //! The original straightforward `entries()` (BTreeMap per ToR, one Action
 //! clone per hop, alternates by scanning later arrivals), kept as the oracle
-//! for the optimised implementation in `src/tables.rs`.
+//! for the optimised implementation in `src/tables/`. `check_path` is
+//! the library's own (`lh_ctrl::tables::check_path`).
 
 use lh_ctrl::config::{Lookup, Multipath};
-use lh_ctrl::routing::{Hop, Path, RouteSet};
-use lh_ctrl::schedule::{Endpoint, LinkKind, Schedule};
+use lh_ctrl::routing::{Hop, PathRef, RouteSet};
+use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::{
-    Action, Entry, Ingress, MAX_ALTERNATES, Match, Step, TableError, Tables, TimeFlowTable, rank,
+    Action, Entry, Ingress, MAX_ALTERNATES, Match, Step, TableError, Tables, TimeFlowTable,
+    check_path, rank,
 };
-use lh_ctrl::{SliceId, Slot, TorId};
+use lh_ctrl::{SliceId, TorId};
 use std::collections::{BTreeMap, HashMap};
-
-/// Checks that a path is something tables can express: hops chain from
-/// `src` over real circuits to `dst`, departures never go back in time and
-/// no single wait reaches a full cycle (the calendar queue rank is taken
-/// mod S, so such a wait would leave a cycle early).
-fn check_path(s: &Schedule, p: &Path) -> Result<(), TableError> {
-    let bad = |msg: String| {
-        TableError::Invalid(format!(
-            "path {}->{} (arrival {:?}): {msg}",
-            p.src, p.dst, p.arrival
-        ))
-    };
-    let n = s.tors();
-    let slices = s.slices();
-    if p.src as usize >= n || p.dst as usize >= n {
-        return Err(bad(format!("ToR out of range ({n} ToRs)")));
-    }
-    if p.src == p.dst {
-        return Err(bad("source equals destination".into()));
-    }
-    if p.hops.is_empty() {
-        return Err(bad("no hops".into()));
-    }
-    if p.hops[0].tor != p.src {
-        return Err(bad(format!("first hop leaves ToR {}", p.hops[0].tor)));
-    }
-    if let Some(a) = p.arrival
-        && a as usize >= slices
-    {
-        return Err(bad(format!("arrival slice out of range ({slices} slices)")));
-    }
-    let mut slot: Option<Slot> = p.arrival.map(Slot::from);
-    for (i, h) in p.hops.iter().enumerate() {
-        if h.port as usize >= s.uplinks() {
-            return Err(bad(format!("hop {i}: no uplink {}", h.port)));
-        }
-        match (slot, h.depart) {
-            (None, Some(_)) => {
-                return Err(bad(format!(
-                    "hop {i}: timed departure on a wildcard-arrival path"
-                )));
-            }
-            (Some(t), Some(d)) => {
-                if d < t {
-                    return Err(bad(format!("hop {i} departs in slot {d} before slot {t}")));
-                }
-                if (d - t) as usize >= slices && slices > 1 {
-                    return Err(bad(format!(
-                        "hop {i} waits {} slots at ToR {}: a calendar queue holds at most {} \
-                         (one cycle)",
-                        d - t,
-                        h.tor,
-                        slices - 1
-                    )));
-                }
-                slot = Some(d);
-            }
-            _ => {}
-        }
-        let next = p.hops.get(i + 1).map(|h| h.tor).unwrap_or(p.dst);
-        match s.kind() {
-            LinkKind::Optical => {
-                // A wildcard hop on a multi-slice schedule has no fixed
-                // circuit to check.
-                let ts = match slot {
-                    Some(t) => (t as usize % slices) as SliceId,
-                    None if slices == 1 => 0,
-                    None => continue,
-                };
-                let peer = s.peer(ts, Endpoint::new(h.tor, h.port)).map(|e| e.tor);
-                if peer != Some(next) {
-                    return Err(bad(format!(
-                        "hop {i}: ToR {} port {} reaches {peer:?} in slice {ts}, not ToR {next}",
-                        h.tor, h.port
-                    )));
-                }
-            }
-            LinkKind::Electrical => {
-                if next == h.tor {
-                    return Err(bad(format!("hop {i}: next ToR equals current")));
-                }
-            }
-        }
-    }
-    Ok(())
-}
 
 /// Per-ToR primaries while building: match -> action.
 type Primaries = BTreeMap<TorId, BTreeMap<Match, Action>>;
@@ -140,7 +56,7 @@ pub fn oracle_entries(
     // Alternatives per (src, dst, arrival, class), in first-seen order.
     type GroupKey = (TorId, TorId, Option<SliceId>, Option<u8>);
     let mut order: Vec<GroupKey> = Vec::new();
-    let mut groups: HashMap<GroupKey, Vec<&Path>> = HashMap::new();
+    let mut groups: HashMap<GroupKey, Vec<PathRef>> = HashMap::new();
     for p in &routes.paths {
         check_path(s, p)?;
         let k = (p.src, p.dst, p.arrival, p.class);
@@ -160,7 +76,7 @@ pub fn oracle_entries(
     let mut prim: Primaries = BTreeMap::new();
     for k in &order {
         let alts = &groups[k];
-        let chosen: Vec<(&Path, Option<u8>)> = match multipath {
+        let chosen: Vec<(PathRef, Option<u8>)> = match multipath {
             Multipath::None => vec![(alts[0], None)],
             Multipath::Packet | Multipath::Flow => (0..buckets)
                 .map(|b| (alts[b as usize % alts.len()], Some(b)))
@@ -171,7 +87,7 @@ pub fn oracle_entries(
                 Lookup::Hop => {
                     let mut arrival = p.arrival;
                     let mut ingress = Ingress::Host;
-                    for h in &p.hops {
+                    for h in p.hops {
                         let m = Match {
                             dst: p.dst,
                             arrival,

@@ -2,7 +2,7 @@
 //! (the generators are written elsewhere) and independent oracles.
 #![allow(dead_code)]
 
-use lh_ctrl::routing::{Path, RouteSet};
+use lh_ctrl::routing::{PathRef, RouteSet};
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::{PortId, SliceId, Slot, TorId};
 use std::collections::{HashMap, VecDeque};
@@ -209,7 +209,8 @@ pub fn bfs_oracle(
 }
 
 /// `(arrival slot, hops)` of a timed path.
-pub fn arrival_hops(p: &Path) -> (Slot, u32) {
+pub fn arrival_hops<'a>(p: impl Into<PathRef<'a>>) -> (Slot, u32) {
+    let p = p.into();
     (p.delivered().unwrap(), p.hops.len() as u32)
 }
 

@@ -228,7 +228,7 @@ fn small_compiled() -> Compiled {
         config,
         schedule,
         routes: Default::default(),
-        tables,
+        tables: tables.into(),
         timings: Vec::new(),
     }
 }

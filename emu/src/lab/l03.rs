@@ -5,10 +5,10 @@
 use super::checks::{Answers, Check, load_config, tor_name};
 use super::{Ctx, LabError};
 use lh_ctrl::compile::{Compiled, compile};
-use lh_ctrl::routing::{Path, tors_of};
+use lh_ctrl::routing::{PathRef, tors_of};
 use serde_json::{Value, json};
 
-fn path(c: &Compiled, src: u16, dst: u16, ts: u16) -> Option<&Path> {
+fn path(c: &Compiled, src: u16, dst: u16, ts: u16) -> Option<PathRef<'_>> {
     c.routes
         .paths
         .iter()

@@ -35,7 +35,7 @@ fn departures(c: &Compiled, tor: u16, dst: u16, a: u16) -> Option<(u16, Vec<u16>
     let d = |s: lh_ctrl::tables::Step| s.depart.unwrap_or(a);
     Some((
         d(e.action.first()),
-        e.alternates.iter().map(|x| d(x.first())).collect(),
+        e.alternates().map(|x| d(x.first())).collect(),
     ))
 }
 

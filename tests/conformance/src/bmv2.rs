@@ -115,9 +115,11 @@ impl Bmv2Target {
         let (tors, uplinks, s) = (c.schedule.tors(), c.schedule.uplinks(), c.schedule.slices());
         let hosts = host_plan(tors, hpt);
         let timing = FabricTiming::from_config(&c.config, &c.schedule);
+        // P4 entries come from the expanded form (BMv2 fabrics are small).
+        let expanded = c.tables.to_tables();
         let prog = lh_p4gen::translate(
             &P4Inputs {
-                tables: &c.tables,
+                tables: &expanded,
                 hosts: &hosts,
                 timing: &timing,
                 target: Target::Bmv2,

@@ -36,7 +36,7 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
             ifname: format!("h{k}"),
         })
         .collect();
-    let timing = Timing::from_config(&c.config);
+    let timing = Timing::from_model(&c.timing());
     let spec = FabricSpec {
         schedule: c.schedule.clone(),
         tables: c.tables.clone(),

@@ -1,0 +1,217 @@
+//! The compact file form of [`FlatTables`] (`lighthouse compile --out`):
+//! little-endian, fixed-size records, version 1. Schema:
+//! docs/compile-format.md. [`write`] and [`read`] round-trip exactly.
+
+use super::model::*;
+use crate::config::{Lookup, Multipath};
+use crate::routing::ClassThresholds;
+use std::io::{self, Read, Write};
+
+/// First bytes of a tables file.
+pub const MAGIC: &[u8; 8] = b"LHTABLES";
+/// Schema version this code writes and reads.
+pub const VERSION: u32 = 1;
+
+const ANY16: u16 = u16::MAX;
+const ANY8: u8 = u8::MAX;
+
+/// Writes `t` in the compact form.
+pub fn write(t: &FlatTables, w: &mut impl Write) -> io::Result<()> {
+    w.write_all(MAGIC)?;
+    w.write_all(&VERSION.to_le_bytes())?;
+    w.write_all(&(t.slices as u32).to_le_bytes())?;
+    let lookup = match t.lookup {
+        Lookup::Hop => 0u8,
+        Lookup::Source => 1,
+    };
+    let multipath = match t.multipath {
+        Multipath::None => 0u8,
+        Multipath::Packet => 1,
+        Multipath::Flow => 2,
+    };
+    w.write_all(&[lookup, multipath, t.buckets, 0])?;
+    match &t.classes {
+        None => w.write_all(&u32::MAX.to_le_bytes())?,
+        Some(c) => {
+            w.write_all(&(c.thresholds.len() as u32).to_le_bytes())?;
+            for x in &c.thresholds {
+                w.write_all(&x.to_le_bytes())?;
+            }
+        }
+    }
+    w.write_all(&(t.tors.len() as u32).to_le_bytes())?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    for tt in &t.tors {
+        let (entries, actions, steps) = tt.raw_parts();
+        buf.clear();
+        buf.extend_from_slice(&tt.tor.to_le_bytes());
+        buf.extend_from_slice(&[0, 0]);
+        for n in [entries.len(), actions.len(), steps.len()] {
+            buf.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        w.write_all(&buf)?;
+        for chunk in entries.chunks(2048) {
+            buf.clear();
+            for e in chunk {
+                let m = &e.m;
+                buf.extend_from_slice(&m.dst.to_le_bytes());
+                buf.extend_from_slice(&m.arrival.unwrap_or(ANY16).to_le_bytes());
+                let ingress = match m.ingress {
+                    Ingress::Any => 0u8,
+                    Ingress::Host => 1,
+                    Ingress::Fabric => 2,
+                };
+                buf.extend_from_slice(&[
+                    ingress,
+                    m.class.unwrap_or(ANY8),
+                    m.bucket.unwrap_or(ANY8),
+                    0,
+                ]);
+                buf.extend_from_slice(&e.action.to_le_bytes());
+                for a in e.alternates {
+                    buf.extend_from_slice(&a.to_le_bytes());
+                }
+            }
+            w.write_all(&buf)?;
+        }
+        for chunk in actions.chunks(4096) {
+            buf.clear();
+            for &(start, len, source) in chunk {
+                buf.extend_from_slice(&start.to_le_bytes());
+                buf.extend_from_slice(&len.to_le_bytes());
+                buf.extend_from_slice(&[u8::from(source), 0]);
+            }
+            w.write_all(&buf)?;
+        }
+        for chunk in steps.chunks(8192) {
+            buf.clear();
+            for s in chunk {
+                buf.extend_from_slice(&[s.port, 0]);
+                buf.extend_from_slice(&s.depart.unwrap_or(ANY16).to_le_bytes());
+            }
+            w.write_all(&buf)?;
+        }
+    }
+    Ok(())
+}
+
+fn bad(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.into())
+}
+
+fn u32_of(r: &mut impl Read) -> io::Result<u32> {
+    let mut b = [0; 4];
+    r.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+/// Reads tables written by [`write`]; every index is checked.
+pub fn read(r: &mut impl Read) -> io::Result<FlatTables> {
+    let mut magic = [0; 8];
+    r.read_exact(&mut magic)?;
+    if &magic != MAGIC {
+        return Err(bad("not a Lighthouse tables file (bad magic)"));
+    }
+    let version = u32_of(r)?;
+    if version != VERSION {
+        return Err(bad(format!(
+            "tables file version {version}, this build reads {VERSION}"
+        )));
+    }
+    let slices = u32_of(r)? as usize;
+    let mut h = [0; 4];
+    r.read_exact(&mut h)?;
+    let lookup = match h[0] {
+        0 => Lookup::Hop,
+        1 => Lookup::Source,
+        x => return Err(bad(format!("lookup {x}"))),
+    };
+    let multipath = match h[1] {
+        0 => Multipath::None,
+        1 => Multipath::Packet,
+        2 => Multipath::Flow,
+        x => return Err(bad(format!("multipath {x}"))),
+    };
+    let classes = match u32_of(r)? {
+        u32::MAX => None,
+        n => {
+            let mut thresholds = Vec::with_capacity((n as usize).min(256));
+            for _ in 0..n {
+                let mut b = [0; 8];
+                r.read_exact(&mut b)?;
+                thresholds.push(u64::from_le_bytes(b));
+            }
+            Some(ClassThresholds { thresholds })
+        }
+    };
+    let ntors = u32_of(r)? as usize;
+    let mut tors = Vec::with_capacity(ntors.min(1 << 16));
+    for _ in 0..ntors {
+        let mut th = [0; 16];
+        r.read_exact(&mut th)?;
+        let tor = u16::from_le_bytes([th[0], th[1]]);
+        let n = |i: usize| u32::from_le_bytes(th[i..i + 4].try_into().expect("4 bytes")) as usize;
+        let (ne, na, ns) = (n(4), n(8), n(12));
+        let mut ft = FlatTable::with_capacity(tor, ne.min(1 << 24), ns.min(1 << 26));
+        let mut rec = [0u8; 20];
+        let mut entries = Vec::with_capacity(ne.min(1 << 24));
+        for _ in 0..ne {
+            r.read_exact(&mut rec)?;
+            let w16 = |i: usize| u16::from_le_bytes([rec[i], rec[i + 1]]);
+            let w32 = |i: usize| u32::from_le_bytes(rec[i..i + 4].try_into().expect("4 bytes"));
+            let opt8 = |v: u8| (v != ANY8).then_some(v);
+            let m = Match {
+                dst: w16(0),
+                arrival: (w16(2) != ANY16).then_some(w16(2)),
+                ingress: match rec[4] {
+                    0 => Ingress::Any,
+                    1 => Ingress::Host,
+                    2 => Ingress::Fabric,
+                    x => return Err(bad(format!("ToR {tor}: ingress {x}"))),
+                },
+                class: opt8(rec[5]),
+                bucket: opt8(rec[6]),
+            };
+            entries.push((m, w32(8), [w32(12), w32(16)]));
+        }
+        let mut a = [0u8; 8];
+        for _ in 0..na {
+            r.read_exact(&mut a)?;
+            let start = u32::from_le_bytes(a[0..4].try_into().expect("4 bytes"));
+            let len = u16::from_le_bytes([a[4], a[5]]);
+            if start as usize + len as usize > ns {
+                return Err(bad(format!("ToR {tor}: action beyond the steps")));
+            }
+            ft.push_span(start, len as usize, a[6] != 0);
+        }
+        let mut s = [0u8; 4];
+        for _ in 0..ns {
+            r.read_exact(&mut s)?;
+            let d = u16::from_le_bytes([s[2], s[3]]);
+            ft.steps_mut().push(Step {
+                port: s[0],
+                depart: (d != ANY16).then_some(d),
+            });
+        }
+        for (m, action, alts) in entries {
+            if std::iter::once(action)
+                .chain(alts.into_iter().filter(|&x| x != NO_ACTION))
+                .any(|x| x as usize >= na)
+            {
+                return Err(bad(format!("ToR {tor}: entry names a missing action")));
+            }
+            ft.push_entry(m, action);
+            ft.entries_mut().last_mut().expect("pushed").alternates = alts;
+        }
+        ft.index(ntors);
+        tors.push(ft);
+    }
+    Ok(FlatTables {
+        slices,
+        lookup,
+        multipath,
+        buckets: h[2],
+        classes,
+        tors,
+    })
+}
