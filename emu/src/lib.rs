@@ -2,6 +2,7 @@
 //! software ToRs and emulated OCS (swtor) between them, a Mininet-compatible
 //! CLI, a built-in prober and flow tool, and `lighthouse clean`.
 
+pub mod alloc;
 pub mod apps;
 pub mod clean;
 pub mod cli;

@@ -219,6 +219,7 @@ macro_rules! say {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    lh_emu::alloc::tune();
     let args = Args::parse();
     // Mininet's `-v LEVEL` sets the log level unless LIGHTHOUSE_LOG does.
     let mut level = "warn";
