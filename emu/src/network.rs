@@ -960,21 +960,26 @@ impl Network {
     /// Trace-driven TCP flows between the hosts (`flows` in the CLI);
     /// returns the FCT summary and prints it.
     pub fn flows(&mut self, req: &crate::workload::Request) -> Result<String, String> {
-        let hosts: Vec<crate::workload::run::Endpoint> = self
-            .plan
-            .hosts
-            .iter()
-            .map(|h| crate::workload::run::Endpoint {
-                ns: self.host_ns(h),
-                ip: h.ip,
-            })
-            .collect();
+        let hosts = self.endpoints();
         let r = crate::workload::run_request(req, &hosts, &|| {
             crate::signals::take_interrupt() || crate::signals::terminating()
         })
         .map_err(|e| format!("*** Error: flows: {e:#}"))?;
         self.say(r.trim_end());
         Ok(r)
+    }
+
+    /// Every host as the workload runner sees it (namespace and address),
+    /// in `plan.hosts` order.
+    pub fn endpoints(&self) -> Vec<crate::workload::run::Endpoint> {
+        self.plan
+            .hosts
+            .iter()
+            .map(|h| crate::workload::run::Endpoint {
+                ns: self.host_ns(h),
+                ip: h.ip,
+            })
+            .collect()
     }
 
     /// The host link rate in bits/s (1 Gb/s without a compiled config).
