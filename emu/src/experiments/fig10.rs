@@ -163,7 +163,7 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             s(f(99.0))
         );
         complete &= cell.fcts_ms.len() as f64 >= 0.95 * cell.flows as f64;
-        for (p, name) in [(99.0, "p99"), (50.0, "p50")] {
+        for (p, name) in [(95.0, "p95"), (50.0, "p50")] {
             if let Some(v) = f(p) {
                 series
                     .entry(format!("{} {name}", alg.to_uppercase()))

@@ -309,7 +309,7 @@ pub(crate) fn stop_network(net: &mut crate::network::Network, pb: &Progress) -> 
             })
         };
         pb.line(&format!(
-            "  run {prefix}: sent {} delivered {} dropped {} deferred {} carried over {} (conservation OK); slice boundaries polled late by p50 {} p90 {} p99 {} max {} us",
+            "  run {prefix}: before the drain sent {} delivered {} dropped {} deferred {} carried over {}; conservation OK after it; slice boundaries polled late by p50 {} p90 {} p99 {} max {} us",
             c.sent,
             c.delivered,
             c.dropped_total(),
