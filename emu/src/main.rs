@@ -428,6 +428,8 @@ fn experiment_cmd(
     if let Some(x) = incast_share {
         w.incast_share = x;
     }
+    // Table 2 runs for minutes: show that it is alive (a terminal only).
+    let spin = lh_emu::experiments::Progress::spinner(&format!("{which:?}").to_lowercase());
     let text = match which {
         ExperimentKind::Table3 => experiment::table3(cfg, &w, &out)?,
         ExperimentKind::Table2 => {
@@ -445,9 +447,10 @@ fn experiment_cmd(
             experiment::table2(cfg, &w, offload_queues, &out)?
         }
         ExperimentKind::Fig10 | ExperimentKind::Fig13 => {
-            unreachable!("figures go through figure_cmd")
+            anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
         }
     };
+    spin.finish();
     print!("{text}");
     Ok(ExitCode::SUCCESS)
 }

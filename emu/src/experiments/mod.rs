@@ -100,6 +100,17 @@ impl Progress {
         bar.enable_steady_tick(Duration::from_millis(200));
         Progress { bar }
     }
+    /// A spinner with the elapsed time, for work without countable steps.
+    pub fn spinner(what: &str) -> Progress {
+        let p = Progress::new(0, what);
+        p.bar.set_length(0);
+        if let Ok(s) =
+            indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {spinner} {msg}")
+        {
+            p.bar.set_style(s);
+        }
+        p
+    }
     /// A bar that draws nothing (tests, `report`).
     pub fn hidden() -> Progress {
         Progress {
