@@ -9,6 +9,7 @@ pub mod cli;
 pub mod compile_cmd;
 pub mod exitguard;
 pub mod experiment;
+pub mod experiments;
 pub mod fabric;
 pub mod format;
 pub mod hosttcp;

@@ -127,16 +127,22 @@ enum Cmd {
         #[command(subcommand)]
         cmd: P4Cmd,
     },
-    /// Reproduce a table of the paper, scaled to this machine, in virtual
-    /// time (docs/experiments.md); prints it and writes the figures (JSON).
+    /// Reproduce a table or figure of the paper, scaled to this machine
+    /// (docs/experiments.md). table2/table3 run in virtual time and write
+    /// JSON; fig10/fig13 drive live runs, print a table, write a CSV and an
+    /// SVG plot, and exit 1 if the paper's shape does not hold.
     Experiment {
         which: ExperimentKind,
-        /// A config instead of the built-in scaled setting.
+        /// Figures: fewer samples and settings (under a minute, for CI).
+        #[arg(long)]
+        quick: bool,
+        /// Tables: a config instead of the built-in scaled setting.
         #[arg(long)]
         config: Option<PathBuf>,
-        /// Where the figures go.
-        #[arg(long, value_name = "FILE", default_value = "experiment.json")]
-        out: PathBuf,
+        /// Where the results go: tables, a JSON file (default
+        /// experiment.json); figures, a directory (default ./results/NAME/).
+        #[arg(long, value_name = "FILE|DIR")]
+        out: Option<PathBuf>,
         /// Load: table3, what hosts offer as a fraction of each ToR's
         /// uplink capacity (default 0.7); table2, the core link utilization
         /// to reach (default 0.4, the paper's), hosts offering it divided by
@@ -149,9 +155,10 @@ enum Cmd {
         /// Random seed of the traffic.
         #[arg(long)]
         seed: Option<u64>,
-        /// Table 2: calendar queues per uplink a ToR keeps when offloading.
-        #[arg(long, default_value_t = 1)]
-        offload_queues: usize,
+        /// Table 2: calendar queues per uplink a ToR keeps when offloading
+        /// (default 1).
+        #[arg(long)]
+        offload_queues: Option<usize>,
         /// Fraction of the load sent as incast bursts (table3 default 0.3,
         /// table2 default 0).
         #[arg(long)]
@@ -171,6 +178,9 @@ enum Cmd {
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
     },
+    /// Re-plot saved figure results: every fig*.csv in DIR and in its
+    /// subdirectories gets its table, checks and SVG plot again.
+    Report { dir: PathBuf },
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
     #[command(subcommand)]
     Lab(lh_emu::lab::LabCmd),
@@ -183,6 +193,10 @@ enum ExperimentKind {
     Table2,
     /// Table 3: slice-miss prevention in HOHO (detection, push-back).
     Table3,
+    /// Fig. 10: mice FCT on RotorNet vs slice duration, VLB vs UCMP.
+    Fig10,
+    /// Fig. 13: ping RTT steps per slice waited / extra hop.
+    Fig13,
 }
 
 #[derive(Subcommand)]
@@ -301,6 +315,7 @@ fn main() -> ExitCode {
             .map(|()| ExitCode::SUCCESS),
         Cmd::Experiment {
             which,
+            quick,
             config,
             out,
             load,
@@ -308,16 +323,39 @@ fn main() -> ExitCode {
             seed,
             offload_queues,
             incast_share,
-        } => experiment_cmd(
-            which,
-            config,
-            out,
-            load,
-            duration_ms,
-            seed,
-            offload_queues,
-            incast_share,
-        ),
+        } => match which {
+            ExperimentKind::Fig10 | ExperimentKind::Fig13 => {
+                let table_only = [
+                    ("--config", config.is_some()),
+                    ("--load", load.is_some()),
+                    ("--duration-ms", duration_ms.is_some()),
+                    ("--offload-queues", offload_queues.is_some()),
+                    ("--incast-share", incast_share.is_some()),
+                ];
+                figure_cmd(which, quick, out, seed, &table_only)
+            }
+            _ if quick => Err(anyhow::anyhow!(
+                "--quick is for the figures ({}); table2 and table3 take --duration-ms",
+                lh_emu::experiments::names().join(", ")
+            )),
+            _ => experiment_cmd(
+                which,
+                config,
+                out.unwrap_or_else(|| PathBuf::from("experiment.json")),
+                load,
+                duration_ms,
+                seed,
+                offload_queues.unwrap_or(1),
+                incast_share,
+            ),
+        },
+        Cmd::Report { dir } => lh_emu::experiments::report(&dir).map(|ok| {
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }),
         Cmd::Show {
             config,
             tor,
@@ -334,6 +372,38 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `lighthouse experiment fig*`: exit 1 if the paper's shape does not hold.
+fn figure_cmd(
+    which: ExperimentKind,
+    quick: bool,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    table_only: &[(&str, bool)],
+) -> anyhow::Result<ExitCode> {
+    let name = match which {
+        ExperimentKind::Fig10 => "fig10",
+        _ => "fig13",
+    };
+    if let Some((flag, _)) = table_only.iter().find(|(_, given)| *given) {
+        anyhow::bail!(
+            "{flag} is for table2 and table3; {name} takes --quick, --out DIR and --seed"
+        );
+    }
+    if !is_root() {
+        anyhow::bail!("`lighthouse experiment {name}` needs root (network namespaces)");
+    }
+    signals::install();
+    let opts = lh_emu::experiments::Opts {
+        quick,
+        seed: seed.unwrap_or(1),
+    };
+    Ok(if lh_emu::experiments::run(name, &opts, out)? {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// `lighthouse experiment`.
@@ -365,6 +435,8 @@ fn experiment_cmd(
     if let Some(x) = incast_share {
         w.incast_share = x;
     }
+    // Table 2 runs for minutes: show that it is alive (a terminal only).
+    let spin = lh_emu::experiments::Progress::spinner(&format!("{which:?}").to_lowercase());
     let text = match which {
         ExperimentKind::Table3 => experiment::table3(cfg, &w, &out)?,
         ExperimentKind::Table2 => {
@@ -381,7 +453,11 @@ fn experiment_cmd(
             }
             experiment::table2(cfg, &w, offload_queues, &out)?
         }
+        ExperimentKind::Fig10 | ExperimentKind::Fig13 => {
+            anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
+        }
     };
+    spin.finish();
     print!("{text}");
     Ok(ExitCode::SUCCESS)
 }

@@ -1009,8 +1009,9 @@ impl Network {
         Ok(r)
     }
 
-    /// Every host as the traffic runners see it.
-    fn endpoints(&self) -> Vec<crate::workload::run::Endpoint> {
+    /// Every host as the workload runner sees it (namespace and address),
+    /// in `plan.hosts` order.
+    pub fn endpoints(&self) -> Vec<crate::workload::run::Endpoint> {
         self.plan
             .hosts
             .iter()

@@ -86,12 +86,36 @@ impl Pinger {
 
     /// One echo to `dst`; `Some(rtt)` if answered within `timeout`.
     pub fn echo(&self, dst: Ipv4Addr, timeout: Duration) -> Result<Option<Duration>, ProbeError> {
+        self.echo_sent(dst, timeout).map(|(rtt, _)| rtt)
+    }
+
+    /// [`Pinger::echo`], also returning when the request left:
+    /// CLOCK_MONOTONIC ns as the send call returned (the request is then on
+    /// the far side of the host's veth).
+    pub fn echo_sent(
+        &self,
+        dst: Ipv4Addr,
+        timeout: Duration,
+    ) -> Result<(Option<Duration>, u64), ProbeError> {
         let id: u16 = rand::random();
         let seq: u16 = 1;
         let req = echo_request(id, seq);
         let to = SockAddr::from(SocketAddrV4::new(dst, 0));
         let t0 = Instant::now();
         self.sock.send_to(&req, &to).map_err(io("send echo"))?;
+        let sent = swtor::monotonic_ns();
+        let rtt = self.await_reply(dst, id, seq, t0, timeout)?;
+        Ok((rtt, sent))
+    }
+
+    fn await_reply(
+        &self,
+        dst: Ipv4Addr,
+        id: u16,
+        seq: u16,
+        t0: Instant,
+        timeout: Duration,
+    ) -> Result<Option<Duration>, ProbeError> {
         let mut buf = [0u8; 2048];
         loop {
             let left = timeout.saturating_sub(t0.elapsed());

@@ -1,0 +1,129 @@
+//! `lighthouse experiment fig10|fig13 --quick` through the binary, with
+//! real runs (namespaces, kernel TCP, the native fabric): the paper's
+//! shape must hold, the CSV and SVG must be written, and `report` must
+//! re-plot them. Each run's prefixes are read from its own output, and
+//! none of their namespaces may be left. Bad names and parameters exit 2
+//! and create nothing.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
+
+/// The run prefixes (`lhXXXX`) a run printed.
+fn prefixes(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| lh_emu::state::valid_prefix(w))
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn quick(name: &str, out: &Path) {
+    // One live experiment at a time: they time circuits on 2 cores.
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let o = Command::new(BIN)
+        .args(["experiment", name, "--quick", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let ps = prefixes(&stderr);
+    assert!(!ps.is_empty(), "no run prefix printed:\n{stderr}");
+    let left: Vec<String> = lh_namespaces()
+        .into_iter()
+        .filter(|n| ps.iter().any(|p| n.starts_with(&format!("{p}-"))))
+        .collect();
+    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+    assert!(
+        o.status.success(),
+        "{name} --quick failed ({:?}):\n{stdout}\n{stderr}",
+        o.status
+    );
+    assert!(
+        stdout.contains(&format!("{name}: the paper's shape holds")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("took"), "no timing printed:\n{stdout}");
+    let csv = std::fs::read_to_string(out.join(format!("{name}.csv"))).unwrap();
+    assert!(csv.lines().count() > 10, "CSV too short:\n{csv}");
+    let svg_path = out.join(format!("{name}.svg"));
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("<text"),
+        "not an SVG with labels"
+    );
+    // `report` re-plots from the CSV alone.
+    std::fs::remove_file(&svg_path).unwrap();
+    let r = Command::new(BIN).arg("report").arg(out).output().unwrap();
+    let rs = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success(),
+        "report failed: {rs}\n{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        rs.contains(&format!("{name}: the paper's shape holds")),
+        "{rs}"
+    );
+    assert!(svg_path.is_file(), "report did not write the SVG again");
+}
+
+#[test]
+fn fig13_quick_shows_rtt_steps_per_slice_waited() {
+    if skip_unless_root("fig13_quick_shows_rtt_steps_per_slice_waited") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    quick("fig13", &d.path().join("out"));
+}
+
+#[test]
+fn fig10_quick_shows_vlb_tail_growing_and_ucmp_flat() {
+    if skip_unless_root("fig10_quick_shows_vlb_tail_growing_and_ucmp_flat") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    quick("fig10", &d.path().join("out"));
+}
+
+/// `lighthouse ARGS` in `dir`: exit 2, one error line, and `dir` still empty.
+fn refused(args: &[&str], words: &[&str]) {
+    let d = tempfile::tempdir().unwrap();
+    let o = Command::new(BIN)
+        .args(args)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    for w in words {
+        assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
+    }
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+    assert!(left.is_empty(), "{args:?} left files: {left:?}");
+    assert!(prefixes(&err).is_empty(), "{args:?} started a run: {err}");
+}
+
+#[test]
+fn bad_names_and_parameters_exit_2_and_leave_nothing() {
+    refused(&["experiment", "fig99"], &["fig99", "fig10", "fig13"]);
+    refused(
+        &["experiment", "fig10", "--load", "0.5"],
+        &["--load", "table2"],
+    );
+    refused(
+        &["experiment", "fig13", "--config", "x.json"],
+        &["--config"],
+    );
+    refused(&["experiment", "table3", "--quick"], &["--quick"]);
+    refused(&["experiment", "fig13", "--seed", "x"], &["seed"]);
+    refused(&["report", "."], &["no saved experiment"]);
+}
