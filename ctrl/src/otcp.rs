@@ -140,7 +140,11 @@ impl OtcpTable {
     }
     /// Facts and parameters from host `src` to host `dst` (0-based).
     pub fn for_hosts(&self, src: usize, dst: usize) -> (&RouteFacts, &OtcpParams) {
-        let i = self.tor_of(src) * self.tors + self.tor_of(dst);
+        self.for_tors(self.tor_of(src), self.tor_of(dst))
+    }
+    /// Facts and parameters from a host under ToR `src` to one under `dst`.
+    pub fn for_tors(&self, src: usize, dst: usize) -> (&RouteFacts, &OtcpParams) {
+        let i = src * self.tors + dst;
         (&self.facts[i], &self.params[i])
     }
     /// One line per ToR pair: the facts and the parameters.
