@@ -358,12 +358,44 @@ pub struct HostTcp {
     /// Whole milliseconds.
     #[serde(default)]
     pub rto_min: Option<Nanos>,
+    /// OTCP (docs/otcp.md): per-destination TCP parameters computed from
+    /// the routes and pushed to every host; absent: off.
+    #[serde(default)]
+    pub otcp: Option<OtcpCfg>,
+}
+
+/// `hosts.tcp.otcp`: the inputs of the OTCP formulas that the network
+/// itself does not give (`ctrl/src/otcp.rs`, docs/otcp.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OtcpCfg {
+    /// Expected flow fan-in (senders sharing one receiver): the initial
+    /// window is `ceil(CWNDmax / fan_in)` segments.
+    pub fan_in: u32,
+    /// One-way delay of what the link model does not see (host stacks,
+    /// the software ToR), added to each direction of every route.
+    /// Default [`crate::otcp::DEFAULT_HOST_OVERHEAD`].
+    #[serde(default)]
+    pub host_overhead: Option<Nanos>,
+    /// The socket-level maximum RTO every host namespace gets
+    /// (`net.ipv4.tcp_rto_max_ms`, i.e. each socket's `TCP_RTO_MAX_MS`).
+    /// Default: the largest RTOmax of the host's routes, raised to the
+    /// kernel's minimum of 1 s.
+    #[serde(default)]
+    pub socket_rto_max: Option<Nanos>,
 }
 
 /// Limits of `hosts.tcp` (docs/config.md#hosts).
 pub const MAX_TCP_REORDERING: u32 = 300;
 /// The kernel's TCP_RTO_MAX.
 pub const MAX_RTO_MIN_MS: u64 = 120_000;
+/// Limits of `hosts.tcp.otcp.fan_in`.
+pub const MAX_OTCP_FAN_IN: u32 = 65_535;
+/// The kernel's range of `TCP_RTO_MAX_MS` / `net.ipv4.tcp_rto_max_ms`
+/// (Linux >= 6.15 refuses values outside it with EINVAL).
+pub const KERNEL_RTO_MAX_MS: std::ops::RangeInclusive<u64> = 1_000..=120_000;
+/// Largest `hosts.tcp.otcp.host_overhead`.
+pub const MAX_OTCP_HOST_OVERHEAD: Nanos = Nanos(1_000_000_000);
 
 /// `"first_rejection"` or `{"after_reroutes": N}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -762,12 +794,18 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         "$.ta.traffic_matrix[][]" => "a byte count, a non-negative integer",
         "$.ta.electrical_rate" => "a rate with a unit, like \"10Gbps\"",
         "$.hosts" => "an object {tcp}",
-        "$.hosts.tcp" => "an object {reordering, congestion_control, rto_min}",
+        "$.hosts.tcp" => "an object {reordering, congestion_control, rto_min, otcp}",
         "$.hosts.tcp.reordering" => "net.ipv4.tcp_reordering, an integer 1..=300",
         "$.hosts.tcp.congestion_control" => {
             "a congestion control module name, like \"cubic\" or \"reno\""
         }
         "$.hosts.tcp.rto_min" => "a duration in whole milliseconds, like \"5ms\"",
+        "$.hosts.tcp.otcp" => "an object {fan_in, host_overhead, socket_rto_max}",
+        "$.hosts.tcp.otcp.fan_in" => "the expected flow fan-in, an integer 1..=65535",
+        "$.hosts.tcp.otcp.host_overhead" => "a duration with a unit, like \"30us\"",
+        "$.hosts.tcp.otcp.socket_rto_max" => {
+            "a duration in whole milliseconds from 1s to 120s, like \"1s\""
+        }
         _ => return None,
     })
 }

@@ -849,6 +849,67 @@ fn host_tcp_knobs() {
     v["hosts"] = json!({"tcp": {"rto_min": 5}});
     both_reject(&v, "$.hosts.tcp.rto_min", &["whole milliseconds"]);
 
+    // OTCP: fan-in, host overhead, the socket-level RTO max against the
+    // kernel's range, and no global rto_min next to per-route ones.
+    v["hosts"] =
+        json!({"tcp": {"otcp": {"fan_in": 8, "host_overhead": "20us", "socket_rto_max": "2s"}}});
+    let c = Config::from_json(&v.to_string(), "t.json").expect("valid otcp");
+    let o = c.hosts.unwrap().tcp.unwrap().otcp.unwrap();
+    assert_eq!(
+        (o.fan_in, o.host_overhead),
+        (8, Some(lh_ctrl::units::Nanos(20_000)))
+    );
+    assert!(schema_errors(&v).is_empty(), "{:?}", schema_errors(&v));
+    v["hosts"] = json!({"tcp": {"otcp": {"fan_in": 0}}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.otcp.fan_in",
+        &["expected an integer 1..=65535", "got 0"],
+    );
+    v["hosts"] = json!({"tcp": {"otcp": {"fan_in": 70000}}});
+    both_reject(&v, "$.hosts.tcp.otcp.fan_in", &["got 70000"]);
+    v["hosts"] = json!({"tcp": {"otcp": {}}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.otcp.fan_in",
+        &["missing required field `fan_in`"],
+    );
+    v["hosts"] = json!({"tcp": {"otcp": {"fan_in": 8, "socket_rto_max": "200ms"}}});
+    rejects(
+        &v,
+        "$.hosts.tcp.otcp.socket_rto_max",
+        &[
+            "200ms is below the kernel's minimum 1000ms",
+            "TCP_RTO_MAX_MS",
+        ],
+    );
+    v["hosts"] = json!({"tcp": {"otcp": {"fan_in": 8, "socket_rto_max": "121s"}}});
+    rejects(
+        &v,
+        "$.hosts.tcp.otcp.socket_rto_max",
+        &["above the kernel's maximum 120000ms"],
+    );
+    v["hosts"] = json!({"tcp": {"otcp": {"fan_in": 8, "socket_rto_max": "1500us"}}});
+    rejects(
+        &v,
+        "$.hosts.tcp.otcp.socket_rto_max",
+        &["whole milliseconds"],
+    );
+    v["hosts"] = json!({"tcp": {"otcp": {"fan_in": 8, "host_overhead": "2s"}}});
+    rejects(
+        &v,
+        "$.hosts.tcp.otcp.host_overhead",
+        &["at most 1s", "got 2s"],
+    );
+    v["hosts"] = json!({"tcp": {"rto_min": "5ms", "otcp": {"fan_in": 8}}});
+    rejects(
+        &v,
+        "$.hosts.tcp.rto_min",
+        &["OTCP sets rto_min per destination route"],
+    );
+    v["hosts"] = json!({"tcp": {"otcp": {"fan_in": 8, "iw": 3}}});
+    both_reject(&v, "$.hosts.tcp.otcp.iw", &["unknown field"]);
+
     // Unknown fields keep their path.
     v["hosts"] = json!({"tcp": {"reorder": 5}});
     both_reject(&v, "$.hosts.tcp.reorder", &["unknown field"]);

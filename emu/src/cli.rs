@@ -186,6 +186,7 @@ impl<'a> Cli<'a> {
             }
             "buffer_usage" | "bw_usage" => self.usage(first, rest),
             "drops" => self.show(self.net.drops()),
+            "otcp" => self.show(self.net.otcp()),
             "pcap" => self.pcap(rest),
             "xterm" | "gterm" | "py" | "px" | "dpctl" | "switch" | "wait" => {
                 self.compat(first, rest)

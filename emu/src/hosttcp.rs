@@ -4,6 +4,11 @@
 //! the namespace), and the minimum RTO is a locked `rto_min` metric on each
 //! of the host's IPv4 routes (`ip route change ... rto_min 5ms`), because
 //! not every kernel has a sysctl for it.
+//!
+//! OTCP (`hosts.tcp.otcp`, docs/otcp.md): [`apply_otcp`] adds one /32 route
+//! per destination host with the controller's per-route parameters as
+//! metrics (`rto_min`, `initcwnd`, `initrwnd`, locked `cwnd`) and sets the
+//! socket-level maximum RTO (`net.ipv4.tcp_rto_max_ms`, Linux >= 6.15).
 
 use crate::links::{self, LinkError};
 use crate::netns::{self, NsError};
@@ -15,8 +20,12 @@ use std::path::Path;
 /// The kernel's RTAX_RTO_MIN: bit 13 of the RTAX_LOCK mask makes the route
 /// metric override the socket's default minimum.
 const RTAX_RTO_MIN: u32 = 13;
+/// The kernel's RTAX_CWND: locked, the metric clamps the congestion window.
+const RTAX_CWND: u32 = 7;
 /// The main routing table.
 const RT_TABLE_MAIN: u32 = 254;
+/// The per-namespace default of every new socket's `TCP_RTO_MAX_MS`.
+pub const SYSCTL_RTO_MAX: &str = "net.ipv4.tcp_rto_max_ms";
 
 #[derive(Debug, thiserror::Error)]
 pub enum HostTcpError {
@@ -119,4 +128,112 @@ async fn set_rto_min(h: &rtnetlink::Handle, ms: u32) -> Result<(), LinkError> {
         ));
     }
     Ok(())
+}
+
+/// The route from one host to one destination with OTCP's metrics. The
+/// sending side of a connection reads `rto_min`, `initcwnd` and `cwnd`;
+/// the receiving side reads `initrwnd` from its own route back to the
+/// sender, so that one comes from the opposite direction's route. (No
+/// `window` metric: receive-buffer autotuning moves the window clamp it
+/// sets, so it does not bound a connection.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OtcpRoute {
+    pub dst: std::net::Ipv4Addr,
+    /// This host -> dst: RTOmin (ms), IW, CWNDmax (segments).
+    pub rto_min_ms: u32,
+    pub initcwnd: u32,
+    pub cwnd_max: u32,
+    /// dst -> this host: the receive window first advertised, segments.
+    pub initrwnd: u32,
+}
+
+impl OtcpRoute {
+    /// From the controller's parameters of both directions.
+    pub fn new(
+        dst: std::net::Ipv4Addr,
+        out: &lh_ctrl::otcp::OtcpParams,
+        back: &lh_ctrl::otcp::OtcpParams,
+    ) -> OtcpRoute {
+        OtcpRoute {
+            dst,
+            rto_min_ms: out.rto_min_ms,
+            initcwnd: out.iw,
+            cwnd_max: out.cwnd_max,
+            initrwnd: back.initrwnd,
+        }
+    }
+}
+
+/// Installs `routes` in namespace `ns` as /32 routes out of `ifname`
+/// (`ip route replace 10.0.0.J/32 dev IF cwnd lock C initcwnd IW rto_min
+/// lock R initrwnd RW`) and writes `net.ipv4.tcp_rto_max_ms`. A
+/// kernel without that sysctl (< 6.15) keeps its fixed 120 s maximum: a
+/// warning, not an error (docs/otcp.md says what the kernel cannot express).
+pub fn apply_otcp(
+    ns: &Path,
+    ifname: &str,
+    routes: &[OtcpRoute],
+    socket_rto_max_ms: u32,
+) -> Result<(), HostTcpError> {
+    netns::run_in(Some(ns), || {
+        let path = sysctl_path(SYSCTL_RTO_MAX);
+        if !std::path::Path::new(&path).exists() {
+            tracing::warn!(
+                "{SYSCTL_RTO_MAX} does not exist (Linux < 6.15): OTCP's RTOmax is not applied"
+            );
+            return Ok(());
+        }
+        std::fs::write(&path, socket_rto_max_ms.to_string()).map_err(|e| HostTcpError::Refused {
+            path: "$.hosts.tcp.otcp.socket_rto_max",
+            msg: format!("{SYSCTL_RTO_MAX} = {socket_rto_max_ms}: {e}"),
+        })
+    })??;
+    links::with_netlink(Some(ns), |h| async move {
+        let idx = links::index_of(&h, ifname).await?;
+        for r in routes {
+            add_otcp_route(&h, idx, r).await?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// The route attributes of one destination's OTCP parameters.
+fn otcp_metrics(r: &OtcpRoute) -> Vec<RouteMetric> {
+    vec![
+        RouteMetric::Lock((1 << RTAX_RTO_MIN) | (1 << RTAX_CWND)),
+        RouteMetric::RtoMin(r.rto_min_ms),
+        RouteMetric::InitCwnd(r.initcwnd),
+        RouteMetric::Cwnd(r.cwnd_max),
+        RouteMetric::InitRwnd(r.initrwnd),
+    ]
+}
+
+async fn add_otcp_route(h: &rtnetlink::Handle, idx: u32, r: &OtcpRoute) -> Result<(), LinkError> {
+    let dst = r.dst;
+    use rtnetlink::packet_route::route::{RouteProtocol, RouteScope};
+    let mut m = rtnetlink::RouteMessageBuilder::<std::net::Ipv4Addr>::new()
+        .destination_prefix(dst, 32)
+        .output_interface(idx)
+        .scope(RouteScope::Link)
+        .protocol(RouteProtocol::Static)
+        .build();
+    m.attributes.push(RouteAttribute::Metrics(otcp_metrics(r)));
+    h.route()
+        .add(m)
+        .replace()
+        .execute()
+        .await
+        .map_err(|e| LinkError::Other(format!("OTCP route to {dst}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn otcp_assumes_the_data_planes_host_queue() {
+        assert_eq!(
+            swtor::engine::EngineOptions::default().host_queue_bytes,
+            lh_ctrl::otcp::HOST_PORT_QUEUE_BYTES
+        );
+    }
 }

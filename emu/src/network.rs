@@ -188,6 +188,10 @@ impl Network {
                 .and_then(|c| c.config.hosts.as_ref()?.tcp.clone());
         }
         let net = Net::bring_up(plan, &opts.net)?;
+        // On an error `net` is dropped, which tears the run down.
+        if let Some(t) = compiled.as_ref().and_then(lh_ctrl::otcp::table) {
+            push_otcp(&net, &t).map_err(OrchError::from)?;
+        }
         let mut n = Network::offline(net.plan.clone(), &net.prefix);
         n.holders = (0..n.plan.hosts.len()).map(|_| None).collect();
         n.net = Some(net);
@@ -1278,6 +1282,17 @@ impl Network {
 
     /// `drops`: the data plane's counters by reason with the conservation
     /// check, then the kernel's drop counters on the veths.
+    /// The OTCP table the hosts got (`otcp` verb, docs/otcp.md).
+    pub fn otcp(&self) -> Result<String, String> {
+        let c = self
+            .compiled
+            .as_ref()
+            .ok_or("*** No compiled network (--no-fabric)")?;
+        lh_ctrl::otcp::table(c)
+            .map(|t| t.render())
+            .ok_or_else(|| "*** OTCP is off (config hosts.tcp.otcp)".to_string())
+    }
+
     pub fn drops(&self) -> Result<String, String> {
         use render::{IfaceDrops, iface_drops};
         let f = self.need_fabric()?;
@@ -1488,4 +1503,24 @@ fn drained_counters(
         last = read();
     }
     last
+}
+
+/// OTCP (docs/otcp.md): every host gets one /32 route per other host with
+/// the controller's parameters for that pair, and the socket-level RTOmax.
+fn push_otcp(net: &Net, t: &lh_ctrl::otcp::OtcpTable) -> Result<(), crate::hosttcp::HostTcpError> {
+    for h in &net.plan.hosts {
+        let a = h.tor as usize;
+        let routes: Vec<crate::hosttcp::OtcpRoute> = net
+            .plan
+            .hosts
+            .iter()
+            .filter(|d| d.k != h.k)
+            .map(|d| {
+                let b = d.tor as usize;
+                crate::hosttcp::OtcpRoute::new(d.ip, t.for_tors(a, b).1, t.for_tors(b, a).1)
+            })
+            .collect();
+        crate::hosttcp::apply_otcp(&net.host_ns(h), &h.host_if, &routes, t.socket_rto_max_ms)?;
+    }
+    Ok(())
 }

@@ -13,6 +13,37 @@ pub struct TcpCounters {
     pub rcv_ooopack: u32,
     /// Retransmission timeouts.
     pub total_rto: u32,
+    /// The current retransmission timeout, µs.
+    pub rto_us: u32,
+    /// The congestion window now, segments.
+    pub snd_cwnd: u32,
+    /// The peer's advertised receive window, bytes.
+    pub snd_wnd: u32,
+}
+
+/// `TCP_RTO_MAX_MS` (include/uapi/linux/tcp.h, Linux >= 6.15; not in the
+/// libc crate yet).
+pub const TCP_RTO_MAX_MS: libc::c_int = 44;
+
+/// The socket's maximum RTO in ms (`getsockopt(TCP_RTO_MAX_MS)`); an
+/// error on kernels without the option.
+pub fn rto_max_ms(sock: &impl AsRawFd) -> std::io::Result<u32> {
+    let mut v: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: the pointer and length describe `v`, which outlives the call.
+    let rc = unsafe {
+        libc::getsockopt(
+            sock.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            TCP_RTO_MAX_MS,
+            (&raw mut v).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(v as u32)
 }
 
 /// `TCP_INFO` of a connected socket; fields the running kernel does not
@@ -40,5 +71,8 @@ pub fn read(sock: &impl AsRawFd) -> std::io::Result<TcpCounters> {
         reord_seen: ti.tcpi_reord_seen,
         rcv_ooopack: ti.tcpi_rcv_ooopack,
         total_rto: u32::from(ti.tcpi_total_rto),
+        rto_us: ti.tcpi_rto,
+        snd_cwnd: ti.tcpi_snd_cwnd,
+        snd_wnd: ti.tcpi_snd_wnd,
     })
 }

@@ -85,6 +85,59 @@ fn check_hosts(c: &mut Checker, cfg: &Config) {
             );
         }
     }
+    if let Some(o) = &t.otcp {
+        if t.rto_min.is_some() {
+            c.err(
+                "$.hosts.tcp.rto_min",
+                "expected no global rto_min with hosts.tcp.otcp: OTCP sets rto_min per destination route",
+            );
+        }
+        check_otcp(c, o);
+    }
+}
+
+/// `$.hosts.tcp.otcp`: the OTCP inputs (docs/otcp.md).
+fn check_otcp(c: &mut Checker, o: &crate::config::OtcpCfg) {
+    use crate::config::{KERNEL_RTO_MAX_MS, MAX_OTCP_FAN_IN, MAX_OTCP_HOST_OVERHEAD};
+    if !(1..=MAX_OTCP_FAN_IN).contains(&o.fan_in) {
+        c.err(
+            "$.hosts.tcp.otcp.fan_in",
+            format!(
+                "expected an integer 1..={MAX_OTCP_FAN_IN} (senders per receiver), got {}",
+                o.fan_in
+            ),
+        );
+    }
+    if let Some(h) = o.host_overhead.filter(|h| *h > MAX_OTCP_HOST_OVERHEAD) {
+        c.err(
+            "$.hosts.tcp.otcp.host_overhead",
+            format!("expected at most {MAX_OTCP_HOST_OVERHEAD}, got {h}"),
+        );
+    }
+    if let Some(r) = o.socket_rto_max {
+        let ms = r.0 / 1_000_000;
+        let (lo, hi) = (*KERNEL_RTO_MAX_MS.start(), *KERNEL_RTO_MAX_MS.end());
+        if r.0 % 1_000_000 != 0 {
+            c.err(
+                "$.hosts.tcp.otcp.socket_rto_max",
+                format!("expected whole milliseconds (the unit of TCP_RTO_MAX_MS), got {r}"),
+            );
+        } else if ms < lo {
+            c.err(
+                "$.hosts.tcp.otcp.socket_rto_max",
+                format!(
+                    "{r} is below the kernel's minimum {lo}ms for TCP_RTO_MAX_MS / net.ipv4.tcp_rto_max_ms"
+                ),
+            );
+        } else if ms > hi {
+            c.err(
+                "$.hosts.tcp.otcp.socket_rto_max",
+                format!(
+                    "{r} is above the kernel's maximum {hi}ms for TCP_RTO_MAX_MS / net.ipv4.tcp_rto_max_ms"
+                ),
+            );
+        }
+    }
 }
 
 /// `$.tor`: the ToR and host systems of paper §6–§7.

@@ -48,6 +48,10 @@ pub(super) const COMMANDS: &[(&str, &str)] = &[
     ("net", "List network connections."),
     ("nodes", "List all nodes."),
     (
+        "otcp",
+        "OTCP's per-route facts and TCP parameters per ToR pair (hosts.tcp.otcp, docs/otcp.md).",
+    ),
+    (
         "noecho",
         "Run an interactive command with echoing turned off.\n       Usage: noecho [cmd args]",
     ),
