@@ -30,7 +30,7 @@
 
 use crate::compile::Compiled;
 use crate::config::{Config, KERNEL_RTO_MAX_MS, OtcpCfg};
-use crate::routing::{Path, RouteSet};
+use crate::routing::{PathRef, RouteSet};
 use crate::schedule::{Endpoint, Schedule, usable_window};
 use crate::units::{BitsPerSec, Nanos};
 use crate::{SliceId, TorId};
@@ -199,8 +199,8 @@ pub fn table(c: &Compiled) -> Option<OtcpTable> {
 /// [`table`] from its parts.
 pub fn compute(cfg: &Config, s: &Schedule, routes: &RouteSet, o: &OtcpCfg) -> OtcpTable {
     let n = s.tors();
-    let mut by_pair: Vec<Vec<&Path>> = vec![Vec::new(); n * n];
-    for p in &routes.paths {
+    let mut by_pair: Vec<Vec<PathRef>> = vec![Vec::new(); n * n];
+    for p in routes.paths.iter() {
         let (a, b) = (p.src as usize, p.dst as usize);
         if a < n && b < n {
             by_pair[a * n + b].push(p);
@@ -268,7 +268,7 @@ struct Model<'a> {
 impl Model<'_> {
     /// The paths of one ordered ToR pair carrying `frame`-byte frames
     /// (none: both hosts under one ToR).
-    fn direction(&self, paths: &[&Path], frame: u64) -> Direction {
+    fn direction(&self, paths: &[PathRef], frame: u64) -> Direction {
         let host = self.cfg.tors.host_link_rate;
         let host_ser = host.time_for(frame).0;
         let host_queue = host.time_for(HOST_PORT_QUEUE_BYTES).0;
@@ -294,7 +294,7 @@ impl Model<'_> {
             d.hops = d.hops.max(p.hops.len() as u32);
             d.propagation = d.propagation.max(Nanos(prop * p.hops.len() as u64));
             let mut queue = host_queue;
-            for h in &p.hops {
+            for h in p.hops {
                 let rate = crate::schedule::timing::port_rate(self.cfg, self.s, h.port);
                 d.bottleneck = d.bottleneck.min(rate);
                 queue += rate.time_for(cap).0;
@@ -325,13 +325,13 @@ impl Model<'_> {
     /// Time from reaching the source ToR `u` ns into the arrival slice to
     /// reaching the destination ToR, and the part of it spent waiting for
     /// circuits (usable windows, docs/time-model.md).
-    fn fabric_time(&self, p: &Path, frame: u64, u: u64) -> (u64, u64) {
+    fn fabric_time(&self, p: &PathRef, frame: u64, u: u64) -> (u64, u64) {
         let d = self.cfg.slice.duration.0;
         let start = u64::from(p.arrival.unwrap_or(0)) * d + u;
         let (mut t, mut wait) = (start, 0);
         let prop = self.cfg.slice.propagation.0;
         let slices = self.s.slices().max(1);
-        for h in &p.hops {
+        for h in p.hops {
             if let Some(slot) = h.depart {
                 let ts = (slot as usize % slices) as SliceId;
                 let (open, _) =

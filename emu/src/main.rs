@@ -568,8 +568,16 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         let mut c = lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?;
         // A run needs the schedule and the tables, not the paths they were
         // built from (on opera-108 a third of the compiled data): free them
-        // before the data plane builds its index.
-        c.routes = Default::default();
+        // before the data plane builds its index. OTCP (hosts.tcp.otcp) reads
+        // the paths at bring-up and for the `otcp` verb, so keeps them.
+        let otcp = cfg
+            .hosts
+            .as_ref()
+            .and_then(|h| h.tcp.as_ref()?.otcp)
+            .is_some();
+        if !otcp {
+            c.routes = Default::default();
+        }
         Some(c)
     };
     if let Some(s) = &a.script

@@ -1280,8 +1280,6 @@ impl Network {
         Ok(out)
     }
 
-    /// `drops`: the data plane's counters by reason with the conservation
-    /// check, then the kernel's drop counters on the veths.
     /// The OTCP table the hosts got (`otcp` verb, docs/otcp.md).
     pub fn otcp(&self) -> Result<String, String> {
         let c = self
@@ -1293,6 +1291,8 @@ impl Network {
             .ok_or_else(|| "*** OTCP is off (config hosts.tcp.otcp)".to_string())
     }
 
+    /// `drops`: the data plane's counters by reason with the conservation
+    /// check, then the kernel's drop counters on the veths.
     pub fn drops(&self) -> Result<String, String> {
         use render::{IfaceDrops, iface_drops};
         let f = self.need_fabric()?;
