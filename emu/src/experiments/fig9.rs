@@ -272,9 +272,9 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             });
             checks.push(Check {
                 what: format!(
-                    "VLB is far below Clos: median {vlb:.0} Mb/s <= 0.5x Clos's {clos:.0} Mb/s"
+                    "VLB is far below Clos: median {vlb:.0} Mb/s <= 0.7x Clos's {clos:.0} Mb/s"
                 ),
-                holds: vlb <= 0.5 * clos,
+                holds: vlb <= 0.7 * clos,
             });
         }
         _ => checks.push(Check {
