@@ -197,6 +197,8 @@ enum ExperimentKind {
     Fig10,
     /// Fig. 13: ping RTT steps per slice waited / extra hop.
     Fig13,
+    /// Fig. 9: TCP throughput of direct vs VLB vs Clos, tcp_reordering 3 vs 5.
+    Fig9,
 }
 
 #[derive(Subcommand)]
@@ -324,7 +326,7 @@ fn main() -> ExitCode {
             offload_queues,
             incast_share,
         } => match which {
-            ExperimentKind::Fig10 | ExperimentKind::Fig13 => {
+            ExperimentKind::Fig10 | ExperimentKind::Fig13 | ExperimentKind::Fig9 => {
                 let table_only = [
                     ("--config", config.is_some()),
                     ("--load", load.is_some()),
@@ -384,6 +386,7 @@ fn figure_cmd(
 ) -> anyhow::Result<ExitCode> {
     let name = match which {
         ExperimentKind::Fig10 => "fig10",
+        ExperimentKind::Fig9 => "fig9",
         _ => "fig13",
     };
     if let Some((flag, _)) = table_only.iter().find(|(_, given)| *given) {
@@ -453,7 +456,7 @@ fn experiment_cmd(
             }
             experiment::table2(cfg, &w, offload_queues, &out)?
         }
-        ExperimentKind::Fig10 | ExperimentKind::Fig13 => {
+        ExperimentKind::Fig10 | ExperimentKind::Fig13 | ExperimentKind::Fig9 => {
             anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
         }
     };

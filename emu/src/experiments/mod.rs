@@ -11,6 +11,7 @@
 pub mod csv;
 pub mod fig10;
 pub mod fig13;
+pub mod fig9;
 pub mod plot;
 
 use anyhow::Context;
@@ -50,7 +51,7 @@ pub struct Experiment {
 }
 
 /// The experiments, by name.
-pub const ALL: [Experiment; 2] = [
+pub const ALL: [Experiment; 3] = [
     Experiment {
         name: "fig10",
         about: "mice FCT on RotorNet vs slice duration, VLB vs UCMP (Fig. 10)",
@@ -62,6 +63,12 @@ pub const ALL: [Experiment; 2] = [
         about: "ping RTT steps per slice waited / extra hop on a TO fabric (Fig. 13)",
         run: fig13::run,
         analyze: fig13::analyze,
+    },
+    Experiment {
+        name: "fig9",
+        about: "TCP throughput of direct vs VLB vs Clos, tcp_reordering 3 vs 5 (Fig. 9)",
+        run: fig9::run,
+        analyze: fig9::analyze,
     },
 ];
 

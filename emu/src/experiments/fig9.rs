@@ -1,0 +1,381 @@
+//! Fig. 9 (§9.2, case II, "investigation of the transport layer"): the
+//! throughput of long TCP flows on Clos, on RotorNet with direct-path
+//! routing and with VLB, and how raising `net.ipv4.tcp_reordering` from 3
+//! to 5 changes what reordering costs. The paper: Clos is the upper bound,
+//! direct routing gets the circuit's duty cycle of it, VLB is far below
+//! because it reorders (Fig. 9b counts the reordering events); the
+//! reordering hybrid recovers with `tcp_reordering` 5, VLB barely.
+//!
+//! Here: the shipped `topologies/clos-8.json`, `rotornet-8-direct.json`,
+//! `rotornet-8-vlb.json` and `rotornet-8-ucmp.json` (8 ToRs x 2 hosts,
+//! 1 Gb/s links), each with `hosts.tcp.reordering` set. The paper's hybrid
+//! (an electrical and an optical path for the same pair) has no TO config
+//! here (`ta.electrical_rate` is TA only, and a TA pair uses one path), so
+//! the two-path stand-in is UCMP, which mixes the direct circuit and
+//! two-hop paths for one pair. Traffic: long TCP flows between hosts on
+//! ToRs 4 apart, concurrently, through the kernel's TCP; throughput is
+//! size / FCT, reordering and retransmissions come from `TCP_INFO`.
+
+use super::csv::Csv;
+use super::plot::{Chart, Series, Style};
+use super::{Analysis, Check, Opts, Progress};
+use crate::workload::arrivals::FlowSpec;
+use anyhow::Context;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// One measured setting: a shipped topology and the hosts' tcp_reordering.
+pub struct Setting {
+    pub name: &'static str,
+    pub json: &'static str,
+    pub reordering: u32,
+}
+
+pub const SETTINGS: [Setting; 6] = [
+    Setting {
+        name: "clos",
+        json: include_str!("../../../topologies/clos-8.json"),
+        reordering: 3,
+    },
+    Setting {
+        name: "direct",
+        json: include_str!("../../../topologies/rotornet-8-direct.json"),
+        reordering: 3,
+    },
+    Setting {
+        name: "vlb",
+        json: include_str!("../../../topologies/rotornet-8-vlb.json"),
+        reordering: 3,
+    },
+    Setting {
+        name: "vlb",
+        json: include_str!("../../../topologies/rotornet-8-vlb.json"),
+        reordering: 5,
+    },
+    Setting {
+        name: "ucmp",
+        json: include_str!("../../../topologies/rotornet-8-ucmp.json"),
+        reordering: 3,
+    },
+    Setting {
+        name: "ucmp",
+        json: include_str!("../../../topologies/rotornet-8-ucmp.json"),
+        reordering: 5,
+    },
+];
+
+/// `s`'s config with `hosts.tcp.reordering` set.
+pub fn config(s: &Setting) -> anyhow::Result<lh_ctrl::config::Config> {
+    let mut v: serde_json::Value = serde_json::from_str(s.json).context("a shipped topology")?;
+    let obj = v
+        .as_object_mut()
+        .context("a shipped topology is not an object")?;
+    obj.insert(
+        "hosts".into(),
+        serde_json::json!({"tcp": {"reordering": s.reordering}}),
+    );
+    let name = format!(
+        "fig9: {}, tcp_reordering {}",
+        obj.get("name").and_then(|n| n.as_str()).unwrap_or(s.name),
+        s.reordering
+    );
+    obj.insert("name".into(), name.into());
+    Ok(lh_ctrl::config::Config::from_json(
+        &v.to_string(),
+        "fig9 (built in)",
+    )?)
+}
+
+const COLUMNS: [&str; 11] = [
+    "setting",
+    "reordering",
+    "round",
+    "flow",
+    "src",
+    "dst",
+    "size",
+    "fct_us",
+    "retrans",
+    "reord_seen",
+    "ooo_pkts",
+];
+
+/// (flows per round, bytes per flow, rounds).
+fn sizing(quick: bool) -> (usize, u64, usize) {
+    if quick {
+        (4, 8 << 20, 2)
+    } else {
+        (4, 32 << 20, 3)
+    }
+}
+
+/// `n` concurrent flows from host `2t` (ToR t) to host `2(t+4)+1` (ToR t+4).
+fn flows(n: usize, size: u64) -> Vec<FlowSpec> {
+    (0..n)
+        .map(|t| FlowSpec {
+            id: t as u32,
+            src: 2 * t,
+            dst: 2 * ((t + 4) % 8) + 1,
+            size,
+            start_ns: 0,
+        })
+        .collect()
+}
+
+pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
+    let (n, size, rounds) = sizing(o.quick);
+    pb.set_len(SETTINGS.len() as u64);
+    let mut out = Csv::new(&COLUMNS);
+    for s in &SETTINGS {
+        if crate::signals::take_interrupt() || crate::signals::terminating() {
+            anyhow::bail!("interrupted");
+        }
+        pb.message(&format!("{} reordering {}", s.name, s.reordering));
+        let cfg = config(s)?;
+        let mut net = super::live_network(&cfg)?;
+        let hosts = net.endpoints();
+        pb.line(&format!(
+            "fig9: run {} ({}): {n} x {} MiB flows x {rounds}",
+            net.prefix,
+            cfg.name.as_deref().unwrap_or(""),
+            size >> 20
+        ));
+        let mut res = Ok(());
+        for round in 0..rounds {
+            let specs = flows(n, size);
+            let recs = crate::workload::run::run(&hosts, &specs, Duration::from_secs(20), &|| {
+                crate::signals::take_interrupt() || crate::signals::terminating()
+            });
+            match recs {
+                Ok(recs) => {
+                    for r in recs {
+                        out.push(vec![
+                            s.name.to_string(),
+                            s.reordering.to_string(),
+                            round.to_string(),
+                            r.flow.id.to_string(),
+                            r.flow.src.to_string(),
+                            r.flow.dst.to_string(),
+                            r.flow.size.to_string(),
+                            r.fct_ns
+                                .map_or(String::new(), |v| format!("{:.1}", v as f64 / 1e3)),
+                            r.retrans.to_string(),
+                            r.reord_seen.to_string(),
+                            r.ooo_pkts.to_string(),
+                        ]);
+                    }
+                }
+                Err(e) => {
+                    res = Err(e);
+                    break;
+                }
+            }
+        }
+        super::stop_network(&mut net, pb)?;
+        res?;
+        pb.inc(1);
+    }
+    Ok(out)
+}
+
+#[derive(Default)]
+struct Cell {
+    mbps: Vec<f64>,
+    flows: usize,
+    retrans: u64,
+    reord: u64,
+    ooo: u64,
+}
+
+/// The label of a setting in the table and the chart.
+fn label(name: &str, r: u32) -> String {
+    match name {
+        "clos" | "direct" => name.to_string(),
+        _ => format!("{name} r{r}"),
+    }
+}
+
+pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
+    let col = c.columns(&COLUMNS)?;
+    // Keyed by the order of SETTINGS, so the table reads like the figure.
+    let order = |name: &str, r: u32| {
+        SETTINGS
+            .iter()
+            .position(|s| s.name == name && s.reordering == r)
+            .unwrap_or(SETTINGS.len())
+    };
+    let mut cells: BTreeMap<(usize, String, u32), Cell> = BTreeMap::new();
+    for r in 0..c.rows.len() {
+        let name = c.rows[r][col["setting"]].clone();
+        let re = c.num(r, "reordering", col["reordering"])?.unwrap_or(3.0) as u32;
+        let size = c.num(r, "size", col["size"])?.unwrap_or(0.0);
+        let e = cells.entry((order(&name, re), name, re)).or_default();
+        e.flows += 1;
+        if let Some(us) = c.num(r, "fct_us", col["fct_us"])?
+            && us > 0.0
+        {
+            e.mbps.push(size * 8.0 / us);
+        }
+        let n = |k: &str| -> anyhow::Result<u64> { Ok(c.num(r, k, col[k])?.unwrap_or(0.0) as u64) };
+        e.retrans += n("retrans")?;
+        e.reord += n("reord_seen")?;
+        e.ooo += n("ooo_pkts")?;
+    }
+    anyhow::ensure!(!cells.is_empty(), "no flows");
+    let mut t = format!(
+        "Fig. 9 (scaled): long TCP flows on 8 ToRs x 2 hosts, 1 Gb/s links; throughput per flow in Mb/s, TCP_INFO counters summed\n{:<10} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>10}\n",
+        "setting", "flows", "done", "median", "min", "retrans", "reord", "ooo pkts"
+    );
+    let mut med: BTreeMap<String, f64> = BTreeMap::new();
+    let mut reord: BTreeMap<String, u64> = BTreeMap::new();
+    let mut series = Vec::new();
+    let mut complete = true;
+    for (i, ((_, name, re), cell)) in cells.iter().enumerate() {
+        let l = label(name, *re);
+        let m = super::pct(&cell.mbps, 50.0);
+        let lo = cell.mbps.iter().copied().reduce(f64::min);
+        let s = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.0}"));
+        t += &format!(
+            "{:<10} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>10}\n",
+            l,
+            cell.flows,
+            cell.mbps.len(),
+            s(m),
+            s(lo),
+            cell.retrans,
+            cell.reord,
+            cell.ooo
+        );
+        complete &= cell.mbps.len() == cell.flows;
+        if let Some(m) = m {
+            med.insert(l.clone(), m);
+        }
+        reord.insert(l.clone(), cell.reord);
+        series.push(Series {
+            name: l,
+            style: Style::Points,
+            points: cell.mbps.iter().map(|&v| ((i + 1) as f64, v)).collect(),
+        });
+    }
+    let mut checks = vec![Check {
+        what: "every flow completed".into(),
+        holds: complete,
+    }];
+    let get = |k: &str| med.get(k).copied();
+    match (get("clos"), get("direct"), get("vlb r3")) {
+        (Some(clos), Some(direct), Some(vlb)) => {
+            checks.push(Check {
+                what: format!(
+                    "Clos is the upper bound: median {clos:.0} Mb/s >= 1.5x direct's {direct:.0} Mb/s"
+                ),
+                holds: clos >= 1.5 * direct,
+            });
+            checks.push(Check {
+                what: format!(
+                    "VLB is far below Clos: median {vlb:.0} Mb/s <= 0.7x Clos's {clos:.0} Mb/s"
+                ),
+                holds: vlb <= 0.7 * clos,
+            });
+        }
+        _ => checks.push(Check {
+            what: "clos, direct and vlb r3 all measured".into(),
+            holds: false,
+        }),
+    }
+    let r = |k: &str| reord.get(k).copied();
+    match (r("clos"), r("direct"), r("vlb r3")) {
+        (Some(clos), Some(direct), Some(vlb)) => checks.push(Check {
+            what: format!(
+                "VLB reorders, direct paths do not: {vlb} reordering events vs direct {direct}, Clos {clos} (at least 100, and 10x)"
+            ),
+            holds: vlb >= 100 && vlb >= 10 * direct.max(clos),
+        }),
+        _ => checks.push(Check {
+            what: "reordering measured on clos, direct and vlb r3".into(),
+            holds: false,
+        }),
+    }
+    let chart = Chart {
+        title: "Fig. 9: long TCP flows, throughput per flow".into(),
+        x_label: "setting (see legend)".into(),
+        y_label: "throughput (Mb/s)".into(),
+        log_x: false,
+        series,
+    };
+    Ok(Analysis {
+        table: t,
+        chart,
+        checks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add(c: &mut Csv, name: &str, re: u32, mbps: &[f64], reord: u32) {
+        for (i, m) in mbps.iter().enumerate() {
+            let size = 1u64 << 20;
+            c.push(vec![
+                name.into(),
+                re.to_string(),
+                "0".into(),
+                i.to_string(),
+                "0".into(),
+                "9".into(),
+                size.to_string(),
+                format!("{:.1}", size as f64 * 8.0 / m),
+                "0".into(),
+                reord.to_string(),
+                "0".into(),
+            ]);
+        }
+    }
+
+    #[test]
+    fn the_papers_shape_is_recognised_and_its_absence_too() {
+        let mut c = Csv::new(&COLUMNS);
+        add(&mut c, "clos", 3, &[900.0, 850.0], 0);
+        add(&mut c, "direct", 3, &[120.0, 110.0], 0);
+        add(&mut c, "vlb", 3, &[60.0, 70.0], 400);
+        add(&mut c, "vlb", 5, &[80.0, 70.0], 20);
+        let a = analyze(&c).unwrap();
+        assert!(a.checks.iter().all(|c| c.holds), "{:?}", a.checks);
+        assert!(a.table.contains("vlb r5") && a.table.contains("clos"));
+        // The bullets of the table: medians by hand (nearest rank).
+        assert!(a.table.contains(" 850 "), "{}", a.table);
+        // VLB as fast as Clos: not the paper's shape.
+        let mut bad = Csv::new(&COLUMNS);
+        add(&mut bad, "clos", 3, &[900.0, 850.0], 0);
+        add(&mut bad, "direct", 3, &[120.0, 110.0], 0);
+        add(&mut bad, "vlb", 3, &[800.0, 870.0], 0);
+        assert!(!analyze(&bad).unwrap().checks.iter().all(|c| c.holds));
+        // VLB slow but without reordering: the cause is missing.
+        let mut calm = Csv::new(&COLUMNS);
+        add(&mut calm, "clos", 3, &[900.0, 850.0], 0);
+        add(&mut calm, "direct", 3, &[120.0, 110.0], 0);
+        add(&mut calm, "vlb", 3, &[60.0, 70.0], 3);
+        let a = analyze(&calm).unwrap();
+        assert_eq!(
+            a.checks.iter().filter(|c| !c.holds).count(),
+            1,
+            "{:?}",
+            a.checks
+        );
+    }
+
+    #[test]
+    fn the_configs_compile_with_the_knob() {
+        for s in &SETTINGS {
+            let cfg = config(s).unwrap();
+            assert_eq!(
+                cfg.hosts
+                    .as_ref()
+                    .and_then(|h| h.tcp.as_ref())
+                    .and_then(|t| t.reordering),
+                Some(s.reordering)
+            );
+            lh_ctrl::compile::compile(&cfg).unwrap();
+        }
+    }
+}
