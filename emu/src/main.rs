@@ -193,6 +193,8 @@ enum ExperimentKind {
     Table2,
     /// Table 3: slice-miss prevention in HOHO (detection, push-back).
     Table3,
+    /// Fig. 8: mice and elephant FCT, TO vs TA architectures vs Clos.
+    Fig8,
     /// Fig. 10: mice FCT on RotorNet vs slice duration, VLB vs UCMP.
     Fig10,
     /// Fig. 13: ping RTT steps per slice waited / extra hop.
@@ -326,7 +328,10 @@ fn main() -> ExitCode {
             offload_queues,
             incast_share,
         } => match which {
-            ExperimentKind::Fig10 | ExperimentKind::Fig13 | ExperimentKind::Fig9 => {
+            ExperimentKind::Fig8
+            | ExperimentKind::Fig9
+            | ExperimentKind::Fig10
+            | ExperimentKind::Fig13 => {
                 let table_only = [
                     ("--config", config.is_some()),
                     ("--load", load.is_some()),
@@ -385,6 +390,7 @@ fn figure_cmd(
     table_only: &[(&str, bool)],
 ) -> anyhow::Result<ExitCode> {
     let name = match which {
+        ExperimentKind::Fig8 => "fig8",
         ExperimentKind::Fig10 => "fig10",
         ExperimentKind::Fig9 => "fig9",
         _ => "fig13",
@@ -456,7 +462,10 @@ fn experiment_cmd(
             }
             experiment::table2(cfg, &w, offload_queues, &out)?
         }
-        ExperimentKind::Fig10 | ExperimentKind::Fig13 | ExperimentKind::Fig9 => {
+        ExperimentKind::Fig8
+        | ExperimentKind::Fig9
+        | ExperimentKind::Fig10
+        | ExperimentKind::Fig13 => {
             anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
         }
     };

@@ -1032,6 +1032,28 @@ impl Network {
     /// generator on each client host. Prints and returns the per-SET
     /// latency percentiles.
     pub fn memcached(&mut self, req: &crate::apps::MemcachedRequest) -> Result<String, String> {
+        let t = std::time::Instant::now();
+        let rec = self.memcached_records(req)?;
+        let s = crate::workload::fct::summarize(&rec, crate::workload::fct::Buckets::default());
+        let times: Vec<u64> = rec.iter().filter_map(|r| r.fct_ns).collect();
+        let out = format!(
+            "{}\n{}*** memcached: {} SETs stored in {:.1} s\n",
+            crate::apps::percentile_line("SET latency", &times),
+            s.table(),
+            times.len(),
+            t.elapsed().as_secs_f64()
+        );
+        self.say(out.trim_end());
+        Ok(out)
+    }
+
+    /// [`Network::memcached`]'s measurement: the server started, the
+    /// clients run and the server stopped; one record per SET (as
+    /// [`crate::apps::memcached::run_clients`] returns them).
+    pub fn memcached_records(
+        &mut self,
+        req: &crate::apps::MemcachedRequest,
+    ) -> Result<Vec<crate::workload::fct::FlowRecord>, String> {
         use crate::apps::memcached as mc;
         let err = |e: String| format!("*** Error: memcached: {e}");
         mc::check_installed().map_err(err)?;
@@ -1061,7 +1083,6 @@ impl Network {
             load.size,
             load.interval
         ));
-        let t = std::time::Instant::now();
         let r = mc::run_clients(&hosts, server, &clients, &load, &|| {
             crate::signals::take_interrupt() || crate::signals::terminating()
         });
@@ -1076,21 +1097,10 @@ impl Network {
         {
             let _ = std::io::Read::read_to_string(&mut e, &mut why);
         }
-        let rec = r.map_err(|e| match early {
+        r.map_err(|e| match early {
             Some(st) => err(format!("{e:#}; memcached exited ({st}): {}", why.trim())),
             None => err(format!("{e:#}")),
-        })?;
-        let s = crate::workload::fct::summarize(&rec, crate::workload::fct::Buckets::default());
-        let times: Vec<u64> = rec.iter().filter_map(|r| r.fct_ns).collect();
-        let out = format!(
-            "{}\n{}*** memcached: {} SETs stored in {:.1} s\n",
-            crate::apps::percentile_line("SET latency", &times),
-            s.table(),
-            times.len(),
-            t.elapsed().as_secs_f64()
-        );
-        self.say(out.trim_end());
-        Ok(out)
+        })
     }
 
     /// Ring allreduce between hosts (`allreduce` in the CLI): checks every

@@ -11,6 +11,7 @@
 pub mod csv;
 pub mod fig10;
 pub mod fig13;
+pub mod fig8;
 pub mod fig9;
 pub mod plot;
 
@@ -51,7 +52,13 @@ pub struct Experiment {
 }
 
 /// The experiments, by name.
-pub const ALL: [Experiment; 3] = [
+pub const ALL: [Experiment; 4] = [
+    Experiment {
+        name: "fig8",
+        about: "mice and elephant FCT: TO vs TA architectures vs Clos (Fig. 8)",
+        run: fig8::run,
+        analyze: fig8::analyze,
+    },
     Experiment {
         name: "fig10",
         about: "mice FCT on RotorNet vs slice duration, VLB vs UCMP (Fig. 10)",

@@ -1,0 +1,99 @@
+//! `lighthouse experiment fig8 --quick` through the binary, with real runs
+//! (namespaces, the kernel's TCP, a real memcached, the ring allreduce, the
+//! native fabric): the paper's shape must hold, the CSV and SVG must be
+//! written, `report` must re-plot them, and none of the run's namespaces
+//! or memcached servers may be left.
+
+mod common;
+
+use common::*;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
+
+#[test]
+fn fig8_quick_shows_to_elephants_slower_and_jupiter_close_to_clos() {
+    if skip_unless_root("fig8_quick_shows_to_elephants_slower_and_jupiter_close_to_clos") {
+        return;
+    }
+    if !lh_emu::network::on_path("memcached") {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"SKIPPED fig8_quick: memcached is not installed (scripts/setup.sh)\n",
+        );
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    let o = Command::new(BIN)
+        .args(["experiment", "fig8", "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // Every run's prefix, from its own "fig8: run lhXXXX" lines.
+    let ps: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("fig8: run "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ps.len(), 7, "one run per architecture:\n{stderr}");
+    let left: Vec<String> = lh_namespaces()
+        .into_iter()
+        .filter(|n| ps.iter().any(|p| n.starts_with(&format!("{p}-"))))
+        .collect();
+    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+    for p in &ps {
+        let live = live_with_cmdline(&format!("{p}-"));
+        assert!(live.is_empty(), "processes of {p} left: {live:?}");
+    }
+    assert!(
+        o.status.success(),
+        "fig8 --quick failed ({:?}):\n{stdout}\n{stderr}",
+        o.status
+    );
+    for w in [
+        "fig8: the paper's shape holds",
+        "RotorNet-VLB's elephants",
+        "Opera's elephants",
+        "Jupiter's elephants",
+        "TO elephants",
+        "took",
+    ] {
+        assert!(stdout.contains(w), "{w:?} not in:\n{stdout}");
+    }
+    let csv = std::fs::read_to_string(out.join("fig8.csv")).unwrap();
+    for arch in [
+        "RotorNet-VLB",
+        "Opera",
+        "c-Through",
+        "Jupiter",
+        "Mordia",
+        "Clos",
+    ] {
+        assert!(
+            csv.lines()
+                .any(|l| l.starts_with(&format!("{arch},")) && l.contains(",mice,")),
+            "no mice rows for {arch}"
+        );
+        assert!(
+            csv.lines()
+                .any(|l| l.starts_with(&format!("{arch},")) && l.contains(",elephant,")),
+            "no elephant rows for {arch}"
+        );
+    }
+    let svg_path = out.join("fig8.svg");
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("Clos"),
+        "not the chart"
+    );
+    std::fs::remove_file(&svg_path).unwrap();
+    let r = Command::new(BIN).arg("report").arg(&out).output().unwrap();
+    let rs = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "report failed: {rs}");
+    assert!(rs.contains("fig8: the paper's shape holds"), "{rs}");
+    assert!(svg_path.is_file(), "report did not write the SVG again");
+}
