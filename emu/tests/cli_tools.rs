@@ -60,9 +60,10 @@ fn ping_and_iperf_with_builtin_and_external_tools() {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let before = lh_namespaces();
+    let prefix;
     {
         let mut net = bridged_net();
+        prefix = net.prefix.clone();
         let b = Buf::default();
         net.set_output(Box::new(b.clone()));
         let mut cli = Cli::new(&mut net);
@@ -110,5 +111,9 @@ fn ping_and_iperf_with_builtin_and_external_tools() {
         let u = b.take();
         assert!(u.contains("*** Results: ['5M', '"), "{u}");
     }
-    assert_eq!(lh_namespaces(), before);
+    assert_eq!(
+        namespaces_of(&prefix),
+        Vec::<String>::new(),
+        "namespaces left behind"
+    );
 }

@@ -60,10 +60,11 @@ fn pingall_zero_loss(algorithm: &str) {
         return;
     };
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let before = lh_namespaces();
+    let prefix;
     {
         let plan = Plan::from_config(&c.config);
         let mut net = Network::bring_up(plan, Some(c), NetworkOptions::default()).unwrap();
+        prefix = net.prefix.clone();
         net.start().expect("data plane starts");
         net.tools = Tools::none(); // the built-in prober
         let (sent, recv) = Cli::new(&mut net).net.pingall(Some("2"));
@@ -79,7 +80,11 @@ fn pingall_zero_loss(algorithm: &str) {
         assert!(counters.conservation_holds(), "{counters:?}");
         assert!(counters.delivered >= 2 * sent, "{counters:?}");
     }
-    assert_eq!(lh_namespaces(), before);
+    assert_eq!(
+        namespaces_of(&prefix),
+        Vec::<String>::new(),
+        "namespaces left behind"
+    );
 }
 
 #[test]

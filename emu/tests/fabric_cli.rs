@@ -101,13 +101,14 @@ fn slice_queues_drops_and_uplink_pcap_with_the_data_plane() {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let before = lh_namespaces();
+    let prefix;
     let dir = tempfile::tempdir().unwrap();
     let pcap = dir.path().join("up0.pcap");
     {
         let c = small_compiled();
         let plan = Plan::from_config(&c.config);
         let mut net = Network::bring_up(plan, Some(c), NetworkOptions::default()).unwrap();
+        prefix = net.prefix.clone();
         net.start().expect("data plane starts");
         let b = Buf::default();
         net.set_output(Box::new(b.clone()));
@@ -161,5 +162,9 @@ fn slice_queues_drops_and_uplink_pcap_with_the_data_plane() {
         len >= 24,
         "a pcap file with at least its header, got {len} bytes"
     );
-    assert_eq!(lh_namespaces(), before);
+    assert_eq!(
+        namespaces_of(&prefix),
+        Vec::<String>::new(),
+        "namespaces left behind"
+    );
 }

@@ -103,3 +103,14 @@ pub fn run_prefix(out: &str) -> String {
         .expect("a `*** Run <prefix>:` line")
         .to_string()
 }
+
+/// Namespaces of run `prefix` still present (a test's own run only: other
+/// runs on the machine may come and go meanwhile).
+#[allow(dead_code)]
+pub fn namespaces_of(prefix: &str) -> Vec<String> {
+    let p = format!("{prefix}-");
+    lh_namespaces()
+        .into_iter()
+        .filter(|n| n.starts_with(&p))
+        .collect()
+}
