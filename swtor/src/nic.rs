@@ -202,11 +202,14 @@ impl Nic {
             }
             let i = e.held[k].pop(pool).expect("non-empty");
             let len = pool.meta(i).len as u64;
-            self.next_free[h] = self.next_free[h].max(tnow.saturating_sub(NIC_SLACK_NS))
-                + self.rate.time_for(len).0;
-            self.host_bytes[h] -= len;
-            c.held -= 1;
-            c.held_bytes -= len;
+            released(
+                &mut self.next_free[h],
+                &mut self.host_bytes[h],
+                self.rate,
+                c,
+                len,
+                tnow,
+            );
             return Some((h as u16, i));
         }
         None
@@ -296,11 +299,14 @@ impl Nic {
             }
             let i = self.held[k].pop(pool).expect("non-empty");
             let len = pool.meta(i).len as u64;
-            self.next_free[h] = self.next_free[h].max(tnow.saturating_sub(NIC_SLACK_NS))
-                + self.rate.time_for(len).0;
-            self.host_bytes[h] -= len;
-            c.held -= 1;
-            c.held_bytes -= len;
+            released(
+                &mut self.next_free[h],
+                &mut self.host_bytes[h],
+                self.rate,
+                c,
+                len,
+                tnow,
+            );
             return Some((h as u16, i));
         }
         None
@@ -313,6 +319,23 @@ impl Nic {
 }
 
 /// `[slice * tors * tors + src * tors + dst]`: a direct circuit src→dst.
+/// A held frame of `len` bytes leaves its host's NIC at ToR time `tnow`:
+/// paced at the host link rate, and no longer host memory.
+#[inline]
+fn released(
+    next_free: &mut u64,
+    host_bytes: &mut u64,
+    rate: BitsPerSec,
+    c: &mut Counters,
+    len: u64,
+    tnow: u64,
+) {
+    *next_free = (*next_free).max(tnow.saturating_sub(NIC_SLACK_NS)) + rate.time_for(len).0;
+    *host_bytes -= len;
+    c.held -= 1;
+    c.held_bytes -= len;
+}
+
 fn direct_circuits(schedule: &lh_ctrl::schedule::Schedule) -> Vec<bool> {
     use lh_ctrl::schedule::Endpoint;
     let (tors, s) = (schedule.tors(), schedule.slices());
