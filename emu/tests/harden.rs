@@ -109,11 +109,20 @@ fn root_check_comes_before_any_work() {
     }
     // A non-root user asking for the largest topology: refused at once,
     // without compiling it first.
-    let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../topologies/opera-108.json");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../topologies/opera-108.json");
+    // The clone may sit under a 0700 directory (a `mktemp -d` checkout) that
+    // uid 65534 cannot traverse: give it its own copies in a 0755 directory,
+    // so the refusal tested is lighthouse's and not the kernel's EACCES.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = dir.path().join("lighthouse");
+    std::fs::copy(BIN, &bin).unwrap();
+    let cfg = dir.path().join("opera-108.json");
+    std::fs::copy(&src, &cfg).unwrap();
     let t = Instant::now();
     let out = {
         use std::os::unix::process::CommandExt;
-        Command::new(BIN)
+        Command::new(&bin)
             .args(["run", cfg.to_str().unwrap()])
             .uid(65534)
             .gid(65534)
