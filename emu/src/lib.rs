@@ -35,5 +35,6 @@ pub mod ta_live;
 pub mod target;
 pub mod tcpinfo;
 pub mod telemetry;
+pub mod textsink;
 pub mod topo;
 pub mod workload;
