@@ -114,3 +114,23 @@ pub fn namespaces_of(prefix: &str) -> Vec<String> {
         .filter(|n| n.starts_with(&p))
         .collect()
 }
+
+/// Polls `f` every 50 ms until it holds; fails the test after `limit`.
+pub fn wait_for(what: &str, limit: std::time::Duration, mut f: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !f() {
+        assert!(t.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A prefix no run uses (no run directory, no namespace), so a test
+/// checks its own leftovers only.
+pub fn free_prefix() -> String {
+    loop {
+        let p = format!("lh{:04x}", rand::random::<u16>());
+        if !lh_emu::state::run_dir(&p).exists() && namespaces_of(&p).is_empty() {
+            return p;
+        }
+    }
+}
