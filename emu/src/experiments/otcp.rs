@@ -130,9 +130,22 @@ pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
             net.prefix,
             RESPONSE >> 10
         ));
+        let workers = &hosts[HOSTS_PER_TOR.min(hosts.len())..];
+        let before = ns_timeouts(workers);
         let res = incast(&hosts, n);
+        let after = ns_timeouts(workers);
         super::stop_network(&mut net, pb)?;
         let samples = res?;
+        // The kernel's per-namespace count, next to the sockets' own.
+        let sockets: u64 = samples
+            .iter()
+            .flatten()
+            .map(|x| u64::from(x.after.total_rto.saturating_sub(x.before.total_rto)))
+            .sum();
+        pb.line(&format!(
+            "  worker namespaces: TcpExtTCPTimeouts +{} during the connections and rounds; their sockets' tcpi_total_rto +{sockets} over the rounds",
+            after?.saturating_sub(before?)
+        ));
         for (r, row) in samples.iter().enumerate() {
             for (w, x) in row.iter().enumerate() {
                 out.push(vec![
@@ -162,6 +175,34 @@ pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
 
 fn stopped() -> bool {
     crate::signals::take_interrupt() || crate::signals::terminating()
+}
+
+/// `TcpExt: TCPTimeouts` (/proc/net/netstat, per namespace) summed over
+/// `hosts`.
+fn ns_timeouts(hosts: &[Endpoint]) -> anyhow::Result<u64> {
+    let mut n = 0;
+    for h in hosts {
+        // thread-self: the namespace this (run_in) thread entered.
+        let t = crate::netns::run_in(Some(&h.ns), || {
+            std::fs::read_to_string("/proc/thread-self/net/netstat")
+        })??;
+        n += netstat(&t, "TcpExt", "TCPTimeouts")
+            .with_context(|| format!("no TcpExt TCPTimeouts in {}'s netstat", h.ip))?;
+    }
+    Ok(n)
+}
+
+/// A counter of `/proc/net/netstat`: a header line `GROUP: names…`
+/// followed by `GROUP: values…`.
+fn netstat(text: &str, group: &str, name: &str) -> Option<u64> {
+    let tag = format!("{group}:");
+    let mut lines = text.lines().filter(|l| l.starts_with(&tag));
+    let names = lines.next()?.split_whitespace().skip(1);
+    let values = lines.next()?.split_whitespace().skip(1);
+    names
+        .zip(values)
+        .find(|(k, _)| *k == name)
+        .and_then(|(_, v)| v.parse().ok())
 }
 
 type Samples = Arc<Mutex<Vec<Vec<Sample>>>>;
@@ -569,6 +610,15 @@ mod tests {
         lost.rows[0][4] = String::new();
         let a = analyze(&lost).unwrap();
         assert!(!a.checks[0].holds);
+    }
+
+    #[test]
+    fn netstat_counters_by_name() {
+        let t = "TcpExt: SyncookiesSent TCPTimeouts TCPLossProbes\nTcpExt: 0 17 3\nIpExt: InNoRoutes TCPTimeouts\nIpExt: 5 9\n";
+        assert_eq!(netstat(t, "TcpExt", "TCPTimeouts"), Some(17));
+        assert_eq!(netstat(t, "IpExt", "TCPTimeouts"), Some(9));
+        assert_eq!(netstat(t, "TcpExt", "Nope"), None);
+        assert_eq!(netstat("TcpExt: A\n", "TcpExt", "A"), None);
     }
 
     #[test]
