@@ -223,6 +223,10 @@ fn incast(hosts: &[Endpoint], rounds: usize) -> anyhow::Result<Vec<Vec<Sample>>>
     for w in workers {
         let mut c = connect(w, addr)?;
         let (mut a, _) = l.accept().context("accepting a warm-up connection")?;
+        for s in [&a, &c] {
+            s.set_read_timeout(Some(ROUND_LIMIT))?;
+            s.set_write_timeout(Some(ROUND_LIMIT))?;
+        }
         c.write_all(&[0u8; 16 << 10])?;
         c.shutdown(std::net::Shutdown::Write)?;
         std::io::copy(&mut a, &mut std::io::sink())?;
@@ -342,6 +346,16 @@ fn answer(mut c: TcpStream, w: usize, out: &Samples, quit: &AtomicBool) {
     }
 }
 
+/// An error when the run is quitting or was interrupted; an interrupt
+/// (taken once) becomes `quit`, so every thread sees it.
+fn give_up(quit: &AtomicBool) -> anyhow::Result<()> {
+    if quit.load(Ordering::Relaxed) || stopped() {
+        quit.store(true, Ordering::Relaxed);
+        anyhow::bail!("stopped");
+    }
+    Ok(())
+}
+
 /// Reads exactly `b.len()` bytes, giving up on `quit`, EOF, an error or
 /// [`ROUND_LIMIT`] after `t0`.
 fn read_exact(
@@ -358,8 +372,8 @@ fn read_exact(
             Err(e) if is_timeout(&e) => {}
             Err(e) => return Err(e.into()),
         }
-        if got < b.len() && (quit.load(Ordering::Relaxed) || stopped()) {
-            anyhow::bail!("stopped");
+        if got < b.len() {
+            give_up(quit)?;
         }
         anyhow::ensure!(t0.elapsed() < ROUND_LIMIT, "no response in {ROUND_LIMIT:?}");
     }
@@ -375,8 +389,8 @@ fn send_all(c: &mut TcpStream, mut b: &[u8], t0: Instant, quit: &AtomicBool) -> 
             Err(e) if is_timeout(&e) => {}
             Err(e) => return Err(e.into()),
         }
-        if !b.is_empty() && (quit.load(Ordering::Relaxed) || stopped()) {
-            anyhow::bail!("stopped");
+        if !b.is_empty() {
+            give_up(quit)?;
         }
         anyhow::ensure!(
             t0.elapsed() < ROUND_LIMIT,
