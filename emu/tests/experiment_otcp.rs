@@ -35,5 +35,24 @@ fn otcp_quick_cuts_tail_fct_and_timeouts_under_incast() {
             "{s}: a response without FCT\n{csv}"
         );
     }
+    // OTCP's CWNDmax reached the sockets (through the metrics cache the
+    // warm-up filled): no OTCP response ended above it, default TCP's did.
+    let clamp: u32 = stderr
+        .split("CWNDmax ")
+        .nth(1)
+        .and_then(|t| t.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no CWNDmax printed:\n{stderr}"));
+    let cwnds = |s: &str| -> Vec<u32> {
+        csv.lines()
+            .filter(|l| l.starts_with(s))
+            .map(|l| l.split(',').nth(7).unwrap().parse().unwrap())
+            .collect()
+    };
+    assert!(cwnds("otcp,").iter().all(|&c| c <= clamp), "clamp {clamp}");
+    assert!(
+        cwnds("default,").iter().any(|&c| c > clamp),
+        "clamp {clamp}"
+    );
     report_replots("otcp", &out);
 }
