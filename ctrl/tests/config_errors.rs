@@ -255,6 +255,14 @@ fn bad_units() {
     v["ta"]["electrical_rate"] = json!("fast");
     both_reject(&v, "$.ta.electrical_rate", &["expected a rate with a unit"]);
 
+    let mut v = rotornet();
+    v["tors"]["electrical_rate"] = json!("fast");
+    both_reject(
+        &v,
+        "$.tors.electrical_rate",
+        &["expected a rate with a unit"],
+    );
+
     // Units the schema's pattern allows but the value does not (sub-ns).
     let mut v = rotornet();
     v["slice"]["propagation"] = json!("0.5ns");
@@ -915,4 +923,25 @@ fn host_tcp_knobs() {
     both_reject(&v, "$.hosts.tcp.reorder", &["unknown field"]);
     v["hosts"] = json!({"udp": {}});
     both_reject(&v, "$.hosts.udp", &["unknown field"]);
+}
+
+#[test]
+fn a_hybrid_to_fabric_needs_an_optical_to_config_and_a_positive_rate() {
+    let mut v = rotornet();
+    v["tors"]["electrical_rate"] = json!("0Mbps");
+    rejects(&v, "$.tors.electrical_rate", &["must be a positive rate"]);
+    let mut v = cthrough();
+    v["tors"]["electrical_rate"] = json!("100Mbps");
+    rejects(
+        &v,
+        "$.tors.electrical_rate",
+        &["mode TA", "ta.electrical_rate"],
+    );
+    let mut v = doc("clos-8.json");
+    v["tors"]["electrical_rate"] = json!("100Mbps");
+    rejects(&v, "$.tors.electrical_rate", &["fabric is electrical"]);
+    let mut v = rotornet();
+    v["tors"]["electrical_rate"] = json!("100Mbps");
+    assert!(schema_errors(&v).is_empty());
+    Config::from_json(&v.to_string(), "hybrid").unwrap();
 }

@@ -268,6 +268,20 @@ fn check_tors(c: &mut Checker, cfg: &Config) -> bool {
             "$.tors.queue_capacity: {q} bytes cannot hold one 1500-byte frame; large packets will always miss their slice"
         );
     }
+    // (A zero rate is refused by the parser.)
+    if t.electrical_rate.is_some() {
+        if cfg.fabric == FabricKind::Electrical {
+            c.err(
+                "$.tors.electrical_rate",
+                "expected no electrical_rate: fabric is electrical (every uplink already is); it adds an electrical uplink to an optical fabric",
+            );
+        } else if cfg.mode == Mode::TA {
+            c.err(
+                "$.tors.electrical_rate",
+                "expected no electrical_rate with mode TA: a traffic-aware hybrid (c-Through) sets ta.electrical_rate",
+            );
+        }
+    }
     ok
 }
 
