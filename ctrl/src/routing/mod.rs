@@ -384,6 +384,10 @@ pub fn route(
         Algorithm::ShortestPath => static_routes::shortest_path(s, opts),
         Algorithm::Ecmp => static_routes::ecmp(s, opts),
         Algorithm::Ksp => static_routes::ksp(s, opts),
+        Algorithm::Rps | Algorithm::Sopa => Err(RoutingError::Unsupported(format!(
+            "{} routes a fat tree (fabric \"fattree\"), whose switches forward by crate::fattree tables",
+            format!("{alg:?}").to_lowercase()
+        ))),
     }
 }
 
