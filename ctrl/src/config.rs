@@ -226,6 +226,10 @@ pub enum Algorithm {
     /// Fat-Tree: the source edge switch writes a source route, paths
     /// round-robin per packet (SOPA).
     Sopa,
+    /// Fat-Tree: ECMP, plus a central scheduler that places elephant flows
+    /// on measured demand with global first fit every
+    /// `routing.hedera_interval` (Hedera).
+    Hedera,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -273,7 +277,14 @@ pub struct Routing {
     /// Default [`DEFAULT_FAILURE_DETECTION`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_detection: Option<Nanos>,
+    /// Hedera: how often the scheduler measures flows and places the
+    /// elephants. Default [`DEFAULT_HEDERA_INTERVAL`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hedera_interval: Option<Nanos>,
 }
+
+/// Default `routing.hedera_interval`.
+pub const DEFAULT_HEDERA_INTERVAL: Nanos = Nanos(100_000_000);
 
 /// Default `routing.failure_detection`.
 pub const DEFAULT_FAILURE_DETECTION: Nanos = Nanos(1_000_000);

@@ -203,7 +203,8 @@ pub fn estimate(cfg: &Config) -> Estimate {
         | Algorithm::Ecmp
         | Algorithm::Ksp
         | Algorithm::Rps
-        | Algorithm::Sopa => (1, 1, log_hops, format!("routing.algorithm {name}")),
+        | Algorithm::Sopa
+        | Algorithm::Hedera => (1, 1, log_hops, format!("routing.algorithm {name}")),
     };
     if !cyclic {
         mean_hops = mean_hops.min(log_hops);

@@ -945,7 +945,7 @@ fn fat_tree_errors_name_the_field() {
         &v,
         "$.routing.algorithm",
         &[
-            "expected one of ecmp, rps, sopa for a fat tree",
+            "expected one of ecmp, rps, sopa, hedera for a fat tree",
             "\"opera\"",
         ],
     );
@@ -956,7 +956,10 @@ fn fat_tree_errors_name_the_field() {
     both_reject(
         &v,
         "$.routing.algorithm",
-        &["got \"sopa\"", "sopa route a fat tree: fabric \"fattree\""],
+        &[
+            "got \"sopa\"",
+            "sopa and hedera route a fat tree: fabric \"fattree\"",
+        ],
     );
 
     // A fat_tree topology on another fabric, and the reverse.
@@ -974,4 +977,16 @@ fn fat_tree_errors_name_the_field() {
     let mut v = rotornet();
     v["routing"]["failure_detection"] = json!("1ms");
     rejects(&v, "$.routing.failure_detection", &["only a fat tree"]);
+
+    let mut v = fat();
+    v["routing"]["hedera_interval"] = json!("10ms");
+    rejects(
+        &v,
+        "$.routing.hedera_interval",
+        &["only routing.algorithm \"hedera\""],
+    );
+    v["routing"]["algorithm"] = json!("hedera");
+    assert!(Config::from_json(&v.to_string(), "t.json").is_ok());
+    v["routing"]["hedera_interval"] = json!("0ns");
+    rejects(&v, "$.routing.hedera_interval", &["positive"]);
 }

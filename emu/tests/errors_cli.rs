@@ -242,7 +242,7 @@ fn fat_tree_configs_name_the_field() {
             "opera.json",
             "\"algorithm\": \"sopa\"",
             "\"algorithm\": \"opera\"",
-            "at $.routing.algorithm: expected one of ecmp, rps, sopa for a fat tree",
+            "at $.routing.algorithm: expected one of ecmp, rps, sopa, hedera for a fat tree",
         ),
     ] {
         assert!(good.contains(from));
@@ -261,7 +261,7 @@ fn fat_tree_configs_name_the_field() {
     );
     for m in both(&cfg) {
         assert!(
-            m.contains("at $.routing.algorithm:") && m.contains("sopa route a fat tree"),
+            m.contains("at $.routing.algorithm:") && m.contains("sopa and hedera route a fat tree"),
             "{m}"
         );
     }

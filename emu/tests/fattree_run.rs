@@ -1,6 +1,6 @@
 //! The fat tree (fabric "fattree", SOPA's fabric) through the binary, with
 //! real host namespaces and the kernel's TCP: pingall is 0% lost for ecmp,
-//! rps and sopa; a TCP flow crosses pods; `link aX cY down` loses frames
+//! rps, sopa and hedera; a TCP flow crosses pods; `link aX cY down` loses frames
 //! as `link_down` while the failure is undetected and none after
 //! `routing.failure_detection`; conservation holds exactly.
 
@@ -79,12 +79,12 @@ fn assert_conserved(e: &str) {
 }
 
 #[test]
-fn pingall_and_tcp_work_for_ecmp_rps_and_sopa() {
-    if skip_unless_root("pingall_and_tcp_work_for_ecmp_rps_and_sopa") {
+fn pingall_and_tcp_work_for_every_scheme() {
+    if skip_unless_root("pingall_and_tcp_work_for_every_scheme") {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    for alg in ["ecmp", "rps", "sopa"] {
+    for alg in ["ecmp", "rps", "sopa", "hedera"] {
         let (code, e) = run_script(&fattree4(alg, "1ms"), "pingall\niperf h1 h16\n");
         assert_eq!(code, Some(0), "{alg}: {e}");
         assert!(

@@ -280,8 +280,14 @@ impl<P: Port> Engine<P> {
         });
         let sw = match opts.fattree {
             Some(o) => {
-                let sw = Switches::new(o, timing.link_rate, timing.propagation.0, hosts.len())
-                    .map_err(crate::FabricError::Spec)?;
+                let sw = Switches::new(
+                    o,
+                    timing.link_rate,
+                    timing.host_rate,
+                    timing.propagation.0,
+                    hosts.len(),
+                )
+                .map_err(crate::FabricError::Spec)?;
                 if sw.tree().edges() != tors {
                     return Err(crate::FabricError::Spec(format!(
                         "a fat tree with k = {} has {} edge switches, the schedule {tors} ToRs",

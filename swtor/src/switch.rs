@@ -12,6 +12,12 @@
 //!   round-robin per (source host, destination host) and writes the ports
 //!   of the switches after it into a source-route header
 //!   (docs/wire-formats.md); each switch pops its step.
+//! - `hedera`: ECMP, while the source edge switches count bytes per flow;
+//!   every `hedera_interval` the central scheduler
+//!   (`lh_ctrl::fattree::hedera`) takes the elephants (≥ 10% of the host
+//!   rate over the interval), estimates their natural demand and places
+//!   them by global first fit; a placed flow's source edge writes its path
+//!   as a source route like SOPA.
 //!
 //! A failed link (`set_link`) drops what is sent on it as `link_down` at
 //! once; the paths over it are withdrawn `failure_detection` later (new
@@ -20,6 +26,7 @@
 //! an output FIFO until it reaches the next switch (or is dropped there).
 
 use crate::counters::{Counters, DelayHist, DropReason};
+use crate::fastmap::IntMap;
 use crate::host::Hosts;
 use crate::pool::{FramePool, FrameQueue};
 use crate::wire;
@@ -38,7 +45,12 @@ pub enum Scheme {
     Ecmp,
     Rps,
     Sopa,
+    Hedera,
 }
+
+/// Flows the Hedera scheduler tracks at once (the table is sized up front:
+/// no allocation per packet); later flows stay on ECMP.
+pub const HEDERA_MAX_FLOWS: usize = 4096;
 
 /// A fat tree for [`crate::EngineOptions`]: its shape and scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +63,8 @@ pub struct FatTreeOptions {
     pub failure_detection: u64,
     /// Seed of RPS's random choices.
     pub seed: u64,
+    /// Hedera's scheduling period (ns).
+    pub hedera_interval: u64,
 }
 
 impl FatTreeOptions {
@@ -65,6 +79,7 @@ impl FatTreeOptions {
             scheme: match cfg.routing.algorithm {
                 Algorithm::Rps => Scheme::Rps,
                 Algorithm::Sopa => Scheme::Sopa,
+                Algorithm::Hedera => Scheme::Hedera,
                 _ => Scheme::Ecmp,
             },
             queue_bytes: cfg.queue_capacity_bytes(),
@@ -74,6 +89,11 @@ impl FatTreeOptions {
                 .unwrap_or(lh_ctrl::config::DEFAULT_FAILURE_DETECTION)
                 .0,
             seed: cfg.routing.seed.unwrap_or(1),
+            hedera_interval: cfg
+                .routing
+                .hedera_interval
+                .unwrap_or(lh_ctrl::config::DEFAULT_HEDERA_INTERVAL)
+                .0,
         })
     }
 }
@@ -119,16 +139,69 @@ pub struct Switches {
     rr: Vec<u32>,
     hosts: usize,
     rng: u64,
+    /// Hedera's flow table and scheduler (scheme `hedera` only).
+    hedera: Option<Hedera>,
+}
+
+/// A frame's hosts and their edge switches, at its source edge switch.
+#[derive(Clone, Copy, Debug)]
+struct Ends {
+    edge: SwitchId,
+    dst_edge: SwitchId,
+    src: u16,
+    dst: u16,
+}
+
+/// One flow seen at its source edge switch (Hedera).
+#[derive(Clone, Copy, Debug)]
+struct FlowStat {
+    src: u16,
+    dst: u16,
+    src_edge: SwitchId,
+    dst_edge: SwitchId,
+    /// Bytes since the last scheduling round.
+    bytes: u64,
+    /// Index of its placed path in `routes(src_edge, dst_edge)`.
+    pin: Option<u16>,
+}
+
+struct Hedera {
+    flows: IntMap<u32, FlowStat>,
+    interval: u64,
+    next: u64,
+    /// Bytes over an interval that make a flow an elephant.
+    elephant: u64,
+    /// Host rate / link rate (demands are fractions of a host NIC).
+    scale: f64,
+    /// Scheduling rounds run and elephants placed in the last one.
+    pub rounds: u64,
+    pub placed: usize,
 }
 
 impl Switches {
     pub(crate) fn new(
         o: FatTreeOptions,
         rate: BitsPerSec,
+        host_rate: BitsPerSec,
         propagation: u64,
         hosts: usize,
     ) -> Result<Switches, String> {
         let tree = FatTree::new(o.k).map_err(|e| e.to_string())?;
+        let hedera = (o.scheme == Scheme::Hedera).then(|| {
+            let mut flows = IntMap::default();
+            // Twice the limit: inserts after `retain` rehash in place.
+            flows.reserve(2 * HEDERA_MAX_FLOWS);
+            Hedera {
+                flows,
+                interval: o.hedera_interval.max(1),
+                next: 0,
+                elephant: (host_rate.0 as u128 * o.hedera_interval as u128 / 8 / 10 / 1_000_000_000)
+                    as u64,
+                scale: host_rate.0 as f64 / rate.0 as f64,
+                rounds: 0,
+                placed: 0,
+            }
+        });
         let ports = tree.switches() * tree.ports();
         Ok(Switches {
             tree,
@@ -148,6 +221,7 @@ impl Switches {
             rr: vec![0; hosts * hosts],
             hosts,
             rng: o.seed | 1,
+            hedera,
         })
     }
 
@@ -220,6 +294,12 @@ impl Switches {
         if s == dst {
             return x.hosts.arrive(x.pool, x.c, x.delay, dh, i, now);
         }
+        let ends = |h| Ends {
+            edge: s,
+            dst_edge: dst,
+            src: h,
+            dst: dh,
+        };
         let m = x.pool.meta_mut(i);
         m.tag += 1;
         if m.tag > MAX_SWITCH_HOPS {
@@ -231,7 +311,13 @@ impl Switches {
                 _ => return x.drop_frame(i, DropReason::BadHeader),
             }
         } else if let (Scheme::Sopa, Some(h)) = (self.scheme, src) {
-            match self.source_route(x, s, dst, h, dh, i) {
+            match self.source_route(x, ends(h), i) {
+                Some(p) => p,
+                None => return,
+            }
+        } else if let Some(pin) = src.and_then(|h| self.hedera_pin(x, ends(h), i)) {
+            let r = &self.tables.routes(s, dst)[pin];
+            match write_route(x, r, i) {
                 Some(p) => p,
                 None => return,
             }
@@ -253,29 +339,90 @@ impl Switches {
     /// SOPA at the source edge switch `s`: the next path of the pair
     /// round-robin, its later ports written into a source-route header.
     /// Returns the port to send on (None: dropped).
-    fn source_route(
-        &mut self,
-        x: &mut Io<'_>,
-        s: SwitchId,
-        dst: SwitchId,
-        h: u16,
-        dh: u16,
-        i: u32,
-    ) -> Option<PortId> {
-        let routes = self.tables.routes(s, dst);
+    fn source_route(&mut self, x: &mut Io<'_>, e: Ends, i: u32) -> Option<PortId> {
+        let routes = self.tables.routes(e.edge, e.dst_edge);
         if routes.is_empty() {
             x.drop_frame(i, DropReason::NoRoute);
             return None;
         }
-        let rr = &mut self.rr[h as usize * self.hosts + dh as usize];
+        let rr = &mut self.rr[e.src as usize * self.hosts + e.dst as usize];
         let r = &routes[*rr as usize % routes.len()];
         *rr = rr.wrapping_add(1);
-        let steps = r[1..].iter().map(|&p| (p, wire::SRH_NOW));
-        if r.len() > 1 && !wire::srh_push(x.pool, i, steps) {
-            x.drop_frame(i, DropReason::TooBig);
-            return None;
+        write_route(x, r, i)
+    }
+
+    /// Hedera at the source edge switch `s`: counts frame `i` of its flow
+    /// and returns the index of the flow's placed path, if it has one.
+    fn hedera_pin(&mut self, x: &mut Io<'_>, e: Ends, i: u32) -> Option<usize> {
+        let hd = self.hedera.as_mut()?;
+        let key = wire::flow_hash(x.pool.data(i));
+        let len = x.pool.meta(i).len as u64;
+        let full = hd.flows.len() >= HEDERA_MAX_FLOWS;
+        let f = match hd.flows.get_mut(&key) {
+            Some(f) => f,
+            None if full => return None,
+            None => hd.flows.entry(key).or_insert(FlowStat {
+                src: e.src,
+                dst: e.dst,
+                src_edge: e.edge,
+                dst_edge: e.dst_edge,
+                bytes: 0,
+                pin: None,
+            }),
+        };
+        f.bytes += len;
+        let pin = f.pin? as usize;
+        (pin < self.tables.routes(e.edge, e.dst_edge).len()).then_some(pin)
+    }
+
+    /// Hedera's scheduling round, every interval: elephants by measured
+    /// bytes, their natural demand, global first fit; mice and idle flows
+    /// are forgotten. Runs on the data-plane thread between packets.
+    fn schedule(&mut self, now: u64) {
+        use lh_ctrl::fattree::hedera::{Elephant, estimate_demands, global_first_fit};
+        let Some(hd) = self.hedera.as_mut() else {
+            return;
+        };
+        if now < hd.next {
+            return;
         }
-        Some(r[0])
+        hd.next = now + hd.interval;
+        hd.rounds += 1;
+        let mut big: Vec<(u32, FlowStat)> = hd
+            .flows
+            .iter()
+            .filter(|(_, f)| f.bytes >= hd.elephant.max(1))
+            .map(|(k, f)| (*k, *f))
+            .collect();
+        big.sort_unstable_by_key(|(k, _)| *k);
+        hd.flows.retain(|_, f| f.bytes > 0);
+        for f in hd.flows.values_mut() {
+            f.bytes = 0;
+            f.pin = None;
+        }
+        let el: Vec<Elephant> = big
+            .iter()
+            .map(|(_, f)| Elephant {
+                src: f.src as usize,
+                dst: f.dst as usize,
+                src_edge: f.src_edge,
+                dst_edge: f.dst_edge,
+            })
+            .collect();
+        let demands = estimate_demands(&el);
+        let fit = global_first_fit(&self.tree, &self.tables, &el, &demands, hd.scale);
+        hd.placed = 0;
+        for ((k, _), p) in big.iter().zip(fit) {
+            if let (Some(p), Some(f)) = (p, hd.flows.get_mut(k)) {
+                f.pin = Some(p as u16);
+                hd.placed += 1;
+            }
+        }
+    }
+
+    /// Hedera's scheduling rounds so far and elephants placed in the last.
+    pub fn hedera_rounds(&self) -> Option<(u64, usize)> {
+        self.hedera.as_ref().map(|h| (h.rounds, h.placed))
     }
 
     fn random(&mut self) -> u64 {
@@ -305,6 +452,7 @@ impl Switches {
         while let Some(k) = self.pending.iter().position(|(t, _)| *t <= now) {
             self.tables = self.pending.remove(k).1;
         }
+        self.schedule(now);
     }
 
     /// Moves frames that reached the next switch and transmits from the
@@ -359,6 +507,18 @@ impl Switches {
     pub fn tier(&self, s: SwitchId) -> Tier {
         self.tree.tier(s)
     }
+}
+
+/// Writes route `r` (ports per switch, from the one holding frame `i`):
+/// the later ports as a source-route header. Returns the first port (None:
+/// dropped as `too_big`).
+fn write_route(x: &mut Io<'_>, r: &[PortId], i: u32) -> Option<PortId> {
+    let steps = r[1..].iter().map(|&p| (p, wire::SRH_NOW));
+    if r.len() > 1 && !wire::srh_push(x.pool, i, steps) {
+        x.drop_frame(i, DropReason::TooBig);
+        return None;
+    }
+    Some(r[0])
 }
 
 /// A 32-bit finaliser (MurmurHash3's) so that salted hashes spread.

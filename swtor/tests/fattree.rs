@@ -2,8 +2,9 @@
 //! in-memory port, with time passed explicitly: SOPA's source routes on
 //! k = 4 against an independent enumeration of the equal-cost paths (from
 //! the Fat-Tree's definition), round-robin per packet; ECMP keeps a flow on
-//! one path and RPS sprays it; a failed agg-core link loses frames as
-//! `link_down` until its paths are withdrawn; conservation is exact.
+//! one path and RPS sprays it; Hedera moves two colliding elephants apart;
+//! a failed agg-core link loses frames as `link_down` until its paths are
+//! withdrawn; conservation is exact.
 
 use lh_ctrl::compile::{Compiled, compile};
 use lh_ctrl::config::{Algorithm, Config};
@@ -64,8 +65,8 @@ fn mac(h: usize) -> [u8; 6] {
     [2, 0, 0, 0, 0, h as u8 + 1]
 }
 
-fn udp(x: usize, y: usize, sport: u16) -> Vec<u8> {
-    let payload = [0u8; 100];
+fn udp(x: usize, y: usize, sport: u16, payload: usize) -> Vec<u8> {
+    let payload = vec![0u8; payload];
     let len = 14 + 20 + 8 + payload.len();
     let mut f = vec![0u8; len];
     f[0..6].copy_from_slice(&mac(y));
@@ -97,6 +98,10 @@ struct Net {
 }
 
 fn net(alg: Algorithm) -> Net {
+    net_with(alg, |_| {})
+}
+
+fn net_with(alg: Algorithm, tweak: impl FnOnce(&mut FatTreeOptions)) -> Net {
     let c = compiled(alg);
     let spec = FabricSpec {
         schedule: c.schedule.clone(),
@@ -112,8 +117,10 @@ fn net(alg: Algorithm) -> Net {
             .collect(),
         external: Vec::new(),
     };
+    let mut ft = FatTreeOptions::from_config(&c.config).expect("a fat tree");
+    tweak(&mut ft);
     let opts = EngineOptions {
-        fattree: FatTreeOptions::from_config(&c.config),
+        fattree: Some(ft),
         ..Default::default()
     };
     assert_eq!(
@@ -121,6 +128,7 @@ fn net(alg: Algorithm) -> Net {
         Some(match alg {
             Algorithm::Sopa => Scheme::Sopa,
             Algorithm::Rps => Scheme::Rps,
+            Algorithm::Hedera => Scheme::Hedera,
             _ => Scheme::Ecmp,
         })
     );
@@ -145,14 +153,22 @@ impl Net {
             .collect()
     }
 
-    /// Sends one frame from host `x` to `y` and runs until it is out of
-    /// the fabric; returns the switches that transmitted it.
+    /// Sends one small frame from host `x` to `y` and runs until it is out
+    /// of the fabric; returns the switches that transmitted it.
     fn send(&mut self, x: usize, y: usize, sport: u16) -> BTreeSet<u16> {
+        self.burst(x, y, sport, 1, 100)
+    }
+
+    /// Sends `n` frames of one flow at once and runs until they are out of
+    /// the fabric; returns the switches that transmitted them, each all `n`
+    /// (one path).
+    fn burst(&mut self, x: usize, y: usize, sport: u16, n: u64, payload: usize) -> BTreeSet<u16> {
         let before = self.tx();
-        self.eng
-            .port_mut()
-            .inject(x as i32 + 1, self.now, &udp(x, y, sport));
-        for _ in 0..200 {
+        let f = udp(x, y, sport, payload);
+        for _ in 0..n {
+            self.eng.port_mut().inject(x as i32 + 1, self.now, &f);
+        }
+        for _ in 0..2000 {
             self.eng.poll(self.now).expect("poll");
             self.now += 2_000;
             if self.eng.counters().queued == 0 && self.eng.port().pending() == 0 {
@@ -164,7 +180,7 @@ impl Net {
         let mut sw = BTreeSet::new();
         for (k, p) in ports.iter().enumerate() {
             if after[k] > before[k] {
-                assert_eq!(after[k], before[k] + 1, "one frame, one transmission");
+                assert_eq!(after[k], before[k] + n, "{n} frames, one path");
                 sw.insert(p.switch);
             }
         }
@@ -272,4 +288,42 @@ fn failed_agg_core_link_drops_until_its_paths_are_withdrawn() {
         }
         n.check_conservation();
     }
+}
+
+#[test]
+fn hedera_places_colliding_elephants_on_disjoint_paths() {
+    // Two flows h1 -> h15 and h2 -> h16 (edge 0 to edge 7) that ECMP hashes
+    // onto the same uplink of edge 0 both become elephants (>= 10% of the
+    // host rate over the 1 ms interval = 12.5 kB); a round then places
+    // them with global first fit on paths through different aggregation
+    // switches (each wants a whole 1 Gb/s NIC, more than a link has left).
+    let mut n = net_with(Algorithm::Hedera, |o| o.hedera_interval = 1_000_000);
+    let (a1, b1) = (0, HOSTS - 2);
+    let (a2, b2) = (1, HOSTS - 1);
+    let agg = |p: &BTreeSet<u16>| p.iter().copied().find(|&s| s as usize >= EDGES);
+    let first = n.send(a1, b1, 4000);
+    let sport = (4000..4400)
+        .find(|&sp| agg(&n.send(a2, b2, sp)) == agg(&first))
+        .expect("an ECMP collision among 400 source ports");
+    assert_eq!(n.eng.switches().unwrap().hedera_rounds().unwrap().1, 0);
+    // Bursts of 10 x 1442 B per flow, alternating, for ~10 ms.
+    let t0 = n.now;
+    let mut last = (BTreeSet::new(), BTreeSet::new());
+    while n.now < t0 + 10_000_000 {
+        last = (
+            n.burst(a1, b1, 4000, 10, 1400),
+            n.burst(a2, b2, sport, 10, 1400),
+        );
+    }
+    let (rounds, placed) = n.eng.switches().unwrap().hedera_rounds().unwrap();
+    assert!(
+        rounds >= 5 && placed == 2,
+        "rounds {rounds}, placed {placed}"
+    );
+    let (p1, p2) = last;
+    assert_ne!(agg(&p1), agg(&p2), "placed apart: {p1:?} {p2:?}");
+    assert!(expected_paths(a1, b1).contains(&p1), "{p1:?}");
+    assert!(expected_paths(a2, b2).contains(&p2), "{p2:?}");
+    assert_eq!(n.eng.counters().dropped_total(), 0);
+    n.check_conservation();
 }

@@ -218,7 +218,12 @@ fn fat_tree_switches_do_not_allocate() {
     // k = 2: h1 on edge 0 (pod 0), h2 on edge 1 (pod 1): every frame
     // crosses edge, aggregation, core, aggregation, edge with a SOPA
     // source-route header, through paced FIFOs and link delay lines.
-    for scheme in [swtor::Scheme::Sopa, swtor::Scheme::Ecmp, swtor::Scheme::Rps] {
+    for scheme in [
+        swtor::Scheme::Sopa,
+        swtor::Scheme::Ecmp,
+        swtor::Scheme::Rps,
+        swtor::Scheme::Hedera,
+    ] {
         let t = Tables {
             slices: 1,
             lookup: Lookup::Hop,
@@ -233,6 +238,9 @@ fn fat_tree_switches_do_not_allocate() {
             queue_bytes: 1 << 20,
             failure_detection: 1_000_000,
             seed: 1,
+            // Never during the measurement: a round allocates (it runs
+            // between packets, not per packet).
+            hedera_interval: 3_600_000_000_000,
         };
         run_opts(
             FabricSpec {

@@ -217,7 +217,12 @@ const STATIC_ALGOS: &[Algorithm] = &[
 ];
 
 /// Algorithms of a fat tree's switches (SOPA and its baselines).
-const FATTREE_ALGOS: &[Algorithm] = &[Algorithm::Ecmp, Algorithm::Rps, Algorithm::Sopa];
+const FATTREE_ALGOS: &[Algorithm] = &[
+    Algorithm::Ecmp,
+    Algorithm::Rps,
+    Algorithm::Sopa,
+    Algorithm::Hedera,
+];
 
 fn algo_name(a: Algorithm) -> &'static str {
     match a {
@@ -231,6 +236,7 @@ fn algo_name(a: Algorithm) -> &'static str {
         Algorithm::Ksp => "ksp",
         Algorithm::Rps => "rps",
         Algorithm::Sopa => "sopa",
+        Algorithm::Hedera => "hedera",
     }
 }
 
@@ -612,12 +618,23 @@ fn check_routing(c: &mut Checker, cfg: &Config) {
                 list.join(", "),
                 algo_name(r.algorithm),
                 if FATTREE_ALGOS.contains(&r.algorithm) && !allowed.contains(&r.algorithm) {
-                    " (rps and sopa route a fat tree: fabric \"fattree\")"
+                    " (rps, sopa and hedera route a fat tree: fabric \"fattree\")"
                 } else {
                     ""
                 }
             ),
         );
+    }
+    match r.hedera_interval {
+        Some(_) if r.algorithm != Algorithm::Hedera => c.err(
+            "$.routing.hedera_interval",
+            "expected no hedera_interval: only routing.algorithm \"hedera\" schedules flows",
+        ),
+        Some(Nanos(0)) => c.err(
+            "$.routing.hedera_interval",
+            "expected a positive duration, got 0ns",
+        ),
+        _ => {}
     }
     if r.failure_detection.is_some() && cfg.fabric != FabricKind::FatTree {
         c.err(

@@ -16,6 +16,8 @@
 //! is the ToRs'), then aggregation switches, then cores (`j*h + m`).
 //! Names: edges `s1..`, aggregation `a1..`, cores `c1..` (1-based).
 
+pub mod hedera;
+
 use crate::PortId;
 use std::collections::HashSet;
 
