@@ -989,4 +989,8 @@ fn fat_tree_errors_name_the_field() {
     assert!(Config::from_json(&v.to_string(), "t.json").is_ok());
     v["routing"]["hedera_interval"] = json!("0ns");
     rejects(&v, "$.routing.hedera_interval", &["positive"]);
+
+    let mut v = fat();
+    v["tor"] = json!({"slice_miss_detection": false});
+    rejects(&v, "$.tor", &["no `tor` section"]);
 }

@@ -288,6 +288,11 @@ impl<P: Port> Engine<P> {
                     hosts.len(),
                 )
                 .map_err(crate::FabricError::Spec)?;
+                if !spec.external.is_empty() {
+                    return Err(crate::FabricError::Spec(
+                        "a fat tree's edge switches run in swtor: no external (P4) ToRs".into(),
+                    ));
+                }
                 if sw.tree().edges() != tors {
                     return Err(crate::FabricError::Spec(format!(
                         "a fat tree with k = {} has {} edge switches, the schedule {tors} ToRs",

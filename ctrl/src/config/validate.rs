@@ -349,6 +349,12 @@ fn check_fattree(c: &mut Checker, cfg: &Config) {
         );
         return;
     };
+    if cfg.tor.is_some() {
+        c.err(
+            "$.tor",
+            "expected no `tor` section: a fat tree's switches have no calendar queues, push-back or offloading",
+        );
+    }
     if let Err(e) = crate::fattree::FatTree::new(k) {
         return c.err("$.topology.k", format!("expected an even k: {e}"));
     }
