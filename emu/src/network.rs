@@ -649,6 +649,10 @@ impl Network {
             s.push_str(&format::link_line(&h.host_if, &h.tor_if, a_ok, b_ok));
             s.push('\n');
         }
+        if let Some(t) = crate::fatlink::fat_tree(self.compiled.as_ref()) {
+            s.push_str(&crate::fatlink::links_text(&t, self.fabric.is_some()));
+            return s;
+        }
         // A native uplink is a port of the running data plane; a BMv2 one a
         // veth in its namespace.
         let up = |i: &str, t: usize| {
