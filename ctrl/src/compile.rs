@@ -73,7 +73,14 @@ pub fn compile_with_progress(
     // the tables' checks use the real schedule.
     let view = crate::schedule::routable(cfg, &schedule);
     let routed_on = view.as_ref().map_or(&schedule, |(v, _)| v);
-    let routes = crate::routing::route(cfg.routing.algorithm, routed_on, &opts)
+    // A fat tree's edge switches keep ToR tables for the Clos view of
+    // their uplinks; its scheme (ecmp, rps, sopa) runs in the switches
+    // (crate::fattree), so the ToR view is routed with ECMP.
+    let algorithm = match cfg.fabric {
+        FabricKind::FatTree => crate::config::Algorithm::Ecmp,
+        _ => cfg.routing.algorithm,
+    };
+    let routes = crate::routing::route(algorithm, routed_on, &opts)
         .map_err(|e| explain_routing(cfg, e, view.as_ref().map_or(0, |(_, n)| *n)))?;
     lap(STAGES[1], &mut t, &mut timings);
 

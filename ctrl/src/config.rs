@@ -61,6 +61,11 @@ pub enum FabricKind {
     /// ToRs meet through electrical packet switches (Clos baseline): uplink
     /// `p` of every ToR goes to spine `p`, which reaches every ToR.
     Electrical,
+    /// A k-ary Fat-Tree of electrical packet switches (SOPA, Al-Fares et
+    /// al.): the ToRs are its edge switches, with aggregation and core
+    /// switches above them (`topology.kind` `fat_tree`, `ctrl/src/fattree/`).
+    #[serde(rename = "fattree")]
+    FatTree,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -197,6 +202,9 @@ pub enum Topology {
     TrafficAware,
     /// An explicit schedule file (see docs/config.md#schedule-files).
     File { path: PathBuf },
+    /// A k-ary Fat-Tree (fabric `fattree`): k pods of k/2 edge and k/2
+    /// aggregation switches, (k/2)² cores, k³/4 hosts.
+    FatTree { k: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,6 +227,15 @@ pub enum Algorithm {
     ShortestPath,
     Ecmp,
     Ksp,
+    /// Fat-Tree: random next hop per packet (random packet spraying).
+    Rps,
+    /// Fat-Tree: the source edge switch writes a source route, paths
+    /// round-robin per packet (SOPA).
+    Sopa,
+    /// Fat-Tree: ECMP, plus a central scheduler that places elephant flows
+    /// on measured demand with global first fit every
+    /// `routing.hedera_interval` (Hedera).
+    Hedera,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -258,10 +275,25 @@ pub struct Routing {
     /// k for `ksp`; number of hash buckets for multipath (default 4).
     #[serde(default)]
     pub k: Option<u8>,
-    /// Seed for randomised choices (VLB intermediates).
+    /// Seed for randomised choices (VLB intermediates, RPS next hops).
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Fat-Tree: how long after a link fails the paths over it are
+    /// withdrawn (until then its frames are dropped as `link_down`).
+    /// Default [`DEFAULT_FAILURE_DETECTION`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_detection: Option<Nanos>,
+    /// Hedera: how often the scheduler measures flows and places the
+    /// elephants. Default [`DEFAULT_HEDERA_INTERVAL`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hedera_interval: Option<Nanos>,
 }
+
+/// Default `routing.hedera_interval`.
+pub const DEFAULT_HEDERA_INTERVAL: Nanos = Nanos(100_000_000);
+
+/// Default `routing.failure_detection`.
+pub const DEFAULT_FAILURE_DETECTION: Nanos = Nanos(1_000_000);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -454,6 +486,7 @@ impl Topology {
             Topology::Static { .. } => TopologyKind::Static,
             Topology::TrafficAware => TopologyKind::TrafficAware,
             Topology::File { .. } => TopologyKind::File,
+            Topology::FatTree { .. } => TopologyKind::FatTree,
         }
     }
 }

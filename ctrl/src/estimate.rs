@@ -111,7 +111,7 @@ fn parse_meminfo(text: &str) -> Option<u64> {
 fn slices_of(cfg: &Config) -> (u64, String) {
     let n = cfg.tors.count as usize;
     let u = cfg.tors.uplinks as usize;
-    if cfg.mode == Mode::TA || cfg.fabric == FabricKind::Electrical {
+    if cfg.mode == Mode::TA || cfg.fabric != FabricKind::Optical {
         return (1, "a one-slice topology".into());
     }
     let (s, what) = match &cfg.topology {
@@ -135,7 +135,9 @@ fn slices_of(cfg: &Config) -> (u64, String) {
             file_slices(&cfg.resolve(path)),
             format!("the slices of topology.path {}", path.display()),
         ),
-        Topology::Static { .. } | Topology::TrafficAware => (Some(1), "a static topology".into()),
+        Topology::Static { .. } | Topology::TrafficAware | Topology::FatTree { .. } => {
+            (Some(1), "a static topology".into())
+        }
     };
     (s.unwrap_or(1).max(1) as u64, what)
 }
@@ -197,9 +199,12 @@ pub fn estimate(cfg: &Config) -> Estimate {
                 format!("routing.algorithm {name} (up to {c} classes, routing.max_hop {h})"),
             )
         }
-        Algorithm::ShortestPath | Algorithm::Ecmp | Algorithm::Ksp => {
-            (1, 1, log_hops, format!("routing.algorithm {name}"))
-        }
+        Algorithm::ShortestPath
+        | Algorithm::Ecmp
+        | Algorithm::Ksp
+        | Algorithm::Rps
+        | Algorithm::Sopa
+        | Algorithm::Hedera => (1, 1, log_hops, format!("routing.algorithm {name}")),
     };
     if !cyclic {
         mean_hops = mean_hops.min(log_hops);

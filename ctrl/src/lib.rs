@@ -8,6 +8,7 @@
 pub mod compile;
 pub mod config;
 pub mod estimate;
+pub mod fattree;
 pub mod net;
 pub mod otcp;
 pub mod routing;

@@ -945,3 +945,81 @@ fn a_hybrid_to_fabric_needs_an_optical_to_config_and_a_positive_rate() {
     assert!(schema_errors(&v).is_empty());
     Config::from_json(&v.to_string(), "hybrid").unwrap();
 }
+
+/// `fabric: "fattree"`: odd k, a shape that is not the fat tree's, and
+/// routing schemes that do not fit the fabric name their field.
+#[test]
+fn fat_tree_errors_name_the_field() {
+    let fat = || doc("fattree-4.json");
+    let mut v = fat();
+    v["topology"]["k"] = json!(5);
+    both_reject(&v, "$.topology.k", &["even k", "got 5"]);
+
+    let mut v = fat();
+    v["tors"]["count"] = json!(6);
+    rejects(
+        &v,
+        "$.tors.count",
+        &["expected 8", "k²/2 edge switches", "got 6"],
+    );
+
+    let mut v = fat();
+    v["tors"]["hosts_per_tor"] = json!(3);
+    rejects(&v, "$.tors.hosts_per_tor", &["expected 2", "got 3"]);
+
+    // opera on a fat tree.
+    let mut v = fat();
+    v["routing"]["algorithm"] = json!("opera");
+    both_reject(
+        &v,
+        "$.routing.algorithm",
+        &[
+            "expected one of ecmp, rps, sopa, hedera for a fat tree",
+            "\"opera\"",
+        ],
+    );
+
+    // sopa on an optical TO config.
+    let mut v = rotornet();
+    v["routing"]["algorithm"] = json!("sopa");
+    both_reject(
+        &v,
+        "$.routing.algorithm",
+        &[
+            "got \"sopa\"",
+            "sopa and hedera route a fat tree: fabric \"fattree\"",
+        ],
+    );
+
+    // A fat_tree topology on another fabric, and the reverse.
+    let mut v = doc("clos-8.json");
+    v["topology"] = json!({"kind": "fat_tree", "k": 4});
+    both_reject(&v, "$.fabric", &["expected \"fattree\""]);
+    let mut v = fat();
+    v["topology"] = json!({"kind": "static", "graph": "full"});
+    both_reject(
+        &v,
+        "$.topology.kind",
+        &["expected \"fat_tree\"", "\"static\""],
+    );
+
+    let mut v = rotornet();
+    v["routing"]["failure_detection"] = json!("1ms");
+    rejects(&v, "$.routing.failure_detection", &["only a fat tree"]);
+
+    let mut v = fat();
+    v["routing"]["hedera_interval"] = json!("10ms");
+    rejects(
+        &v,
+        "$.routing.hedera_interval",
+        &["only routing.algorithm \"hedera\""],
+    );
+    v["routing"]["algorithm"] = json!("hedera");
+    assert!(Config::from_json(&v.to_string(), "t.json").is_ok());
+    v["routing"]["hedera_interval"] = json!("0ns");
+    rejects(&v, "$.routing.hedera_interval", &["positive"]);
+
+    let mut v = fat();
+    v["tor"] = json!({"slice_miss_detection": false});
+    rejects(&v, "$.tor", &["no `tor` section"]);
+}

@@ -160,6 +160,7 @@ fn engine(c: &Compiled, tor: TorFeatures, epoch: u64) -> anyhow::Result<Engine<M
             host_queue_bytes: 64 << 20,
             epoch: Some(epoch),
             tor,
+            fattree: None,
         },
     )
     .context("building the engine")

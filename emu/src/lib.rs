@@ -11,6 +11,7 @@ pub mod exitguard;
 pub mod experiment;
 pub mod experiments;
 pub mod fabric;
+pub mod fatlink;
 pub mod format;
 pub mod hosttcp;
 pub mod interrupt;

@@ -231,13 +231,24 @@ impl Network {
             }
             self.p4 = Some(t);
         }
-        let _ = writeln!(
-            self.out,
-            "*** Starting optical fabric: {} slices of {} (guardband {})",
-            c.schedule.slices(),
-            c.config.slice.duration,
-            c.config.slice.guardband
-        );
+        let _ = match crate::fatlink::fat_tree(Some(c)) {
+            Some(t) => writeln!(
+                self.out,
+                "*** Starting fat tree: k={}, {} edge, {} aggregation, {} core switches, routing {:?}",
+                t.k(),
+                t.edges(),
+                t.aggs(),
+                t.cores(),
+                c.config.routing.algorithm
+            ),
+            None => writeln!(
+                self.out,
+                "*** Starting optical fabric: {} slices of {} (guardband {})",
+                c.schedule.slices(),
+                c.config.slice.duration,
+                c.config.slice.guardband
+            ),
+        };
         let f = Arc::new(
             crate::fabric::start(net, c).map_err(|e| NetworkError::Fabric(e.to_string()))?,
         );
@@ -638,6 +649,10 @@ impl Network {
             s.push_str(&format::link_line(&h.host_if, &h.tor_if, a_ok, b_ok));
             s.push('\n');
         }
+        if let Some(t) = crate::fatlink::fat_tree(self.compiled.as_ref()) {
+            s.push_str(&crate::fatlink::links_text(&t, self.fabric.is_some()));
+            return s;
+        }
         // A native uplink is a port of the running data plane; a BMv2 one a
         // veth in its namespace.
         let up = |i: &str, t: usize| {
@@ -747,6 +762,12 @@ impl Network {
                     up,
                 )
                 .map_err(|e| format!("*** Error: {e}"));
+            }
+            // Switch-switch in a fat tree (fatlink.rs).
+            _ if crate::fatlink::fat_tree(self.compiled.as_ref()).is_some() => {
+                let t = crate::fatlink::fat_tree(self.compiled.as_ref());
+                return crate::fatlink::set_switch_link(t, self.fabric.as_deref(), (x, y), up)
+                    .map_err(|e| format!("*** Error: {e}"));
             }
             _ => return Err(format!("*** Error: no link between {x} and {y}")),
         };

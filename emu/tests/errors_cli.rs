@@ -219,3 +219,50 @@ fn routing_failures_name_the_config_fields() {
         "{r}"
     );
 }
+
+/// Fat trees: an odd k and a routing scheme that does not fit the fabric
+/// are refused by `compile` and `run` alike, naming the field, exit 2,
+/// nothing left behind.
+#[test]
+fn fat_tree_configs_name_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!(
+        "{}/../topologies/fattree-4.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let good = std::fs::read_to_string(src).unwrap();
+    for (name, from, to, want) in [
+        (
+            "odd.json",
+            "\"k\": 4",
+            "\"k\": 5",
+            "at $.topology.k: expected an even k",
+        ),
+        (
+            "opera.json",
+            "\"algorithm\": \"sopa\"",
+            "\"algorithm\": \"opera\"",
+            "at $.routing.algorithm: expected one of ecmp, rps, sopa, hedera for a fat tree",
+        ),
+    ] {
+        assert!(good.contains(from));
+        let cfg = write(dir.path(), name, good.replace(from, to).as_bytes());
+        for m in both(&cfg) {
+            assert!(m.contains(want), "{want}: {m}");
+        }
+    }
+    // sopa on an optical TO config.
+    let cfg = write(
+        dir.path(),
+        "sopa-optical.json",
+        rr8("1us", r#"{ "kind": "round_robin" }"#)
+            .replace("\"direct\"", "\"sopa\"")
+            .as_bytes(),
+    );
+    for m in both(&cfg) {
+        assert!(
+            m.contains("at $.routing.algorithm:") && m.contains("sopa and hedera route a fat tree"),
+            "{m}"
+        );
+    }
+}

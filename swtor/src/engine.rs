@@ -25,6 +25,8 @@ use crate::ocs::Ocs;
 use crate::pool::FramePool;
 use crate::pushback::Pushback;
 pub use crate::pushback::PushbackTrigger;
+use crate::switch::Io;
+pub use crate::switch::{FatTreeOptions, Scheme, Switches};
 use crate::tor::{Ctx, Pipeline};
 use crate::wire;
 use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
@@ -54,6 +56,10 @@ pub struct EngineOptions {
     /// The ToR and host systems of paper §6–§7 (estimator, slice-miss
     /// detection, push-back, flow pausing).
     pub tor: TorFeatures,
+    /// A fat tree of electrical switches above the ToRs (its edge
+    /// switches): frames from hosts go to [`crate::switch`] instead of the
+    /// ToR pipeline.
+    pub fattree: Option<FatTreeOptions>,
 }
 
 impl Default for EngineOptions {
@@ -63,6 +69,7 @@ impl Default for EngineOptions {
             host_queue_bytes: 4 << 20,
             epoch: None,
             tor: TorFeatures::default(),
+            fattree: None,
         }
     }
 }
@@ -157,6 +164,8 @@ pub struct Engine<P: Port> {
     nic: Option<Nic>,
     /// Fabric delay of delivered frames.
     delay: DelayHist,
+    /// The fat tree's switches, when the fabric is one.
+    sw: Option<Switches>,
     pub c: Counters,
 }
 
@@ -269,7 +278,34 @@ impl<P: Port> Engine<P> {
             }
             n
         });
+        let sw = match opts.fattree {
+            Some(o) => {
+                let sw = Switches::new(
+                    o,
+                    timing.link_rate,
+                    timing.host_rate,
+                    timing.propagation.0,
+                    hosts.len(),
+                )
+                .map_err(crate::FabricError::Spec)?;
+                if !spec.external.is_empty() {
+                    return Err(crate::FabricError::Spec(
+                        "a fat tree's edge switches run in swtor: no external (P4) ToRs".into(),
+                    ));
+                }
+                if sw.tree().edges() != tors {
+                    return Err(crate::FabricError::Spec(format!(
+                        "a fat tree with k = {} has {} edge switches, the schedule {tors} ToRs",
+                        o.k,
+                        sw.tree().edges()
+                    )));
+                }
+                Some(sw)
+            }
+            None => None,
+        };
         Ok(Engine {
+            sw,
             port,
             pool: FramePool::new(opts.pool_frames),
             timing,
@@ -321,6 +357,40 @@ impl<P: Port> Engine<P> {
 
     /// The port of the attached host with this IP (None: unknown, or a
     /// host of an external ToR).
+    /// Every port of every fat-tree switch (empty for other fabrics).
+    pub fn switch_ports(&self) -> Vec<crate::SwitchPort> {
+        let Some(sw) = self.sw.as_ref() else {
+            return Vec::new();
+        };
+        let mut v = Vec::new();
+        for s in 0..sw.tree().switches() as u16 {
+            let q = sw.queues(s);
+            for (p, &tx) in sw.port_tx(s).iter().enumerate() {
+                v.push(crate::SwitchPort {
+                    switch: s,
+                    port: p as u8,
+                    tx_frames: tx,
+                    queued_bytes: q[p],
+                });
+            }
+        }
+        v
+    }
+
+    /// The fat tree's switches (None unless the fabric is one).
+    pub fn switches(&self) -> Option<&Switches> {
+        self.sw.as_ref()
+    }
+
+    /// Fails (restores) the fat-tree link between switches `a` and `b`
+    /// at time `now` (see [`crate::switch`]).
+    pub fn set_switch_link(&mut self, a: u16, b: u16, up: bool, now: u64) -> Result<(), String> {
+        match self.sw.as_mut() {
+            Some(sw) => sw.set_link(a, b, up, now),
+            None => Err("the fabric has no switches (not a fat tree)".into()),
+        }
+    }
+
     pub fn host_ifindex(&self, ip: Ipv4Addr) -> Option<i32> {
         self.hosts
             .by_ip(&ip)
@@ -372,7 +442,19 @@ impl<P: Port> Engine<P> {
             busy |= self.release_held(now);
         }
         busy |= self.deliver_lines(now);
+        if let Some(sw) = self.sw.as_mut() {
+            sw.notice(now);
+        }
         busy |= self.receive(now)?;
+        if let Some(sw) = self.sw.as_mut() {
+            let mut x = Io {
+                pool: &mut self.pool,
+                c: &mut self.c,
+                hosts: &mut self.hosts,
+                delay: &mut self.delay,
+            };
+            busy |= sw.poll(&mut x, now);
+        }
         busy |= self.cal.rotate(
             &mut self.pool,
             &mut self.c,
@@ -500,6 +582,17 @@ impl<P: Port> Engine<P> {
                 }
             };
             if let Some(tor) = self.hosts.receive(&mut self.pool, &mut self.c, h, f) {
+                if let Some(sw) = self.sw.as_mut() {
+                    self.pool.meta_mut(f.idx).born = t;
+                    let mut x = Io {
+                        pool: &mut self.pool,
+                        c: &mut self.c,
+                        hosts: &mut self.hosts,
+                        delay: &mut self.delay,
+                    };
+                    sw.ingress(&mut x, tor, h, f.idx, t);
+                    continue;
+                }
                 if self.nic.is_some() && self.nic_holds(h, tor, f.idx, t) {
                     continue;
                 }

@@ -135,6 +135,25 @@ impl Hosts {
         self.hosts[h as usize].egress.push(pool, i);
     }
 
+    /// Frame `i` reached host `h`'s ToR at `now`: records its fabric delay
+    /// (from `Meta::born`) in `delay` and queues it for the host.
+    #[inline]
+    pub(crate) fn arrive(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        delay: &mut crate::counters::DelayHist,
+        h: u16,
+        i: u32,
+        now: u64,
+    ) {
+        let born = pool.meta(i).born;
+        if born != 0 {
+            delay.record(now.saturating_sub(born));
+        }
+        self.deliver(pool, c, h, i);
+    }
+
     /// Queues frame `i` for host `h` (any source-route header stripped).
     #[inline]
     pub(crate) fn deliver(&mut self, pool: &mut FramePool, c: &mut Counters, h: u16, i: u32) {

@@ -25,6 +25,7 @@ pub mod pool;
 pub mod port;
 pub mod pushback;
 pub mod sched;
+pub mod switch;
 pub mod timestamp;
 pub(crate) mod tor;
 pub mod wire;
@@ -37,6 +38,7 @@ pub use nic::FlowPausing;
 pub use ocs::Ocs;
 pub use port::{MemPort, SentFrame};
 pub use pushback::PushbackTrigger;
+pub use switch::{FatTreeOptions, Scheme};
 
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::schedule::timing::TimeModel;
@@ -325,6 +327,17 @@ enum Cmd {
         mpsc::SyncSender<Result<(), FabricError>>,
     ),
     SetLink(TorId, TorId, bool, mpsc::SyncSender<Result<(), String>>),
+    SetSwitchLink(u16, u16, bool, mpsc::SyncSender<Result<(), String>>),
+    SwitchPorts(mpsc::SyncSender<Vec<SwitchPort>>),
+}
+
+/// One port of a fat-tree switch: frames sent on its link, bytes queued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SwitchPort {
+    pub switch: u16,
+    pub port: u8,
+    pub tx_frames: u64,
+    pub queued_bytes: u64,
 }
 
 /// A running data plane.
@@ -574,6 +587,12 @@ fn handle_cmd<P: Port>(eng: &mut engine::Engine<P>, c: Cmd) {
         Cmd::SetLink(a, b, up, r) => {
             let _ = r.send(eng.set_link(a, b, up));
         }
+        Cmd::SetSwitchLink(a, b, up, r) => {
+            let _ = r.send(eng.set_switch_link(a, b, up, monotonic_ns()));
+        }
+        Cmd::SwitchPorts(r) => {
+            let _ = r.send(eng.switch_ports());
+        }
     }
 }
 
@@ -682,6 +701,20 @@ impl FabricHandle {
     pub fn set_link(&self, a: TorId, b: TorId, up: bool) -> Result<(), FabricError> {
         self.ask(|r| Cmd::SetLink(a, b, up, r))?
             .map_err(FabricError::Link)
+    }
+
+    /// Fails (`up == false`) or restores the fat-tree link between
+    /// switches `a` and `b` (`lh_ctrl::fattree` ids): frames sent on it are
+    /// dropped as `link_down` at once, its paths withdrawn after
+    /// `routing.failure_detection`.
+    pub fn set_switch_link(&self, a: u16, b: u16, up: bool) -> Result<(), FabricError> {
+        self.ask(|r| Cmd::SetSwitchLink(a, b, up, r))?
+            .map_err(FabricError::Link)
+    }
+
+    /// Every port of every fat-tree switch (empty for other fabrics).
+    pub fn switch_ports(&self) -> Result<Vec<SwitchPort>, FabricError> {
+        self.ask(Cmd::SwitchPorts)
     }
 
     /// Stops and joins the data-plane thread (closing its socket) and

@@ -118,11 +118,7 @@ impl Pipeline {
         };
         let dst = x.hosts.tor(dh);
         if dst == tor {
-            let born = x.pool.meta(i).born;
-            if born != 0 {
-                x.delay.record(now.saturating_sub(born));
-            }
-            return x.hosts.deliver(x.pool, x.c, dh, i);
+            return x.hosts.arrive(x.pool, x.c, x.delay, dh, i, now);
         }
         let m = x.pool.meta_mut(i);
         m.tag += 1;

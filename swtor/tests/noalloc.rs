@@ -124,6 +124,15 @@ fn run(spec: FabricSpec) {
 }
 
 fn run_with(spec: FabricSpec, tagged: Option<Vec<u8>>, expect: &'static [i32]) {
+    run_opts(spec, tagged, expect, None);
+}
+
+fn run_opts(
+    spec: FabricSpec,
+    tagged: Option<Vec<u8>>,
+    expect: &'static [i32],
+    fattree: Option<swtor::FatTreeOptions>,
+) {
     let external = tagged.is_some();
     let clock = SliceClock::aligned(
         swtor::monotonic_ns(),
@@ -146,6 +155,7 @@ fn run_with(spec: FabricSpec, tagged: Option<Vec<u8>>, expect: &'static [i32]) {
             pool_frames: 8192,
             host_queue_bytes: 1 << 20,
             epoch: None,
+            fattree,
             ..Default::default()
         },
     )
@@ -201,6 +211,50 @@ fn hosts(tors: [u16; 2]) -> Vec<HostAttach> {
             ifname: String::new(),
         })
         .collect()
+}
+
+#[test]
+fn fat_tree_switches_do_not_allocate() {
+    // k = 2: h1 on edge 0 (pod 0), h2 on edge 1 (pod 1): every frame
+    // crosses edge, aggregation, core, aggregation, edge with a SOPA
+    // source-route header, through paced FIFOs and link delay lines.
+    for scheme in [
+        swtor::Scheme::Sopa,
+        swtor::Scheme::Ecmp,
+        swtor::Scheme::Rps,
+        swtor::Scheme::Hedera,
+    ] {
+        let t = Tables {
+            slices: 1,
+            lookup: Lookup::Hop,
+            multipath: Multipath::None,
+            buckets: 1,
+            classes: None,
+            tors: Vec::new(),
+        };
+        let fattree = swtor::FatTreeOptions {
+            k: 2,
+            scheme,
+            queue_bytes: 1 << 20,
+            failure_detection: 1_000_000,
+            seed: 1,
+            // Never during the measurement: a round allocates (it runs
+            // between packets, not per packet).
+            hedera_interval: 3_600_000_000_000,
+        };
+        run_opts(
+            FabricSpec {
+                schedule: Schedule::electrical(2, 1),
+                tables: t.into(),
+                timing: timing(20_000),
+                hosts: hosts([0, 1]),
+                external: Vec::new(),
+            },
+            None,
+            &[2],
+            Some(fattree),
+        );
+    }
 }
 
 #[test]

@@ -82,6 +82,7 @@ pub enum TopologyKind {
     Static,
     TrafficAware,
     File,
+    FatTree,
 }
 
 impl TopologyKind {
@@ -93,6 +94,7 @@ impl TopologyKind {
             TopologyKind::Static => "static",
             TopologyKind::TrafficAware => "traffic_aware",
             TopologyKind::File => "file",
+            TopologyKind::FatTree => "fat_tree",
         }
     }
     /// Fields (besides `kind`) that this kind takes, and whether each is required.
@@ -103,6 +105,7 @@ impl TopologyKind {
             TopologyKind::Shale => &[("h", true)],
             TopologyKind::Static => &[("graph", true)],
             TopologyKind::File => &[("path", true)],
+            TopologyKind::FatTree => &[("k", true)],
         }
     }
 }
@@ -118,7 +121,7 @@ impl<'de> DeserializeSeed<'de> for Reject {
     }
 }
 
-const TOPOLOGY_FIELDS: &[&str] = &["kind", "seed", "h", "graph", "path"];
+const TOPOLOGY_FIELDS: &[&str] = &["kind", "seed", "h", "graph", "path", "k"];
 
 /// What a topology of `kind` may hold, for messages.
 fn expected_fields(kind: TopologyKind) -> String {
@@ -144,7 +147,7 @@ impl<'de> Deserialize<'de> for Topology {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Topology, A::Error> {
                 let mut kind: Option<TopologyKind> = None;
-                let (mut seed, mut h, mut graph, mut path) = (None, None, None, None);
+                let (mut seed, mut h, mut graph, mut path, mut k) = (None, None, None, None, None);
                 // Fields seen before `kind`, checked once it is known.
                 let mut early: Vec<&'static str> = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
@@ -158,7 +161,7 @@ impl<'de> Deserialize<'de> for Topology {
                                 )
                             }
                             None => format!(
-                                "unknown field `{key}`, expected one of `kind`, `seed`, `h`, `graph`, `path`"
+                                "unknown field `{key}`, expected one of `kind`, `seed`, `h`, `graph`, `path`, `k`"
                             ),
                         };
                         return Err(map.next_value_seed(Reject(msg)).err().unwrap_or_else(|| {
@@ -170,6 +173,7 @@ impl<'de> Deserialize<'de> for Topology {
                         "seed" => seed.is_some(),
                         "h" => h.is_some(),
                         "graph" => graph.is_some(),
+                        "k" => k.is_some(),
                         _ => path.is_some(),
                     };
                     if dup {
@@ -199,6 +203,7 @@ impl<'de> Deserialize<'de> for Topology {
                         "seed" => seed = Some(map.next_value::<Option<u64>>()?),
                         "h" => h = Some(map.next_value::<u32>()?),
                         "graph" => graph = Some(map.next_value::<StaticGraph>()?),
+                        "k" => k = Some(map.next_value::<u32>()?),
                         _ => path = Some(map.next_value::<PathBuf>()?),
                     }
                 }
@@ -230,6 +235,9 @@ impl<'de> Deserialize<'de> for Topology {
                     },
                     TopologyKind::File => Topology::File {
                         path: path.ok_or_else(|| missing("path"))?,
+                    },
+                    TopologyKind::FatTree => Topology::FatTree {
+                        k: k.ok_or_else(|| missing("k"))?,
                     },
                 })
             }

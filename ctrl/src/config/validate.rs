@@ -216,6 +216,14 @@ const STATIC_ALGOS: &[Algorithm] = &[
     Algorithm::Ksp,
 ];
 
+/// Algorithms of a fat tree's switches (SOPA and its baselines).
+const FATTREE_ALGOS: &[Algorithm] = &[
+    Algorithm::Ecmp,
+    Algorithm::Rps,
+    Algorithm::Sopa,
+    Algorithm::Hedera,
+];
+
 fn algo_name(a: Algorithm) -> &'static str {
     match a {
         Algorithm::Direct => "direct",
@@ -226,6 +234,9 @@ fn algo_name(a: Algorithm) -> &'static str {
         Algorithm::ShortestPath => "shortest_path",
         Algorithm::Ecmp => "ecmp",
         Algorithm::Ksp => "ksp",
+        Algorithm::Rps => "rps",
+        Algorithm::Sopa => "sopa",
+        Algorithm::Hedera => "hedera",
     }
 }
 
@@ -319,6 +330,8 @@ fn check_fabric(c: &mut Checker, cfg: &Config) {
                     "$.topology.graph",
                     "expected \"full\": an electrical fabric reaches every ToR through each spine",
                 ),
+                // Reported at $.fabric (check_topology).
+                Topology::FatTree { .. } => {}
                 _ => c.err(
                     "$.topology.kind",
                     format!(
@@ -327,6 +340,60 @@ fn check_fabric(c: &mut Checker, cfg: &Config) {
                     ),
                 ),
             }
+        }
+        FabricKind::FatTree => check_fattree(c, cfg),
+    }
+}
+
+/// `fabric: "fattree"`: a k-ary fat tree whose edge switches are the ToRs.
+fn check_fattree(c: &mut Checker, cfg: &Config) {
+    if cfg.ocs.is_some() {
+        c.err(
+            "$.ocs",
+            "expected no `ocs` object: fabric is a fat tree of electrical switches",
+        );
+    }
+    let Topology::FatTree { k } = cfg.topology else {
+        c.err(
+            "$.topology.kind",
+            format!(
+                "expected \"fat_tree\" (with an even k) for fabric \"fattree\", got {:?}",
+                cfg.topology.kind().name()
+            ),
+        );
+        return;
+    };
+    if cfg.tor.is_some() {
+        c.err(
+            "$.tor",
+            "expected no `tor` section: a fat tree's switches have no calendar queues, push-back or offloading",
+        );
+    }
+    if let Err(e) = crate::fattree::FatTree::new(k) {
+        return c.err("$.topology.k", format!("expected an even k: {e}"));
+    }
+    let t = &cfg.tors;
+    let h = k / 2;
+    for (path, got, want, what) in [
+        ("$.tors.count", t.count as u32, k * h, "k²/2 edge switches"),
+        (
+            "$.tors.uplinks",
+            t.uplinks as u32,
+            h,
+            "k/2 aggregation switches per pod",
+        ),
+        (
+            "$.tors.hosts_per_tor",
+            t.hosts_per_tor as u32,
+            h,
+            "k/2 hosts per edge switch",
+        ),
+    ] {
+        if got != want {
+            c.err(
+                path,
+                format!("expected {want} ({what} of a fat tree with topology.k = {k}), got {got}"),
+            );
         }
     }
 }
@@ -380,7 +447,7 @@ fn check_timing(c: &mut Checker, cfg: &Config) {
 fn check_mode(c: &mut Checker, cfg: &Config) {
     let kind = cfg.topology.kind();
     match cfg.mode {
-        Mode::TA if cfg.fabric == FabricKind::Electrical => {
+        Mode::TA if cfg.fabric != FabricKind::Optical => {
             c.err(
                 "$.mode",
                 "expected \"TO\": an electrical fabric has no circuits to schedule from traffic",
@@ -513,6 +580,14 @@ fn check_topology(c: &mut Checker, cfg: &Config) {
             }
         }
         Topology::TrafficAware => {}
+        Topology::FatTree { .. } => {
+            if cfg.fabric != FabricKind::FatTree {
+                c.err(
+                    "$.fabric",
+                    "expected \"fattree\": topology fat_tree is a fat tree of electrical packet switches",
+                );
+            }
+        }
         Topology::File { path } => {
             let full = cfg.resolve(path);
             if let Err(e) = crate::textfile::check_file(&full) {
@@ -545,6 +620,8 @@ fn check_routing(c: &mut Checker, cfg: &Config) {
                 cfg.topology.kind().name()
             ),
         )
+    } else if cfg.fabric == FabricKind::FatTree {
+        (FATTREE_ALGOS, "a fat tree (fabric \"fattree\")".into())
     } else if cfg.mode == Mode::TA {
         (STATIC_ALGOS, "mode TA (each topology holds still)".into())
     } else if cfg.fabric == FabricKind::Electrical {
@@ -557,10 +634,32 @@ fn check_routing(c: &mut Checker, cfg: &Config) {
         c.err(
             "$.routing.algorithm",
             format!(
-                "expected one of {} for {why}, got {:?}",
+                "expected one of {} for {why}, got {:?}{}",
                 list.join(", "),
-                algo_name(r.algorithm)
+                algo_name(r.algorithm),
+                if FATTREE_ALGOS.contains(&r.algorithm) && !allowed.contains(&r.algorithm) {
+                    " (rps, sopa and hedera route a fat tree: fabric \"fattree\")"
+                } else {
+                    ""
+                }
             ),
+        );
+    }
+    match r.hedera_interval {
+        Some(_) if r.algorithm != Algorithm::Hedera => c.err(
+            "$.routing.hedera_interval",
+            "expected no hedera_interval: only routing.algorithm \"hedera\" schedules flows",
+        ),
+        Some(Nanos(0)) => c.err(
+            "$.routing.hedera_interval",
+            "expected a positive duration, got 0ns",
+        ),
+        _ => {}
+    }
+    if r.failure_detection.is_some() && cfg.fabric != FabricKind::FatTree {
+        c.err(
+            "$.routing.failure_detection",
+            "expected no failure_detection: only a fat tree (fabric \"fattree\") withdraws paths over failed links",
         );
     }
     if r.k == Some(0) {

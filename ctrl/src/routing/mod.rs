@@ -384,6 +384,12 @@ pub fn route(
         Algorithm::ShortestPath => static_routes::shortest_path(s, opts),
         Algorithm::Ecmp => static_routes::ecmp(s, opts),
         Algorithm::Ksp => static_routes::ksp(s, opts),
+        Algorithm::Rps | Algorithm::Sopa | Algorithm::Hedera => {
+            Err(RoutingError::Unsupported(format!(
+                "{} routes a fat tree (fabric \"fattree\"), whose switches forward by crate::fattree tables",
+                format!("{alg:?}").to_lowercase()
+            )))
+        }
     }
 }
 

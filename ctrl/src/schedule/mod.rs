@@ -496,6 +496,14 @@ pub fn from_config_with_ocs(cfg: &Config) -> Result<(Schedule, OcsSchedule), Sch
     let n = cfg.tors.count as usize;
     let u = cfg.tors.uplinks as usize;
     let electrical = cfg.fabric == FabricKind::Electrical;
+    if cfg.fabric == FabricKind::FatTree {
+        // The ToRs' view of a fat tree (they are its edge switches): one
+        // electrical uplink per aggregation switch. The switches above
+        // forward by `crate::fattree` tables, not by this schedule.
+        let s = full(n, u);
+        let o = s.verify(cfg)?;
+        return Ok((s, o));
+    }
     let s = match &cfg.topology {
         Topology::Static {
             graph: StaticGraph::Full,
@@ -522,6 +530,11 @@ pub fn from_config_with_ocs(cfg: &Config) -> Result<(Schedule, OcsSchedule), Sch
         Topology::TrafficAware => {
             return Err(ScheduleError::Infeasible(
                 "traffic-aware topologies are built by ta::build".into(),
+            ));
+        }
+        Topology::FatTree { .. } => {
+            return Err(ScheduleError::Infeasible(
+                "topology fat_tree needs fabric \"fattree\"".into(),
             ));
         }
     };
