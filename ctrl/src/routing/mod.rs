@@ -189,47 +189,8 @@ fn worker_threads() -> usize {
         .max(1)
 }
 
-/// Solves every destination (in parallel over the available cores) and
-/// returns `f`'s results in destination order.
-pub(crate) fn per_destination<T: Send>(
-    s: &Schedule,
-    max_hop: u8,
-    same_slice_hops: bool,
-    f: impl Fn(&earliest::Dp) -> T + Sync,
-) -> Vec<T> {
-    let n = s.tors();
-    let adj = earliest::Adjacency::new(s);
-    let threads = worker_threads().min(n.max(1));
-    let chunk = n.div_ceil(threads.max(1)).max(1);
-    let run = |lo: usize, hi: usize| {
-        let mut dp = earliest::Dp::new(s, &adj, max_hop, same_slice_hops);
-        (lo..hi)
-            .map(|d| {
-                dp.solve(d as TorId);
-                f(&dp)
-            })
-            .collect::<Vec<T>>()
-    };
-    if threads <= 1 {
-        return run(0, n);
-    }
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..n)
-            .step_by(chunk)
-            .map(|lo| {
-                let run = &run;
-                sc.spawn(move || run(lo, (lo + chunk).min(n)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("routing worker panicked"))
-            .collect()
-    })
-}
-
-/// Like [`per_destination`], for algorithms that emit paths: `f` appends
-/// one destination's paths; the result is in destination order. Each worker
+/// Solves every destination (in parallel over the available cores): `f`
+/// appends one destination's paths; the result is in destination order. Each worker
 /// fills one flat store (the first one sized for everything, `per_dst`
 /// paths of about two hops per destination), so paths are moved at most
 /// once.

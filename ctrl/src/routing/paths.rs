@@ -21,7 +21,8 @@ struct Meta {
 }
 
 /// Paths in one flat store: fixed-size records plus one hop array.
-#[derive(Clone, Default, PartialEq, Eq)]
+/// Records may share hops ([`Paths::select`]); equality compares paths.
+#[derive(Clone, Default)]
 pub struct Paths {
     meta: Vec<Meta>,
     hops: Vec<Hop>,
@@ -202,11 +203,36 @@ impl Paths {
         }));
     }
 
+    /// The paths `picks` names (index into `self`, class to set), in that
+    /// order: path records only, sharing `self`'s hop array (hops no pick
+    /// names stay in it unused). A path may be picked more than once.
+    pub fn select(self, picks: impl IntoIterator<Item = (usize, Option<u8>)>) -> Paths {
+        let meta = picks
+            .into_iter()
+            .map(|(i, class)| Meta {
+                class,
+                ..self.meta[i]
+            })
+            .collect();
+        Paths {
+            meta,
+            hops: self.hops,
+        }
+    }
+
     /// Owned copies of every path (small fabrics, tests).
     pub fn to_vec(&self) -> Vec<Path> {
         self.iter().map(|p| p.to_path()).collect()
     }
 }
+
+impl PartialEq for Paths {
+    fn eq(&self, other: &Paths) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Paths {}
 
 /// Iterator over a [`Paths`] store.
 #[derive(Clone, Debug)]

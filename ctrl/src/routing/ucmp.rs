@@ -20,9 +20,7 @@
 //! on the remaining hop budget, so use source routing (`lookup: source`).
 
 use super::earliest::Dp;
-use super::{
-    ClassThresholds, RouteSet, RoutingError, RoutingOptions, paths_per_destination, per_destination,
-};
+use super::{ClassThresholds, RouteSet, RoutingError, RoutingOptions, paths_per_destination};
 use crate::schedule::Schedule;
 use crate::{SliceId, Slot, TorId};
 
@@ -81,11 +79,12 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
         .unwrap_or(DEFAULT_MAX_HOP)
         .clamp(1, u8::MAX - 1);
     let b = opts.bytes_per_slice;
-    // Pass 1: every pair's thresholds, to place the global classes.
-    let parts = per_destination(s, cap, opts.same_slice_hops, |dp| {
+    // One search per destination: every pair's Pareto paths, most hops
+    // first, each tagged with its point index. The classes then only pick
+    // among them, sharing their hops.
+    let per_dst = n.saturating_sub(1) * slices * 3;
+    let cands = paths_per_destination(s, cap, opts.same_slice_hops, false, per_dst, |dp, out| {
         let d = dp.dst();
-        let mut pooled = Vec::new();
-        let mut most = 0usize;
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
                 let pts = pareto(dp, src, ts);
@@ -97,53 +96,62 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
                         max_hop: cap,
                     });
                 }
-                most = most.max(pts.len());
-                pooled.extend(thresholds(&pts, b));
-            }
-        }
-        Ok((pooled, most))
-    });
-    let mut pooled = Vec::new();
-    let mut most = 1;
-    for p in parts {
-        let (v, m) = p?;
-        pooled.extend(v);
-        most = most.max(m);
-    }
-    let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
-    // Pass 2: per class, the point its lower bound picks.
-    let per_dst = n.saturating_sub(1) * slices * classes.len();
-    let paths = paths_per_destination(s, cap, opts.same_slice_hops, false, per_dst, |dp, out| {
-        let d = dp.dst();
-        for src in (0..n as TorId).filter(|&x| x != d) {
-            for ts in 0..slices as SliceId {
-                let pts = pareto(dp, src, ts);
-                let th = thresholds(&pts, b);
-                let mut prev = usize::MAX;
-                for (c, &tc) in classes.iter().enumerate() {
-                    let i = point_for(&th, tc);
-                    if i == prev {
-                        // The previous class's path again; its hops are
-                        // the last ones in the store.
-                        let n = out.last().expect("pushed").hops.len();
-                        out.push_with(src, d, Some(ts), Some(c as u8), |h| {
-                            h.extend_from_within(h.len() - n..);
-                            Some(n)
-                        });
-                    } else {
-                        let found = out.push_with(src, d, Some(ts), Some(c as u8), |h| {
-                            dp.path_into(src, ts, pts[i].hops as usize, h)
-                        });
-                        assert!(found, "Pareto point has a path");
-                    }
-                    prev = i;
+                for (i, p) in pts.iter().enumerate() {
+                    let found = out.push_with(src, d, Some(ts), Some(i as u8), |h| {
+                        dp.path_into(src, ts, p.hops as usize, h)
+                    });
+                    assert!(found, "Pareto point has a path");
                 }
             }
         }
         Ok(())
     })?;
+    // Each pair's candidates are one run of the store; its points follow
+    // from the paths.
+    let mut pts = Vec::new();
+    let mut th = Vec::new();
+    let pair = |i: usize, pts: &mut Vec<Point>, th: &mut Vec<u64>| -> usize {
+        let first = cands.get(i);
+        let ts = first.arrival.expect("timed") as Slot;
+        pts.clear();
+        let mut j = i;
+        while j < cands.len() {
+            let p = cands.get(j);
+            if (p.src, p.dst, p.arrival) != (first.src, first.dst, first.arrival) {
+                break;
+            }
+            pts.push(Point {
+                hops: p.hops.len() as u32,
+                latency: p.delivered().expect("timed") - ts,
+            });
+            j += 1;
+        }
+        th.clear();
+        th.extend(thresholds(pts, b));
+        j
+    };
+    // The global classes from every pair's thresholds.
+    let mut pooled = Vec::new();
+    let mut most = 1;
+    let mut i = 0;
+    while i < cands.len() {
+        i = pair(i, &mut pts, &mut th);
+        most = most.max(pts.len());
+        pooled.extend_from_slice(&th);
+    }
+    let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
+    // Per class, the point its lower bound picks.
+    let mut picks = Vec::with_capacity(n.saturating_sub(1) * n * slices * classes.len());
+    let mut i = 0;
+    while i < cands.len() {
+        let next = pair(i, &mut pts, &mut th);
+        for (c, &tc) in classes.iter().enumerate() {
+            picks.push((i + point_for(&th, tc), Some(c as u8)));
+        }
+        i = next;
+    }
     Ok(RouteSet {
-        paths,
+        paths: cands.select(picks),
         classes: Some(ClassThresholds {
             thresholds: classes,
         }),
