@@ -20,8 +20,12 @@ struct Meta {
     start: u32,
 }
 
+/// Path records picked from a [`Paths`] store ([`Paths::pick`]).
+#[derive(Debug)]
+pub struct Picked(Vec<Meta>);
+
 /// Paths in one flat store: fixed-size records plus one hop array.
-/// Records may share hops ([`Paths::select`]); equality compares paths.
+/// Records may share hops ([`Paths::keep`]); equality compares paths.
 #[derive(Clone, Default)]
 pub struct Paths {
     meta: Vec<Meta>,
@@ -203,19 +207,27 @@ impl Paths {
         }));
     }
 
-    /// The paths `picks` names (index into `self`, class to set), in that
-    /// order: path records only, sharing `self`'s hop array (hops no pick
-    /// names stay in it unused). A path may be picked more than once.
-    pub fn select(self, picks: impl IntoIterator<Item = (usize, Option<u8>)>) -> Paths {
-        let meta = picks
-            .into_iter()
-            .map(|(i, class)| Meta {
-                class,
-                ..self.meta[i]
-            })
-            .collect();
+    /// Records of the paths `picks` names (index into `self`, class to
+    /// set), in that order, for [`Paths::keep`]; `capacity`: how many.
+    pub fn pick(
+        &self,
+        picks: impl IntoIterator<Item = (usize, Option<u8>)>,
+        capacity: usize,
+    ) -> Picked {
+        let mut meta = Vec::with_capacity(capacity);
+        meta.extend(picks.into_iter().map(|(i, class)| Meta {
+            class,
+            ..self.meta[i]
+        }));
+        Picked(meta)
+    }
+
+    /// The paths [`Paths::pick`] picked from `self`: records only, sharing
+    /// `self`'s hop array (hops no pick names stay in it unused). A path
+    /// may be picked more than once.
+    pub fn keep(self, picked: Picked) -> Paths {
         Paths {
-            meta,
+            meta: picked.0,
             hops: self.hops,
         }
     }

@@ -80,11 +80,15 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
         .clamp(1, u8::MAX - 1);
     let b = opts.bytes_per_slice;
     // One search per destination: every pair's Pareto paths, most hops
-    // first, each tagged with its point index. The classes then only pick
-    // among them, sharing their hops.
+    // first, each tagged with its point index (so a pair's run starts at
+    // class 0), and every pair's thresholds, to place the global classes.
+    // The classes then only pick among the paths, sharing their hops.
     let per_dst = n.saturating_sub(1) * slices * 3;
+    let pooled = std::sync::Mutex::new((Vec::new(), 1usize));
     let cands = paths_per_destination(s, cap, opts.same_slice_hops, false, per_dst, |dp, out| {
         let d = dp.dst();
+        let mut th = Vec::new();
+        let mut most = 1;
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
                 let pts = pareto(dp, src, ts);
@@ -102,56 +106,52 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
                     });
                     assert!(found, "Pareto point has a path");
                 }
+                most = most.max(pts.len());
+                th.extend(thresholds(&pts, b));
             }
         }
+        let mut all = pooled.lock().expect("not poisoned");
+        all.0.extend_from_slice(&th);
+        all.1 = all.1.max(most);
         Ok(())
     })?;
-    // Each pair's candidates are one run of the store; its points follow
-    // from the paths.
-    let mut pts = Vec::new();
-    let mut th = Vec::new();
-    let pair = |i: usize, pts: &mut Vec<Point>, th: &mut Vec<u64>| -> usize {
-        let first = cands.get(i);
-        let ts = first.arrival.expect("timed") as Slot;
-        pts.clear();
-        let mut j = i;
-        while j < cands.len() {
-            let p = cands.get(j);
-            if (p.src, p.dst, p.arrival) != (first.src, first.dst, first.arrival) {
-                break;
-            }
-            pts.push(Point {
-                hops: p.hops.len() as u32,
-                latency: p.delivered().expect("timed") - ts,
-            });
-            j += 1;
-        }
-        th.clear();
-        th.extend(thresholds(pts, b));
-        j
-    };
-    // The global classes from every pair's thresholds.
-    let mut pooled = Vec::new();
-    let mut most = 1;
-    let mut i = 0;
-    while i < cands.len() {
-        i = pair(i, &mut pts, &mut th);
-        most = most.max(pts.len());
-        pooled.extend_from_slice(&th);
-    }
+    let (pooled, most) = pooled.into_inner().expect("not poisoned");
     let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
-    // Per class, the point its lower bound picks.
-    let mut picks = Vec::with_capacity(n.saturating_sub(1) * n * slices * classes.len());
-    let mut i = 0;
-    while i < cands.len() {
-        let next = pair(i, &mut pts, &mut th);
-        for (c, &tc) in classes.iter().enumerate() {
-            picks.push((i + point_for(&th, tc), Some(c as u8)));
+    // Per pair and class, the point the class's lower bound picks; the
+    // points follow from the pair's paths.
+    let (mut i, mut c) = (0, 0);
+    let (mut pts, mut th) = (Vec::new(), Vec::new());
+    let picks = std::iter::from_fn(|| {
+        if c == 0 {
+            if i >= cands.len() {
+                return None;
+            }
+            let ts = cands.get(i).arrival.expect("timed") as Slot;
+            pts.clear();
+            let mut j = i;
+            while j < cands.len() && (j == i || cands.get(j).class != Some(0)) {
+                let p = cands.get(j);
+                pts.push(Point {
+                    hops: p.hops.len() as u32,
+                    latency: p.delivered().expect("timed") - ts,
+                });
+                j += 1;
+            }
+            th.clear();
+            th.extend(thresholds(&pts, b));
         }
-        i = next;
-    }
+        let pick = (i + point_for(&th, classes[c]), Some(c as u8));
+        c += 1;
+        if c == classes.len() {
+            c = 0;
+            i += pts.len();
+        }
+        Some(pick)
+    });
+    let picked = cands.pick(picks, n * n.saturating_sub(1) * slices * classes.len());
+    let paths = cands.keep(picked);
     Ok(RouteSet {
-        paths: cands.select(picks),
+        paths,
         classes: Some(ClassThresholds {
             thresholds: classes,
         }),
