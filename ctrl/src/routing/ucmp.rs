@@ -20,7 +20,9 @@
 //! on the remaining hop budget, so use source routing (`lookup: source`).
 
 use super::earliest::Dp;
-use super::{ClassThresholds, RouteSet, RoutingError, RoutingOptions, paths_per_destination};
+use super::{
+    ClassThresholds, Paths, RouteSet, RoutingError, RoutingOptions, paths_per_destination_parts,
+};
 use crate::schedule::Schedule;
 use crate::{SliceId, Slot, TorId};
 
@@ -85,7 +87,9 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
     // The classes then only pick among the paths, sharing their hops.
     let per_dst = n.saturating_sub(1) * slices * 3;
     let pooled = std::sync::Mutex::new((Vec::new(), 1usize));
-    let cands = paths_per_destination(s, cap, opts.same_slice_hops, false, per_dst, |dp, out| {
+    let searches = [(cap, opts.same_slice_hops, false)];
+    let parts = paths_per_destination_parts(s, &searches, per_dst, |dp, out| {
+        let dp = &dp[0];
         let d = dp.dst();
         let mut th = Vec::new();
         let mut most = 1;
@@ -117,8 +121,41 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
     })?;
     let (pooled, most) = pooled.into_inner().expect("not poisoned");
     let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
-    // Per pair and class, the point the class's lower bound picks; the
-    // points follow from the pair's paths.
+    // Per pair and class, the point the class's lower bound picks (each
+    // worker's store on its own), then the stores joined.
+    let total = n * n.saturating_sub(1) * slices * classes.len();
+    let classes = &classes;
+    let mut picked: Vec<Paths> = std::thread::scope(|sc| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, part)| {
+                let room = if i == 0 { total } else { part.len() * classes.len() };
+                sc.spawn(move || pick_classes(part, classes, b, room))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("ucmp worker panicked"))
+            .collect()
+    });
+    let mut paths = picked.remove(0);
+    for mut p in picked {
+        paths.append(&mut p);
+    }
+    Ok(RouteSet {
+        paths,
+        classes: Some(ClassThresholds {
+            thresholds: classes.clone(),
+        }),
+    })
+}
+
+/// The paths of each class from `cands` (runs of one pair's Pareto paths,
+/// tagged with their point index): per pair and class, the point a flow of
+/// the class's lower bound picks by the pair's thresholds (`b` bytes per
+/// slice). `room`: records to reserve.
+fn pick_classes(cands: Paths, classes: &[u64], b: u64, room: usize) -> Paths {
     let (mut i, mut c) = (0, 0);
     let (mut pts, mut th) = (Vec::new(), Vec::new());
     let picks = std::iter::from_fn(|| {
@@ -148,14 +185,8 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
         }
         Some(pick)
     });
-    let picked = cands.pick(picks, n * n.saturating_sub(1) * slices * classes.len());
-    let paths = cands.keep(picked);
-    Ok(RouteSet {
-        paths,
-        classes: Some(ClassThresholds {
-            thresholds: classes,
-        }),
-    })
+    let picked = cands.pick(picks, room);
+    cands.keep(picked)
 }
 
 /// `k` ascending class thresholds from the pooled per-pair ones (module
