@@ -130,7 +130,11 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
             .into_iter()
             .enumerate()
             .map(|(i, part)| {
-                let room = if i == 0 { total } else { part.len() * classes.len() };
+                let room = if i == 0 {
+                    total
+                } else {
+                    part.len() * classes.len()
+                };
                 sc.spawn(move || pick_classes(part, classes, b, room))
             })
             .collect();
