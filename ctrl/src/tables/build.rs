@@ -257,6 +257,8 @@ fn build_sorted_source(
     let checked = par_chunks(paths.len(), threads, |r| {
         let mut class_seen = [false; 257];
         let (mut sorted, mut timed) = (true, false);
+        // Paths per (dst, src) block, for the blocks' runs below.
+        let mut counts = vec![0u32; n * n];
         let mut prev: Option<PathRef<'_>> = None;
         for i in r {
             let p = paths.get(i);
@@ -272,19 +274,28 @@ fn build_sorted_source(
             }
             class_seen[p.class.map_or(0, |c| c as usize + 1)] = true;
             timed |= p.arrival.is_some();
+            counts[p.dst as usize * n + p.src as usize] += 1;
             prev = Some(p);
         }
-        Ok((class_seen, sorted, timed))
+        Ok((class_seen, sorted, timed, counts))
     });
     let mut class_seen = [false; 257];
     let (mut sorted, mut timed) = (true, false);
+    // `start[dst * n + src]`: where block (src, dst)'s run starts.
+    let mut start = vec![0u32; n * n + 1];
     for c in checked {
-        let (seen, sorted_here, timed_here) = c?;
+        let (seen, sorted_here, timed_here, counts) = c?;
         for (all, this) in class_seen.iter_mut().zip(seen) {
             *all |= this;
         }
         sorted &= sorted_here;
         timed |= timed_here;
+        for (s, c) in start[1..].iter_mut().zip(counts) {
+            *s += c;
+        }
+    }
+    for k in 0..n * n {
+        start[k + 1] += start[k];
     }
     // Across chunk boundaries.
     for w in par_bounds(paths.len(), threads).windows(2) {
@@ -305,15 +316,10 @@ fn build_sorted_source(
         lookup: Lookup::Source,
         failed: &failed,
     };
-    // The run of paths of block (tor, dst).
+    // The run of paths of block (tor, dst) (the paths are sorted).
     let block = |tor: usize, dst: usize| {
-        let key = (dst * n + tor) as u64;
-        let at = |i: usize| {
-            let p = paths.get(i);
-            p.dst as u64 * n as u64 + p.src as u64
-        };
-        let lo = partition_point(paths.len(), |i| at(i) < key);
-        lo..lo + partition_point(paths.len() - lo, |i| at(lo + i) <= key)
+        let k = dst * n + tor;
+        start[k] as usize..start[k + 1] as usize
     };
     let work = |w: usize| {
         let mut out = Vec::new();
@@ -382,21 +388,6 @@ fn build_sorted_source(
         classes: routes.classes.clone(),
         tors,
     }))
-}
-
-/// The first `i` in `0..len` for which `below(i)` is false (`below` true
-/// on a prefix).
-fn partition_point(len: usize, below: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0, len);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if below(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 /// Sizes of the dense match space of one (ToR, dst) block.
