@@ -42,7 +42,14 @@ pub struct Point {
 
 /// The pair's Pareto points, lowest latency (most hops) first.
 pub fn pareto(dp: &Dp, src: TorId, ts: SliceId) -> Vec<Point> {
-    let mut pts: Vec<Point> = Vec::new();
+    let mut pts = Vec::new();
+    pareto_into(dp, src, ts, &mut pts);
+    pts
+}
+
+/// [`pareto`] into `pts` (cleared first), reusing its buffer.
+fn pareto_into(dp: &Dp, src: TorId, ts: SliceId, pts: &mut Vec<Point>) {
+    pts.clear();
     for h in 1..=dp.layers() {
         if let Some((arr, hops)) = dp.value(src, ts, h) {
             let latency = arr - ts as Slot;
@@ -52,21 +59,27 @@ pub fn pareto(dp: &Dp, src: TorId, ts: SliceId) -> Vec<Point> {
         }
     }
     pts.reverse();
-    pts
 }
 
 /// Monotone thresholds between consecutive points of [`pareto`]:
 /// `θ[i]` separates point `i` (more hops) from point `i + 1`.
 pub fn thresholds(pts: &[Point], bytes_per_slice: u64) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::with_capacity(pts.len().saturating_sub(1));
+    let mut out = Vec::with_capacity(pts.len().saturating_sub(1));
+    thresholds_into(pts, bytes_per_slice, &mut out);
+    out
+}
+
+/// [`thresholds`] appended to `out` (the running maximum starts afresh).
+fn thresholds_into(pts: &[Point], bytes_per_slice: u64, out: &mut Vec<u64>) {
+    let first = out.len();
     for w in pts.windows(2) {
         let (many, few) = (w[0], w[1]);
         let dl = (few.latency - many.latency) as f64;
         let dh = (many.hops - few.hops) as f64;
         let th = (bytes_per_slice.max(1) as f64 * dl / dh / ALPHA).ceil() as u64;
-        out.push(out.last().map_or(th, |&p| p.max(th)));
+        let prev = out[first..].last().copied();
+        out.push(prev.map_or(th, |p| p.max(th)));
     }
-    out
 }
 
 /// Index of the point a flow of `size` bytes uses.
@@ -91,11 +104,11 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
     let parts = paths_per_destination_parts(s, &searches, per_dst, |dp, out| {
         let dp = &dp[0];
         let d = dp.dst();
-        let mut th = Vec::new();
+        let (mut th, mut pts) = (Vec::new(), Vec::new());
         let mut most = 1;
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
-                let pts = pareto(dp, src, ts);
+                pareto_into(dp, src, ts, &mut pts);
                 if pts.is_empty() {
                     return Err(RoutingError::NoPath {
                         src,
@@ -111,7 +124,7 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
                     assert!(found, "Pareto point has a path");
                 }
                 most = most.max(pts.len());
-                th.extend(thresholds(&pts, b));
+                thresholds_into(&pts, b, &mut th);
             }
         }
         let mut all = pooled.lock().expect("not poisoned");
@@ -179,7 +192,7 @@ fn pick_classes(cands: Paths, classes: &[u64], b: u64, room: usize) -> Paths {
                 j += 1;
             }
             th.clear();
-            th.extend(thresholds(&pts, b));
+            thresholds_into(&pts, b, &mut th);
         }
         let pick = (i + point_for(&th, classes[c]), Some(c as u8));
         c += 1;
