@@ -220,20 +220,13 @@ impl Compiled {
         let sizes: Vec<usize> = self.tables.tors.iter().map(|t| t.len()).collect();
         let entries = Spread::of(sizes.iter().map(|&n| n as f64));
         let paths = &self.routes.paths;
-        let hops = Spread::of(paths.iter().map(|p| p.hops.len() as f64));
-        let mut lat: Vec<u32> = paths.iter().filter_map(|p| p.latency_slots()).collect();
-        let (latency, p99) = if lat.is_empty() {
-            (None, None)
-        } else {
-            lat.sort_unstable();
-            let p99 = lat[((lat.len() - 1) as f64 * 0.99).round() as usize];
-            (Some(Spread::of(lat.iter().map(|&x| x as f64))), Some(p99))
+        let st = PathStats::of(paths);
+        let hops = st.hops;
+        let (latency, p99) = match st.latency {
+            Some((l, p99)) => (Some(l), Some(p99)),
+            None => (None, None),
         };
-        let worst = paths
-            .iter()
-            .filter_map(|p| Some((p.latency_slots()?, p.hops.len(), p)))
-            .max_by_key(|(l, h, _)| (*l, *h))
-            .map(|(l, h, p)| (p.src, p.dst, p.arrival.unwrap_or(0), l, h));
+        let worst = st.worst;
         Summary {
             name: self.config.name.clone().unwrap_or_else(|| "unnamed".into()),
             tors: s.tors(),
@@ -253,6 +246,89 @@ impl Compiled {
                 .iter()
                 .map(|(n, d)| (n.to_string(), d.as_secs_f64() * 1e3))
                 .collect(),
+        }
+    }
+}
+
+/// The path statistics of a [`Summary`], in one pass over the paths.
+struct PathStats {
+    hops: Spread,
+    /// Latency spread and p99 of the timed paths, if any.
+    latency: Option<(Spread, u32)>,
+    worst: Option<(u16, u16, u16, u32, usize)>,
+}
+
+impl PathStats {
+    /// Latencies beyond this are sorted instead of counted.
+    const COUNTED: usize = 1 << 20;
+
+    fn of(paths: &crate::routing::Paths) -> PathStats {
+        let (mut hop_sum, mut hop_min, mut hop_max) = (0u64, usize::MAX, 0usize);
+        // Latency histogram (exact: the sums are of integers).
+        let mut counts: Vec<u64> = Vec::new();
+        let mut far: Vec<u32> = Vec::new();
+        let (mut lat_n, mut lat_sum) = (0u64, 0u64);
+        let mut worst: Option<(u32, usize, usize)> = None;
+        for (i, p) in paths.iter().enumerate() {
+            let h = p.hops.len();
+            hop_sum += h as u64;
+            hop_min = hop_min.min(h);
+            hop_max = hop_max.max(h);
+            let Some(l) = p.latency_slots() else {
+                continue;
+            };
+            lat_n += 1;
+            lat_sum += l as u64;
+            if (l as usize) < Self::COUNTED {
+                if l as usize >= counts.len() {
+                    counts.resize(l as usize + 1, 0);
+                }
+                counts[l as usize] += 1;
+            } else {
+                far.push(l);
+            }
+            // The last of the slowest (then longest), like `max_by_key`.
+            if worst.is_none_or(|(wl, wh, _)| (l, h) >= (wl, wh)) {
+                worst = Some((l, h, i));
+            }
+        }
+        let hops = if paths.is_empty() {
+            Spread::default()
+        } else {
+            Spread {
+                min: hop_min as f64,
+                mean: hop_sum as f64 / paths.len() as f64,
+                max: hop_max as f64,
+            }
+        };
+        let latency = (lat_n > 0).then(|| {
+            far.sort_unstable();
+            // The `k`-th smallest latency.
+            let nth = |mut k: u64| -> u32 {
+                for (l, &c) in counts.iter().enumerate() {
+                    if k < c {
+                        return l as u32;
+                    }
+                    k -= c;
+                }
+                far[k as usize]
+            };
+            let p99 = nth(((lat_n - 1) as f64 * 0.99).round() as u64);
+            let spread = Spread {
+                min: nth(0) as f64,
+                mean: lat_sum as f64 / lat_n as f64,
+                max: nth(lat_n - 1) as f64,
+            };
+            (spread, p99)
+        });
+        let worst = worst.map(|(l, h, i)| {
+            let p = paths.get(i);
+            (p.src, p.dst, p.arrival.unwrap_or(0), l, h)
+        });
+        PathStats {
+            hops,
+            latency,
+            worst,
         }
     }
 }

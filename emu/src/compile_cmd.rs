@@ -127,6 +127,10 @@ pub fn compile_cmd(
             dir.display()
         );
     }
+    // The command ends here and the process with it: handing the pages
+    // back one allocation at a time costs more than the kernel's unmapping
+    // at exit (opera-108 ucmp: ~3% of the CPU time).
+    std::mem::forget(c);
     Ok(())
 }
 

@@ -189,47 +189,8 @@ fn worker_threads() -> usize {
         .max(1)
 }
 
-/// Solves every destination (in parallel over the available cores) and
-/// returns `f`'s results in destination order.
-pub(crate) fn per_destination<T: Send>(
-    s: &Schedule,
-    max_hop: u8,
-    same_slice_hops: bool,
-    f: impl Fn(&earliest::Dp) -> T + Sync,
-) -> Vec<T> {
-    let n = s.tors();
-    let adj = earliest::Adjacency::new(s);
-    let threads = worker_threads().min(n.max(1));
-    let chunk = n.div_ceil(threads.max(1)).max(1);
-    let run = |lo: usize, hi: usize| {
-        let mut dp = earliest::Dp::new(s, &adj, max_hop, same_slice_hops);
-        (lo..hi)
-            .map(|d| {
-                dp.solve(d as TorId);
-                f(&dp)
-            })
-            .collect::<Vec<T>>()
-    };
-    if threads <= 1 {
-        return run(0, n);
-    }
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..n)
-            .step_by(chunk)
-            .map(|lo| {
-                let run = &run;
-                sc.spawn(move || run(lo, (lo + chunk).min(n)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("routing worker panicked"))
-            .collect()
-    })
-}
-
-/// Like [`per_destination`], for algorithms that emit paths: `f` appends
-/// one destination's paths; the result is in destination order. Each worker
+/// Solves every destination (in parallel over the available cores): `f`
+/// appends one destination's paths; the result is in destination order. Each worker
 /// fills one flat store (the first one sized for everything, `per_dst`
 /// paths of about two hops per destination), so paths are moved at most
 /// once.
@@ -259,6 +220,23 @@ pub(crate) fn paths_per_destination_with(
     per_dst: usize,
     f: impl Fn(&[earliest::Dp], &mut Paths) -> Result<(), RoutingError> + Sync,
 ) -> Result<Paths, RoutingError> {
+    let mut parts = paths_per_destination_parts(s, dps, per_dst, f)?.into_iter();
+    let mut out = parts.next().expect("one worker");
+    for mut p in parts {
+        out.append(&mut p);
+    }
+    Ok(out)
+}
+
+/// [`paths_per_destination_with`] before the workers' stores are joined:
+/// one store per worker, in destination order, the first with room for
+/// every path.
+pub(crate) fn paths_per_destination_parts(
+    s: &Schedule,
+    dps: &[(u8, bool, bool)],
+    per_dst: usize,
+    f: impl Fn(&[earliest::Dp], &mut Paths) -> Result<(), RoutingError> + Sync,
+) -> Result<Vec<Paths>, RoutingError> {
     let n = s.tors();
     let adj = earliest::Adjacency::new(s);
     let threads = worker_threads().clamp(1, n.max(1));
@@ -280,7 +258,7 @@ pub(crate) fn paths_per_destination_with(
     // sized for everything so the others append without moving it.
     let mut first = Some(Paths::with_capacity(per_dst * n, 2 * per_dst * n));
     if threads <= 1 {
-        return run(0, n, first.take().expect("set"));
+        return Ok(vec![run(0, n, first.take().expect("set"))?]);
     }
     let parts: Vec<Result<Paths, RoutingError>> = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..n)
@@ -302,12 +280,7 @@ pub(crate) fn paths_per_destination_with(
             .map(|h| h.join().expect("routing worker panicked"))
             .collect()
     });
-    let mut parts = parts.into_iter();
-    let mut out = parts.next().expect("one worker")?;
-    for p in parts {
-        out.append(&mut p?);
-    }
-    Ok(out)
+    parts.into_iter().collect()
 }
 
 /// The earliest-arrival path (budget `max_hop`) for every `src != dst` and

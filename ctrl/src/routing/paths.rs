@@ -20,8 +20,13 @@ struct Meta {
     start: u32,
 }
 
+/// Path records picked from a [`Paths`] store ([`Paths::pick`]).
+#[derive(Debug)]
+pub struct Picked(Vec<Meta>);
+
 /// Paths in one flat store: fixed-size records plus one hop array.
-#[derive(Clone, Default, PartialEq, Eq)]
+/// Records may share hops ([`Paths::keep`]); equality compares paths.
+#[derive(Clone, Default)]
 pub struct Paths {
     meta: Vec<Meta>,
     hops: Vec<Hop>,
@@ -202,11 +207,44 @@ impl Paths {
         }));
     }
 
+    /// Records of the paths `picks` names (index into `self`, class to
+    /// set), in that order, for [`Paths::keep`]; `capacity`: how many.
+    pub fn pick(
+        &self,
+        picks: impl IntoIterator<Item = (usize, Option<u8>)>,
+        capacity: usize,
+    ) -> Picked {
+        let mut meta = Vec::with_capacity(capacity);
+        meta.extend(picks.into_iter().map(|(i, class)| Meta {
+            class,
+            ..self.meta[i]
+        }));
+        Picked(meta)
+    }
+
+    /// The paths [`Paths::pick`] picked from `self`: records only, sharing
+    /// `self`'s hop array (hops no pick names stay in it unused). A path
+    /// may be picked more than once.
+    pub fn keep(self, picked: Picked) -> Paths {
+        Paths {
+            meta: picked.0,
+            hops: self.hops,
+        }
+    }
+
     /// Owned copies of every path (small fabrics, tests).
     pub fn to_vec(&self) -> Vec<Path> {
         self.iter().map(|p| p.to_path()).collect()
     }
 }
+
+impl PartialEq for Paths {
+    fn eq(&self, other: &Paths) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Paths {}
 
 /// Iterator over a [`Paths`] store.
 #[derive(Clone, Debug)]

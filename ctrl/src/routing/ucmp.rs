@@ -21,7 +21,7 @@
 
 use super::earliest::Dp;
 use super::{
-    ClassThresholds, RouteSet, RoutingError, RoutingOptions, paths_per_destination, per_destination,
+    ClassThresholds, Paths, RouteSet, RoutingError, RoutingOptions, paths_per_destination_parts,
 };
 use crate::schedule::Schedule;
 use crate::{SliceId, Slot, TorId};
@@ -42,7 +42,14 @@ pub struct Point {
 
 /// The pair's Pareto points, lowest latency (most hops) first.
 pub fn pareto(dp: &Dp, src: TorId, ts: SliceId) -> Vec<Point> {
-    let mut pts: Vec<Point> = Vec::new();
+    let mut pts = Vec::new();
+    pareto_into(dp, src, ts, &mut pts);
+    pts
+}
+
+/// [`pareto`] into `pts` (cleared first), reusing its buffer.
+fn pareto_into(dp: &Dp, src: TorId, ts: SliceId, pts: &mut Vec<Point>) {
+    pts.clear();
     for h in 1..=dp.layers() {
         if let Some((arr, hops)) = dp.value(src, ts, h) {
             let latency = arr - ts as Slot;
@@ -52,21 +59,27 @@ pub fn pareto(dp: &Dp, src: TorId, ts: SliceId) -> Vec<Point> {
         }
     }
     pts.reverse();
-    pts
 }
 
 /// Monotone thresholds between consecutive points of [`pareto`]:
 /// `θ[i]` separates point `i` (more hops) from point `i + 1`.
 pub fn thresholds(pts: &[Point], bytes_per_slice: u64) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::with_capacity(pts.len().saturating_sub(1));
+    let mut out = Vec::with_capacity(pts.len().saturating_sub(1));
+    thresholds_into(pts, bytes_per_slice, &mut out);
+    out
+}
+
+/// [`thresholds`] appended to `out` (the running maximum starts afresh).
+fn thresholds_into(pts: &[Point], bytes_per_slice: u64, out: &mut Vec<u64>) {
+    let first = out.len();
     for w in pts.windows(2) {
         let (many, few) = (w[0], w[1]);
         let dl = (few.latency - many.latency) as f64;
         let dh = (many.hops - few.hops) as f64;
         let th = (bytes_per_slice.max(1) as f64 * dl / dh / ALPHA).ceil() as u64;
-        out.push(out.last().map_or(th, |&p| p.max(th)));
+        let prev = out[first..].last().copied();
+        out.push(prev.map_or(th, |p| p.max(th)));
     }
-    out
 }
 
 /// Index of the point a flow of `size` bytes uses.
@@ -81,14 +94,21 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
         .unwrap_or(DEFAULT_MAX_HOP)
         .clamp(1, u8::MAX - 1);
     let b = opts.bytes_per_slice;
-    // Pass 1: every pair's thresholds, to place the global classes.
-    let parts = per_destination(s, cap, opts.same_slice_hops, |dp| {
+    // One search per destination: every pair's Pareto paths, most hops
+    // first, each tagged with its point index (so a pair's run starts at
+    // class 0), and every pair's thresholds, to place the global classes.
+    // The classes then only pick among the paths, sharing their hops.
+    let per_dst = n.saturating_sub(1) * slices * 3;
+    let pooled = std::sync::Mutex::new((Vec::new(), 1usize));
+    let searches = [(cap, opts.same_slice_hops, false)];
+    let parts = paths_per_destination_parts(s, &searches, per_dst, |dp, out| {
+        let dp = &dp[0];
         let d = dp.dst();
-        let mut pooled = Vec::new();
-        let mut most = 0usize;
+        let (mut th, mut pts) = (Vec::new(), Vec::new());
+        let mut most = 1;
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
-                let pts = pareto(dp, src, ts);
+                pareto_into(dp, src, ts, &mut pts);
                 if pts.is_empty() {
                     return Err(RoutingError::NoPath {
                         src,
@@ -97,57 +117,93 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
                         max_hop: cap,
                     });
                 }
-                most = most.max(pts.len());
-                pooled.extend(thresholds(&pts, b));
-            }
-        }
-        Ok((pooled, most))
-    });
-    let mut pooled = Vec::new();
-    let mut most = 1;
-    for p in parts {
-        let (v, m) = p?;
-        pooled.extend(v);
-        most = most.max(m);
-    }
-    let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
-    // Pass 2: per class, the point its lower bound picks.
-    let per_dst = n.saturating_sub(1) * slices * classes.len();
-    let paths = paths_per_destination(s, cap, opts.same_slice_hops, false, per_dst, |dp, out| {
-        let d = dp.dst();
-        for src in (0..n as TorId).filter(|&x| x != d) {
-            for ts in 0..slices as SliceId {
-                let pts = pareto(dp, src, ts);
-                let th = thresholds(&pts, b);
-                let mut prev = usize::MAX;
-                for (c, &tc) in classes.iter().enumerate() {
-                    let i = point_for(&th, tc);
-                    if i == prev {
-                        // The previous class's path again; its hops are
-                        // the last ones in the store.
-                        let n = out.last().expect("pushed").hops.len();
-                        out.push_with(src, d, Some(ts), Some(c as u8), |h| {
-                            h.extend_from_within(h.len() - n..);
-                            Some(n)
-                        });
-                    } else {
-                        let found = out.push_with(src, d, Some(ts), Some(c as u8), |h| {
-                            dp.path_into(src, ts, pts[i].hops as usize, h)
-                        });
-                        assert!(found, "Pareto point has a path");
-                    }
-                    prev = i;
+                for (i, p) in pts.iter().enumerate() {
+                    let found = out.push_with(src, d, Some(ts), Some(i as u8), |h| {
+                        dp.path_into(src, ts, p.hops as usize, h)
+                    });
+                    assert!(found, "Pareto point has a path");
                 }
+                most = most.max(pts.len());
+                thresholds_into(&pts, b, &mut th);
             }
         }
+        let mut all = pooled.lock().expect("not poisoned");
+        all.0.extend_from_slice(&th);
+        all.1 = all.1.max(most);
         Ok(())
     })?;
+    let (pooled, most) = pooled.into_inner().expect("not poisoned");
+    let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
+    // Per pair and class, the point the class's lower bound picks (each
+    // worker's store on its own), then the stores joined.
+    let total = n * n.saturating_sub(1) * slices * classes.len();
+    let classes = &classes;
+    let mut picked: Vec<Paths> = std::thread::scope(|sc| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, part)| {
+                let room = if i == 0 {
+                    total
+                } else {
+                    part.len() * classes.len()
+                };
+                sc.spawn(move || pick_classes(part, classes, b, room))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("ucmp worker panicked"))
+            .collect()
+    });
+    let mut paths = picked.remove(0);
+    for mut p in picked {
+        paths.append(&mut p);
+    }
     Ok(RouteSet {
         paths,
         classes: Some(ClassThresholds {
-            thresholds: classes,
+            thresholds: classes.clone(),
         }),
     })
+}
+
+/// The paths of each class from `cands` (runs of one pair's Pareto paths,
+/// tagged with their point index): per pair and class, the point a flow of
+/// the class's lower bound picks by the pair's thresholds (`b` bytes per
+/// slice). `room`: records to reserve.
+fn pick_classes(cands: Paths, classes: &[u64], b: u64, room: usize) -> Paths {
+    let (mut i, mut c) = (0, 0);
+    let (mut pts, mut th) = (Vec::new(), Vec::new());
+    let picks = std::iter::from_fn(|| {
+        if c == 0 {
+            if i >= cands.len() {
+                return None;
+            }
+            let ts = cands.get(i).arrival.expect("timed") as Slot;
+            pts.clear();
+            let mut j = i;
+            while j < cands.len() && (j == i || cands.get(j).class != Some(0)) {
+                let p = cands.get(j);
+                pts.push(Point {
+                    hops: p.hops.len() as u32,
+                    latency: p.delivered().expect("timed") - ts,
+                });
+                j += 1;
+            }
+            th.clear();
+            thresholds_into(&pts, b, &mut th);
+        }
+        let pick = (i + point_for(&th, classes[c]), Some(c as u8));
+        c += 1;
+        if c == classes.len() {
+            c = 0;
+            i += pts.len();
+        }
+        Some(pick)
+    });
+    let picked = cands.pick(picks, room);
+    cands.keep(picked)
 }
 
 /// `k` ascending class thresholds from the pooled per-pair ones (module

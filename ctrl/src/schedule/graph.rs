@@ -37,19 +37,21 @@ pub(crate) fn diameter(n: usize, deg: usize, adj: &[u32], cap: u32) -> Option<u3
             return None;
         }
         let mut changed = false;
+        // Word by word (no slice copy or comparison: with two words per
+        // row those are library calls that cost more than the ORs).
         for x in 0..n {
-            let (row_start, row_end) = (x * w, (x + 1) * w);
-            next[row_start..row_end].copy_from_slice(&reach[row_start..row_end]);
-            for &y in &adj[x * deg..(x + 1) * deg] {
-                if y == NONE {
-                    continue;
+            let row = x * w;
+            let out = &adj[x * deg..(x + 1) * deg];
+            for k in 0..w {
+                let mut v = reach[row + k];
+                for &y in out {
+                    if y != NONE {
+                        v |= reach[y as usize * w + k];
+                    }
                 }
-                let y = y as usize;
-                for k in 0..w {
-                    next[row_start + k] |= reach[y * w + k];
-                }
+                changed |= v != reach[row + k];
+                next[row + k] = v;
             }
-            changed |= next[row_start..row_end] != reach[row_start..row_end];
         }
         if !changed {
             return None;

@@ -204,20 +204,57 @@ pub fn plan(tors: usize, uplinks: usize, seed: u64) -> Result<OperaPlan, Schedul
         .expect("uncapped scoring always returns a score");
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut split = base.clone();
-    let mut cand = base.clone();
     let mut perm: Vec<usize> = (0..n).collect();
-    for _ in 0..DRAWS {
-        split.copy_from_slice(&base);
-        switch_components(&mut split, n, SWITCHES_PER_TOR * n, &mut rng);
-        perm.shuffle(&mut rng);
-        for (s, &m) in perm.iter().enumerate() {
-            cand[s * n..(s + 1) * n].copy_from_slice(&split[m * n..(m + 1) * n]);
+    // Candidates are drawn in order and scored a batch at a time in
+    // parallel, each against the best before its batch, then taken in
+    // order: a score that cannot beat an older best cannot beat a newer
+    // (better) one, and the scores returned are exact, so the choice is
+    // the one of scoring them one by one.
+    let batch = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 4);
+    let mut cands = vec![base.clone(); batch];
+    let mut scorers: Vec<Scorer> = (0..batch)
+        .map(|_| Scorer {
+            n,
+            u,
+            adj: vec![NONE; n * u],
+        })
+        .collect();
+    let mut drawn = 0;
+    while drawn < DRAWS {
+        let k = batch.min(DRAWS - drawn);
+        for cand in &mut cands[..k] {
+            split.copy_from_slice(&base);
+            switch_components(&mut split, n, SWITCHES_PER_TOR * n, &mut rng);
+            perm.shuffle(&mut rng);
+            for (s, &m) in perm.iter().enumerate() {
+                cand[s * n..(s + 1) * n].copy_from_slice(&split[m * n..(m + 1) * n]);
+            }
         }
-        if let Some(sc) = scorer.score(&cand, Some(best))
-            && sc < best
-        {
-            best = sc;
-            best_seq.copy_from_slice(&cand);
+        drawn += k;
+        let scores: Vec<Option<Score>> = if k == 1 {
+            vec![scorers[0].score(&cands[0], Some(best))]
+        } else {
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = scorers[..k]
+                    .iter_mut()
+                    .zip(&cands[..k])
+                    .map(|(scorer, cand)| sc.spawn(move || scorer.score(cand, Some(best))))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("opera scorer panicked"))
+                    .collect()
+            })
+        };
+        for (score, cand) in scores.into_iter().zip(&cands) {
+            if let Some(sc) = score
+                && sc < best
+            {
+                best = sc;
+                best_seq.copy_from_slice(cand);
+            }
         }
     }
     if best.0 > 0 {

@@ -32,6 +32,8 @@ pub(super) struct AltScratch {
     items: Vec<(u32, u8, u32)>,
     /// Per entry of the block: (entry, best alternates).
     found: Vec<(u32, [u32; MAX_ALTERNATES], usize)>,
+    /// Next departure slot with items (see `alternates`).
+    skip: Vec<u32>,
 }
 
 impl AltScratch {
@@ -43,6 +45,7 @@ impl AltScratch {
             start: vec![0; 2 * d.slices + 1],
             items: Vec::new(),
             found: Vec::new(),
+            skip: Vec::new(),
         }
     }
 
@@ -104,6 +107,16 @@ impl AltScratch {
                 let lo = if dd == 0 { 0 } else { fill[dd - 1] as usize };
                 &items[lo..fill[dd] as usize]
             };
+            // `skip[dd]`: the first departure slot `>= dd` whose scan
+            // below has any item (bucket `dd`, or `dd - S` of the next
+            // cycle); `2S` if none. Empty slots are skipped at once.
+            self.skip.clear();
+            self.skip.resize(2 * s + 1, 2 * s as u32);
+            for dd in (0..2 * s).rev() {
+                let any = !bucket(dd).is_empty() || (dd >= s && !bucket(dd - s).is_empty());
+                self.skip[dd] = if any { dd as u32 } else { self.skip[dd + 1] };
+            }
+            let skip = &self.skip;
             for a in 0..s {
                 for ce in 0..3 {
                     let je = self.idx[col(a + 1, k, ce)];
@@ -115,7 +128,8 @@ impl AltScratch {
                     let mut got = [NONE; MAX_ALTERNATES];
                     let mut got_steps = [prim; MAX_ALTERNATES];
                     let mut len = 0;
-                    'scan: for dd in a + r + 1..a + s {
+                    let mut dd = skip[a + r + 1] as usize;
+                    'scan: while dd < a + s {
                         // Later arrivals of this cycle, then (all later in
                         // unrolled time) earlier arrivals of the next one.
                         let this = bucket(dd);
@@ -138,6 +152,7 @@ impl AltScratch {
                                 break 'scan;
                             }
                         }
+                        dd = skip[dd + 1] as usize;
                     }
                     if len > 0 {
                         self.found.push((je, got, len));

@@ -91,6 +91,12 @@ fn build(
             .clamp(1, 8)
             .min(n.max(1)),
     };
+    if lookup == Lookup::Source
+        && multipath == Multipath::None
+        && let Some(t) = build_sorted_source(s, routes, threads)?
+    {
+        return Ok(t);
+    }
     // Check paths and compute their group keys, in parallel chunks; the
     // first chunk with an invalid path has the first one.
     let arrivals = s.slices() + 1;
@@ -105,9 +111,19 @@ fn build(
         } else {
             Vec::new()
         };
+        let mut prev: Option<PathRef<'_>> = None;
         for (i, k) in keys.iter_mut().enumerate() {
             let p = paths.get(from + i);
-            check_path(s, p)?;
+            // A path sharing the previous one's hops (UCMP's classes) and
+            // endpoints was checked with it.
+            let checked = prev.is_some_and(|q| {
+                (q.src, q.dst, q.arrival) == (p.src, p.dst, p.arrival)
+                    && std::ptr::eq(q.hops, p.hops)
+            });
+            if !checked {
+                check_path(s, p)?;
+            }
+            prev = Some(p);
             let c = p.class.map_or(0, |c| c as usize + 1);
             class_seen[c] = true;
             let triple = (p.src as u64 * n as u64 + p.dst as u64) * arrivals as u64
@@ -216,6 +232,162 @@ fn build(
         classes: routes.classes.clone(),
         tors,
     })
+}
+
+/// Source routing without multipath on paths in the routing order (strictly
+/// ascending `(dst, src, arrival, class)`, so every path is the first of
+/// its group and is used): each (ToR, dst) block is one run of paths
+/// already in `Match` order, so the tables are built straight from the
+/// store, with no group keys or per-block records. `None` when the paths
+/// are in another order (then [`build`]'s general way applies). The same
+/// tables as the general way: same entries in the same order, same checks.
+fn build_sorted_source(
+    s: &Schedule,
+    routes: &RouteSet,
+    threads: usize,
+) -> Result<Option<FlatTables>, TableError> {
+    let paths = &routes.paths;
+    let n = s.tors();
+    let arrivals = (s.slices() + 1) as u64;
+    let order = |p: PathRef<'_>| {
+        ((p.dst as u64 * n as u64 + p.src as u64) * arrivals + Dims::arrival(p.arrival) as u64)
+            * 257
+            + p.class.map_or(0, |c| c as u64 + 1)
+    };
+    let checked = par_chunks(paths.len(), threads, |r| {
+        let mut class_seen = [false; 257];
+        let (mut sorted, mut timed) = (true, false);
+        // Paths per (dst, src) block, for the blocks' runs below.
+        let mut counts = vec![0u32; n * n];
+        let mut prev: Option<PathRef<'_>> = None;
+        for i in r {
+            let p = paths.get(i);
+            let shared = prev.is_some_and(|q| {
+                (q.src, q.dst, q.arrival) == (p.src, p.dst, p.arrival)
+                    && std::ptr::eq(q.hops, p.hops)
+            });
+            if !shared {
+                check_path(s, p)?;
+            }
+            if let Some(q) = prev {
+                sorted &= order(q) < order(p);
+            }
+            class_seen[p.class.map_or(0, |c| c as usize + 1)] = true;
+            timed |= p.arrival.is_some();
+            counts[p.dst as usize * n + p.src as usize] += 1;
+            prev = Some(p);
+        }
+        Ok((class_seen, sorted, timed, counts))
+    });
+    let mut class_seen = [false; 257];
+    let (mut sorted, mut timed) = (true, false);
+    // `start[dst * n + src]`: where block (src, dst)'s run starts.
+    let mut start = vec![0u32; n * n + 1];
+    for c in checked {
+        let (seen, sorted_here, timed_here, counts) = c?;
+        for (all, this) in class_seen.iter_mut().zip(seen) {
+            *all |= this;
+        }
+        sorted &= sorted_here;
+        timed |= timed_here;
+        for (s, c) in start[1..].iter_mut().zip(counts) {
+            *s += c;
+        }
+    }
+    for k in 0..n * n {
+        start[k + 1] += start[k];
+    }
+    // Across chunk boundaries.
+    for w in par_bounds(paths.len(), threads).windows(2) {
+        if w[0] > 0 && w[0] < paths.len() {
+            sorted &= order(paths.get(w[0] - 1)) < order(paths.get(w[0]));
+        }
+    }
+    if !sorted {
+        return Ok(None);
+    }
+    let dims = Dims::new(s, Lookup::Source, Multipath::None, 1, &class_seen);
+    let recs = Records { parts: Vec::new() };
+    let failed = AtomicBool::new(false);
+    let ctx = Ctx {
+        dims: &dims,
+        recs: &recs,
+        paths,
+        lookup: Lookup::Source,
+        failed: &failed,
+    };
+    // The run of paths of block (tor, dst) (the paths are sorted).
+    let block = |tor: usize, dst: usize| {
+        let k = dst * n + tor;
+        start[k] as usize..start[k + 1] as usize
+    };
+    let work = |w: usize| {
+        let mut out = Vec::new();
+        let mut scratch = AltScratch::new(&dims);
+        for tor in (w..n).step_by(threads) {
+            let runs: Vec<Range<usize>> = (0..n).map(|d| block(tor, d)).collect();
+            let entries = runs.iter().map(|r| r.len()).sum();
+            let steps = runs
+                .iter()
+                .flat_map(|r| r.clone())
+                .map(|i| paths.get(i).hops.len())
+                .sum();
+            let mut table = FlatTable::with_capacity(tor as TorId, entries, steps);
+            for (dst, r) in runs.into_iter().enumerate() {
+                if r.is_empty() {
+                    continue;
+                }
+                scratch.idx.fill(NONE);
+                let first = table.len();
+                for i in r {
+                    let p = paths.get(i);
+                    let (ai, k) = (Dims::arrival(p.arrival), dims.class(p.class));
+                    ctx.push(
+                        dst as TorId,
+                        ai,
+                        k,
+                        Ingress::Host,
+                        i as u32 + 1,
+                        &mut table,
+                        &mut scratch,
+                    );
+                }
+                scratch.alternates(&dims, table.entries_mut(), first);
+            }
+            table.index(n);
+            out.push((tor, table));
+        }
+        out
+    };
+    let mut tors: Vec<FlatTable> = (0..n)
+        .map(|t| FlatTable::with_capacity(t as TorId, 0, 0))
+        .collect();
+    let outs = if threads <= 1 {
+        vec![work(0)]
+    } else {
+        std::thread::scope(|sc| {
+            let work = &work;
+            let handles: Vec<_> = (1..threads).map(|w| sc.spawn(move || work(w))).collect();
+            let mut v = vec![work(0)];
+            v.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("tables worker")),
+            );
+            v
+        })
+    };
+    for (tor, t) in outs.into_iter().flatten() {
+        tors[tor] = t;
+    }
+    Ok(Some(FlatTables {
+        slices: if timed { s.slices() } else { 1 },
+        lookup: Lookup::Source,
+        multipath: Multipath::None,
+        buckets: 1,
+        classes: routes.classes.clone(),
+        tors,
+    }))
 }
 
 /// Sizes of the dense match space of one (ToR, dst) block.
@@ -525,6 +697,12 @@ impl Part {
     }
 }
 
+/// Where [`par_chunks`] splits `0..len`: chunk `i` is `b[i]..b[i + 1]`.
+fn par_bounds(len: usize, t: usize) -> Vec<usize> {
+    let t = t.clamp(1, len.max(1));
+    (0..=t).map(|i| len * i / t).collect()
+}
+
 /// Runs `f` on `t` consecutive near-equal chunks of `0..len` in parallel;
 /// results in chunk order.
 fn par_chunks<R: Send>(len: usize, t: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
@@ -725,31 +903,47 @@ impl Ctx<'_> {
         out
     }
 
+    /// Appends the entry of cell value `val` for arrival index `ai` and
+    /// class-bucket `k`, and records where it landed in `scratch`.
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &self,
+        dst: TorId,
+        ai: usize,
+        k: usize,
+        ingress: Ingress,
+        val: u32,
+        entries: &mut FlatTable,
+        scratch: &mut AltScratch,
+    ) {
+        let d = self.dims;
+        let at = (ai * d.cb() + k) * 3 + ingress_col(ingress);
+        scratch.idx[at] = entries.len() as u32;
+        scratch.first[at] = match self.lookup {
+            Lookup::Hop => val,
+            Lookup::Source => enc(d.step(&self.paths.get(val as usize - 1).hops[0])),
+        };
+        scratch.timed[k] |= ai > 0;
+        let action = self.push_action(val, entries);
+        let m = Match {
+            dst,
+            arrival: ai.checked_sub(1).map(|a| a as SliceId),
+            ingress,
+            class: d.keys[k].0,
+            bucket: d.keys[k].1,
+        };
+        entries.push_entry(m, action);
+    }
+
     /// Appends one block's entries in `Match` order (arrival, ingress,
     /// class, bucket) and records where each landed in `scratch.idx`.
     fn emit(&self, dst: TorId, cells: &[u32], entries: &mut FlatTable, scratch: &mut AltScratch) {
         let d = self.dims;
         let cb = d.cb();
         scratch.idx.fill(NONE);
-        let mut push =
-            |ai: usize, k: usize, ingress: Ingress, val: u32, entries: &mut FlatTable| {
-                let at = (ai * cb + k) * 3 + ingress_col(ingress);
-                scratch.idx[at] = entries.len() as u32;
-                scratch.first[at] = match self.lookup {
-                    Lookup::Hop => val,
-                    Lookup::Source => enc(d.step(&self.paths.get(val as usize - 1).hops[0])),
-                };
-                scratch.timed[k] |= ai > 0;
-                let action = self.push_action(val, entries);
-                let m = Match {
-                    dst,
-                    arrival: ai.checked_sub(1).map(|a| a as SliceId),
-                    ingress,
-                    class: d.keys[k].0,
-                    bucket: d.keys[k].1,
-                };
-                entries.push_entry(m, action);
-            };
+        let mut push = |ai: usize, k: usize, ingress: Ingress, val: u32, t: &mut FlatTable| {
+            self.push(dst, ai, k, ingress, val, t, scratch)
+        };
         for ai in 0..d.arrivals {
             let row = &cells[ai * cb * d.ingress..(ai + 1) * cb * d.ingress];
             if row.iter().all(|&v| v == 0) {

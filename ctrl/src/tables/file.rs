@@ -40,59 +40,69 @@ pub fn write(t: &FlatTables, w: &mut impl Write) -> io::Result<()> {
         }
     }
     w.write_all(&(t.tors.len() as u32).to_le_bytes())?;
-    let mut buf = Vec::with_capacity(1 << 16);
-    for tt in &t.tors {
-        let (entries, actions, steps) = tt.raw_parts();
-        buf.clear();
-        buf.extend_from_slice(&tt.tor.to_le_bytes());
-        buf.extend_from_slice(&[0, 0]);
-        for n in [entries.len(), actions.len(), steps.len()] {
-            buf.extend_from_slice(&(n as u32).to_le_bytes());
-        }
-        w.write_all(&buf)?;
-        for chunk in entries.chunks(2048) {
-            buf.clear();
-            for e in chunk {
-                let m = &e.m;
-                buf.extend_from_slice(&m.dst.to_le_bytes());
-                buf.extend_from_slice(&m.arrival.unwrap_or(ANY16).to_le_bytes());
-                let ingress = match m.ingress {
-                    Ingress::Any => 0u8,
-                    Ingress::Host => 1,
-                    Ingress::Fabric => 2,
-                };
-                buf.extend_from_slice(&[
-                    ingress,
-                    m.class.unwrap_or(ANY8),
-                    m.bucket.unwrap_or(ANY8),
-                    0,
-                ]);
-                buf.extend_from_slice(&e.action.to_le_bytes());
-                for a in e.alternates {
-                    buf.extend_from_slice(&a.to_le_bytes());
+    // Each ToR's records are encoded by a second thread while this one
+    // writes the previous ToR's bytes.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+    let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|sc| {
+        sc.spawn(move || {
+            for tt in &t.tors {
+                let mut buf = back_rx.try_recv().unwrap_or_default();
+                buf.clear();
+                encode_table(tt, &mut buf);
+                if tx.send(buf).is_err() {
+                    return;
                 }
             }
+        });
+        for buf in rx {
             w.write_all(&buf)?;
+            let _ = back_tx.send(buf);
         }
-        for chunk in actions.chunks(4096) {
-            buf.clear();
-            for &(start, len, source) in chunk {
-                buf.extend_from_slice(&start.to_le_bytes());
-                buf.extend_from_slice(&len.to_le_bytes());
-                buf.extend_from_slice(&[u8::from(source), 0]);
-            }
-            w.write_all(&buf)?;
-        }
-        for chunk in steps.chunks(8192) {
-            buf.clear();
-            for s in chunk {
-                buf.extend_from_slice(&[s.port, 0]);
-                buf.extend_from_slice(&s.depart.unwrap_or(ANY16).to_le_bytes());
-            }
-            w.write_all(&buf)?;
-        }
+        Ok(())
+    })
+}
+
+// An entry record holds exactly two alternates.
+const _: () = assert!(MAX_ALTERNATES == 2);
+
+/// Appends one ToR's header, entries, actions and steps.
+fn encode_table(tt: &FlatTable, buf: &mut Vec<u8>) {
+    let (entries, actions, steps) = tt.raw_parts();
+    buf.reserve(16 + entries.len() * 20 + actions.len() * 8 + steps.len() * 4);
+    buf.extend_from_slice(&tt.tor.to_le_bytes());
+    buf.extend_from_slice(&[0, 0]);
+    for n in [entries.len(), actions.len(), steps.len()] {
+        buf.extend_from_slice(&(n as u32).to_le_bytes());
     }
-    Ok(())
+    for e in entries {
+        let m = &e.m;
+        let mut r = [0u8; 20];
+        r[0..2].copy_from_slice(&m.dst.to_le_bytes());
+        r[2..4].copy_from_slice(&m.arrival.unwrap_or(ANY16).to_le_bytes());
+        r[4] = match m.ingress {
+            Ingress::Any => 0u8,
+            Ingress::Host => 1,
+            Ingress::Fabric => 2,
+        };
+        r[5] = m.class.unwrap_or(ANY8);
+        r[6] = m.bucket.unwrap_or(ANY8);
+        r[8..12].copy_from_slice(&e.action.to_le_bytes());
+        r[12..16].copy_from_slice(&e.alternates[0].to_le_bytes());
+        r[16..20].copy_from_slice(&e.alternates[1].to_le_bytes());
+        buf.extend_from_slice(&r);
+    }
+    for (start, len, source) in actions {
+        let mut r = [0u8; 8];
+        r[0..4].copy_from_slice(&start.to_le_bytes());
+        r[4..6].copy_from_slice(&len.to_le_bytes());
+        r[6] = u8::from(source);
+        buf.extend_from_slice(&r);
+    }
+    for s in steps {
+        let d = s.depart.unwrap_or(ANY16).to_le_bytes();
+        buf.extend_from_slice(&[s.port, 0, d[0], d[1]]);
+    }
 }
 
 fn bad(msg: impl Into<String>) -> io::Error {
