@@ -201,6 +201,8 @@ enum ExperimentKind {
     Fig13,
     /// Fig. 9: TCP throughput of direct vs VLB vs Clos, tcp_reordering 3 vs 5.
     Fig9,
+    /// SOPA: permutation on a Fat-Tree, ECMP vs RPS vs SOPA vs Hedera.
+    Sopa,
 }
 
 #[derive(Subcommand)]
@@ -331,7 +333,8 @@ fn main() -> ExitCode {
             ExperimentKind::Fig8
             | ExperimentKind::Fig9
             | ExperimentKind::Fig10
-            | ExperimentKind::Fig13 => {
+            | ExperimentKind::Fig13
+            | ExperimentKind::Sopa => {
                 let table_only = [
                     ("--config", config.is_some()),
                     ("--load", load.is_some()),
@@ -393,6 +396,7 @@ fn figure_cmd(
         ExperimentKind::Fig8 => "fig8",
         ExperimentKind::Fig10 => "fig10",
         ExperimentKind::Fig9 => "fig9",
+        ExperimentKind::Sopa => "sopa",
         _ => "fig13",
     };
     if let Some((flag, _)) = table_only.iter().find(|(_, given)| *given) {
@@ -465,7 +469,8 @@ fn experiment_cmd(
         ExperimentKind::Fig8
         | ExperimentKind::Fig9
         | ExperimentKind::Fig10
-        | ExperimentKind::Fig13 => {
+        | ExperimentKind::Fig13
+        | ExperimentKind::Sopa => {
             anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
         }
     };

@@ -14,6 +14,7 @@ pub mod fig13;
 pub mod fig8;
 pub mod fig9;
 pub mod plot;
+pub mod sopa;
 
 use anyhow::Context;
 use csv::Csv;
@@ -52,7 +53,7 @@ pub struct Experiment {
 }
 
 /// The experiments, by name.
-pub const ALL: [Experiment; 4] = [
+pub const ALL: [Experiment; 5] = [
     Experiment {
         name: "fig8",
         about: "mice and elephant FCT: TO vs TA architectures vs Clos (Fig. 8)",
@@ -76,6 +77,12 @@ pub const ALL: [Experiment; 4] = [
         about: "TCP throughput of direct vs VLB vs Clos, tcp_reordering 3 vs 5 (Fig. 9)",
         run: fig9::run,
         analyze: fig9::analyze,
+    },
+    Experiment {
+        name: "sopa",
+        about: "permutation on a k=4 Fat-Tree: ECMP vs RPS vs SOPA vs Hedera, with a failed link (seed 001)",
+        run: sopa::run,
+        analyze: sopa::analyze,
     },
 ];
 
