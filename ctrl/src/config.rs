@@ -120,6 +120,12 @@ pub struct Tors {
     /// usable window carries one such frame (docs/time-model.md).
     #[serde(default)]
     pub max_frame: Option<u32>,
+    /// Hybrid traffic-oblivious fabric (TDTCP's hybrid RotorNet): one
+    /// electrical uplink at this rate, index `uplinks`, after the optical
+    /// ones; it reaches every ToR at any time. Only for mode TO on an
+    /// optical fabric (TA hybrids use `ta.electrical_rate`).
+    #[serde(default)]
+    pub electrical_rate: Option<BitsPerSec>,
 }
 
 /// Default `tors.max_frame`: a 1500-byte MTU plus the 14-byte Ethernet
@@ -599,6 +605,14 @@ impl Config {
             .unwrap_or_else(|| (8 * self.bytes_per_slice()).max(64 * 1024))
     }
 
+    /// The rate of the electrical uplink of a hybrid fabric:
+    /// `tors.electrical_rate` (TO) or `ta.electrical_rate` (TA, c-Through).
+    pub fn electrical_rate(&self) -> Option<BitsPerSec> {
+        self.tors
+            .electrical_rate
+            .or_else(|| self.ta.as_ref().and_then(|t| t.electrical_rate))
+    }
+
     /// `tors.max_frame` or its default, in bytes.
     pub fn max_frame(&self) -> u64 {
         self.tors.max_frame.unwrap_or(DEFAULT_MAX_FRAME) as u64
@@ -781,6 +795,7 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         "$.tors.host_link_rate" => "a rate with a unit, like \"10Gbps\"",
         "$.tors.queue_capacity" => "bytes per calendar queue, a positive integer",
         "$.tors.max_frame" => "the largest frame in bytes, an integer 64..=65535",
+        "$.tors.electrical_rate" => "a rate with a unit, like \"100Mbps\"",
         "$.ocs" => "an object {count, ports, reconfiguration_delay, cabling}",
         "$.ocs.count" => "the number of OCSes, an integer >= 1",
         "$.ocs.ports" => "ports per OCS, an integer >= 2",

@@ -79,3 +79,40 @@ fn every_shipped_config_compiles_and_its_tables_walk_its_paths() {
         assert!(sum.to_string().contains("entries"));
     }
 }
+
+/// The hybrid RotorNet (`tors.electrical_rate`): one electrical uplink
+/// after the rotor's optical one, at its own rate; direct routing sends a
+/// pair's packets over the circuit in its slice and over the electrical
+/// port in every other slice, never waiting.
+#[test]
+fn hybrid_rotornet_uses_the_circuit_when_up_and_the_electrical_port_otherwise() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../topologies");
+    let cfg = Config::load(&dir.join("rotornet-8-hybrid.json")).unwrap();
+    let c = compile(&cfg).unwrap();
+    let s = &c.schedule;
+    assert_eq!((s.uplinks(), s.optical_uplinks(), s.slices()), (2, 1, 7));
+    assert!(s.is_electrical(1) && !s.is_electrical(0));
+    let rates = lh_ctrl::schedule::timing::TimeModel::from_config(&cfg).port_rates(s);
+    assert_eq!(
+        rates.iter().map(|r| r.0).collect::<Vec<_>>(),
+        [1_000_000_000, 100_000_000]
+    );
+    let (mut optical, mut electrical) = (0, 0);
+    for p in c.routes.paths.iter() {
+        let ts = p.arrival.expect("timed paths");
+        assert_eq!(p.hops.len(), 1);
+        let h = &p.hops[0];
+        assert_eq!(h.depart, Some(ts.into()), "never waits");
+        let up = s
+            .peer(ts, lh_ctrl::schedule::Endpoint::new(p.src, 0))
+            .is_some_and(|e| e.tor == p.dst);
+        assert_eq!(h.port, if up { 0 } else { 1 }, "{p:?}");
+        if up {
+            optical += 1;
+        } else {
+            electrical += 1;
+        }
+    }
+    // Each of the 56 pairs has its circuit in 1 of the 7 slices.
+    assert_eq!((optical, electrical), (56, 56 * 6));
+}

@@ -255,6 +255,14 @@ fn bad_units() {
     v["ta"]["electrical_rate"] = json!("fast");
     both_reject(&v, "$.ta.electrical_rate", &["expected a rate with a unit"]);
 
+    let mut v = rotornet();
+    v["tors"]["electrical_rate"] = json!("fast");
+    both_reject(
+        &v,
+        "$.tors.electrical_rate",
+        &["expected a rate with a unit"],
+    );
+
     // Units the schema's pattern allows but the value does not (sub-ns).
     let mut v = rotornet();
     v["slice"]["propagation"] = json!("0.5ns");
@@ -917,6 +925,27 @@ fn host_tcp_knobs() {
     both_reject(&v, "$.hosts.udp", &["unknown field"]);
 }
 
+#[test]
+fn a_hybrid_to_fabric_needs_an_optical_to_config_and_a_positive_rate() {
+    let mut v = rotornet();
+    v["tors"]["electrical_rate"] = json!("0Mbps");
+    rejects(&v, "$.tors.electrical_rate", &["must be a positive rate"]);
+    let mut v = cthrough();
+    v["tors"]["electrical_rate"] = json!("100Mbps");
+    rejects(
+        &v,
+        "$.tors.electrical_rate",
+        &["mode TA", "ta.electrical_rate"],
+    );
+    let mut v = doc("clos-8.json");
+    v["tors"]["electrical_rate"] = json!("100Mbps");
+    rejects(&v, "$.tors.electrical_rate", &["fabric is electrical"]);
+    let mut v = rotornet();
+    v["tors"]["electrical_rate"] = json!("100Mbps");
+    assert!(schema_errors(&v).is_empty());
+    Config::from_json(&v.to_string(), "hybrid").unwrap();
+}
+
 /// `fabric: "fattree"`: odd k, a shape that is not the fat tree's, and
 /// routing schemes that do not fit the fabric name their field.
 #[test]
@@ -989,4 +1018,8 @@ fn fat_tree_errors_name_the_field() {
     assert!(Config::from_json(&v.to_string(), "t.json").is_ok());
     v["routing"]["hedera_interval"] = json!("0ns");
     rejects(&v, "$.routing.hedera_interval", &["positive"]);
+
+    let mut v = fat();
+    v["tor"] = json!({"slice_miss_detection": false});
+    rejects(&v, "$.tor", &["no `tor` section"]);
 }

@@ -19,6 +19,7 @@ const EXPECTED: &[&str] = &[
     "opera-8.json",
     "rotornet-8-direct.json",
     "rotornet-8-hoho.json",
+    "rotornet-8-hybrid.json",
     "rotornet-8-ucmp.json",
     "rotornet-8-vlb.json",
     "rotornet-8.json",
@@ -77,6 +78,7 @@ fn rotornet_family_has_the_demo_parameters() {
         ("rotornet-8-vlb.json", Algorithm::Vlb),
         ("rotornet-8-ucmp.json", Algorithm::Ucmp),
         ("rotornet-8-hoho.json", Algorithm::Hoho),
+        ("rotornet-8-hybrid.json", Algorithm::Direct),
     ];
     for (name, algo) in algos {
         let c = load(name);
@@ -106,6 +108,11 @@ fn rotornet_family_has_the_demo_parameters() {
         assert_eq!(c.cabling(), cab);
     }
     assert_eq!(load("rotornet-8-ucmp.json").routing.lookup, Lookup::Source);
+    assert_eq!(
+        load("rotornet-8-hybrid.json").electrical_rate(),
+        Some(BitsPerSec(100_000_000))
+    );
+    assert_eq!(load("rotornet-8.json").electrical_rate(), None);
 }
 
 #[test]

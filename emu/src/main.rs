@@ -129,8 +129,9 @@ enum Cmd {
     },
     /// Reproduce a table or figure of the paper, scaled to this machine
     /// (docs/experiments.md). table2/table3 run in virtual time and write
-    /// JSON; fig10/fig13 drive live runs, print a table, write a CSV and an
-    /// SVG plot, and exit 1 if the paper's shape does not hold.
+    /// JSON; the figures (fig8, fig9, fig10, fig13) and otcp drive live runs,
+    /// print a table, write a CSV and an SVG plot, and exit 1 if the
+    /// paper's shape does not hold.
     Experiment {
         which: ExperimentKind,
         /// Figures: fewer samples and settings (under a minute, for CI).
@@ -178,8 +179,8 @@ enum Cmd {
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
     },
-    /// Re-plot saved figure results: every fig*.csv in DIR and in its
-    /// subdirectories gets its table, checks and SVG plot again.
+    /// Re-plot saved figure results: every fig*.csv (and otcp.csv) in DIR
+    /// and in its subdirectories gets its table, checks and SVG plot again.
     Report { dir: PathBuf },
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
     #[command(subcommand)]
@@ -201,6 +202,8 @@ enum ExperimentKind {
     Fig13,
     /// Fig. 9: TCP throughput of direct vs VLB vs Clos, tcp_reordering 3 vs 5.
     Fig9,
+    /// OTCP: incast FCT and timeouts, default TCP vs OTCP's parameters.
+    Otcp,
     /// SOPA: permutation on a Fat-Tree, ECMP vs RPS vs SOPA vs Hedera.
     Sopa,
 }
@@ -334,6 +337,7 @@ fn main() -> ExitCode {
             | ExperimentKind::Fig9
             | ExperimentKind::Fig10
             | ExperimentKind::Fig13
+            | ExperimentKind::Otcp
             | ExperimentKind::Sopa => {
                 let table_only = [
                     ("--config", config.is_some()),
@@ -396,6 +400,7 @@ fn figure_cmd(
         ExperimentKind::Fig8 => "fig8",
         ExperimentKind::Fig10 => "fig10",
         ExperimentKind::Fig9 => "fig9",
+        ExperimentKind::Otcp => "otcp",
         ExperimentKind::Sopa => "sopa",
         _ => "fig13",
     };
@@ -470,6 +475,7 @@ fn experiment_cmd(
         | ExperimentKind::Fig9
         | ExperimentKind::Fig10
         | ExperimentKind::Fig13
+        | ExperimentKind::Otcp
         | ExperimentKind::Sopa => {
             anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
         }

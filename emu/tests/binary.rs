@@ -9,7 +9,7 @@ use lh_emu::state;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
 
@@ -31,23 +31,6 @@ fn write_cfg(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 fn run_dirs() -> Vec<String> {
     state::runs()
-}
-
-fn wait_for(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn free_prefix() -> String {
-    loop {
-        let p = format!("lh{:04x}", rand::random::<u16>());
-        if !state::run_dir(&p).exists() && !lh_namespaces().iter().any(|n| n.starts_with(&p)) {
-            return p;
-        }
-    }
 }
 
 /// `lighthouse run --no-fabric` with a pipe on stdin (the CLI reads lines).

@@ -9,27 +9,9 @@ use common::*;
 use lh_emu::cli::{Cli, Tools};
 use lh_emu::links;
 use lh_emu::network::{Network, NetworkOptions};
+use lh_emu::textsink::TextSink as Buf;
 use lh_emu::topo::Plan;
 use rtnetlink::{LinkBridge, LinkUnspec};
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-impl Buf {
-    fn take(&self) -> String {
-        String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
-    }
-}
 
 fn bridged_net() -> Network {
     let net = Network::bring_up(Plan::new(1, 2), None, NetworkOptions::default()).unwrap();

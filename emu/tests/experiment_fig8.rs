@@ -60,6 +60,10 @@ fn fig8_quick_shows_to_elephants_slower_and_jupiter_close_to_clos() {
         "Opera's elephants",
         "Jupiter's elephants",
         "TO elephants",
+        "[ok] RotorNet-VLB's mice above Clos's",
+        "[ok] Mordia's mice above Clos's",
+        "[ok] Opera's mice below RotorNet-VLB's",
+        "[ok] c-Through's mice (electrical fabric) below Mordia's",
         "took",
     ] {
         assert!(stdout.contains(w), "{w:?} not in:\n{stdout}");

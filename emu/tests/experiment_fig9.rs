@@ -12,8 +12,10 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
 
 #[test]
-fn fig9_quick_shows_vlb_slow_and_reordering_against_clos_and_direct() {
-    if skip_unless_root("fig9_quick_shows_vlb_slow_and_reordering_against_clos_and_direct") {
+fn fig9_quick_shows_vlb_and_hybrid_slow_and_reordering_against_clos_and_direct() {
+    if skip_unless_root(
+        "fig9_quick_shows_vlb_and_hybrid_slow_and_reordering_against_clos_and_direct",
+    ) {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
@@ -44,6 +46,11 @@ fn fig9_quick_shows_vlb_slow_and_reordering_against_clos_and_direct() {
         "fig9 --quick failed:\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains("fig9: the paper's shape holds"), "{stdout}");
+    assert!(
+        stdout.contains("[ok] hybrid RotorNet lags direct")
+            && stdout.contains("[ok] the hybrid reorders"),
+        "{stdout}"
+    );
     assert!(stdout.contains("took"), "no timing printed:\n{stdout}");
     // Every setting, both knob values, every flow complete with a throughput.
     let csv = std::fs::read_to_string(out.join("fig9.csv")).unwrap();
@@ -52,8 +59,8 @@ fn fig9_quick_shows_vlb_slow_and_reordering_against_clos_and_direct() {
         "direct,3,",
         "vlb,3,",
         "vlb,5,",
-        "ucmp,3,",
-        "ucmp,5,",
+        "hybrid,3,",
+        "hybrid,5,",
     ] {
         let rows: Vec<&str> = csv.lines().filter(|l| l.starts_with(s)).collect();
         assert!(rows.len() >= 4, "{s}: {} rows\n{csv}", rows.len());

@@ -10,26 +10,8 @@ use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
 use lh_emu::cli::{Cli, Tools};
 use lh_emu::network::{Network, NetworkOptions};
+use lh_emu::textsink::TextSink as Buf;
 use lh_emu::topo::Plan;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-impl Buf {
-    fn take(&self) -> String {
-        String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
-    }
-}
 
 fn small_compiled() -> Compiled {
     let config = Config::from_json(

@@ -167,3 +167,30 @@ fn failed_agg_core_link_loses_frames_until_detected_then_none() {
         assert_conserved(&e);
     }
 }
+
+#[test]
+fn k6_sopa_config_reaches_all_54_hosts_with_tcp_reordering_10() {
+    if skip_unless_root("k6_sopa_config_reaches_all_54_hosts_with_tcp_reordering_10") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let path = format!(
+        "{}/../topologies/fattree-6.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(cfg["routing"]["algorithm"], "sopa");
+    // SOPA raises the fast-retransmit threshold to 10 on every host.
+    let (code, e) = run_script(
+        &cfg,
+        "pingall\nh1 sysctl -n net.ipv4.tcp_reordering\nh54 sysctl -n net.ipv4.tcp_reordering\n",
+    );
+    assert_eq!(code, Some(0), "{e}");
+    assert_eq!(
+        pingall_results(&e),
+        ["*** Results: 0% dropped (2862/2862 received)"],
+        "{e}"
+    );
+    assert_eq!(e.lines().filter(|l| l.trim() == "10").count(), 2, "{e}");
+    assert_conserved(&e);
+}

@@ -32,33 +32,9 @@ fn write_cfg(dir: &Path) -> PathBuf {
     p
 }
 
-fn wait_for(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn free_prefix() -> String {
-    loop {
-        let p = format!("lh{:04x}", rand::random::<u16>());
-        if !state::run_dir(&p).exists() && !lh_namespaces().iter().any(|n| n.starts_with(&p)) {
-            return p;
-        }
-    }
-}
-
-fn ns_of(prefix: &str) -> Vec<String> {
-    lh_namespaces()
-        .into_iter()
-        .filter(|n| n.starts_with(prefix))
-        .collect()
-}
-
 fn no_leftovers(prefix: &str) {
     wait_for("teardown", Duration::from_secs(20), || {
-        ns_of(prefix).is_empty() && !state::run_dir(prefix).exists()
+        namespaces_of(prefix).is_empty() && !state::run_dir(prefix).exists()
     });
 }
 
@@ -89,7 +65,7 @@ fn spawn_stdin_run(cfg: &Path, prefix: &str, fabric: bool) -> Child {
 
 fn wait_up(prefix: &str) {
     wait_for("namespaces", Duration::from_secs(30), || {
-        ns_of(prefix).len() == 5 && state::load(prefix).is_some()
+        namespaces_of(prefix).len() == 5 && state::load(prefix).is_some()
     });
 }
 
@@ -417,7 +393,7 @@ fn clean_stops_live_runs_with_sigterm_and_stale_keeps_them() {
     // --stale leaves a live run alone.
     let out = clean(&["--stale"]);
     assert!(out.status.success());
-    assert_eq!(ns_of(&p).len(), 5);
+    assert_eq!(namespaces_of(&p).len(), 5);
     assert!(child.try_wait().unwrap().is_none());
     // clean says it stops the run, and the run exits by SIGTERM (its own
     // teardown: exit code 130), not SIGKILL. (--prefix: plain `clean` would
@@ -706,7 +682,11 @@ fn a_panic_still_tears_the_run_down() {
             "{err}"
         );
         // Gone at once, not by a later clean.
-        assert!(ns_of(&p).is_empty(), "{where_}: {:?}", ns_of(&p));
+        assert!(
+            namespaces_of(&p).is_empty(),
+            "{where_}: {:?}",
+            namespaces_of(&p)
+        );
         assert!(!state::run_dir(&p).exists());
     }
 }

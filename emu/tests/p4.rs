@@ -44,17 +44,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A prefix no run uses, so a test checks its own leftovers only (other
-/// runs may come and go on the machine meanwhile).
-fn free_prefix() -> String {
-    loop {
-        let p = format!("lh{:04x}", rand::random::<u16>());
-        if !lh_emu::state::run_dir(&p).exists() && !mine(&p) {
-            return p;
-        }
-    }
-}
-
 /// Whether any namespace or run directory of run `p` exists.
 fn mine(p: &str) -> bool {
     lh_namespaces()

@@ -46,6 +46,12 @@ pub(crate) struct Calendar {
     /// Per uplink index: its serialisation rate (electrical ports of a
     /// hybrid fabric run at `Timing::electrical_rate`).
     rate: Vec<BitsPerSec>,
+    /// Per uplink index: electrical (a hybrid fabric's packet switch). Such
+    /// a port is one FIFO that sends at any time: its frames all go to
+    /// calendar queue 0 of the uplink, whatever their departure slice,
+    /// and are never held for a slice, checked for slice misses or
+    /// offloaded.
+    elec: Vec<bool>,
     /// `[slice][tor * uplinks + port]`: circuit differs from previous slice
     /// (the ToRs' view of the schedule).
     changed: Vec<bool>,
@@ -90,6 +96,7 @@ impl Calendar {
             capacity: timing.queue_capacity,
             tor_clock_offset: timing.tor_clock_offset,
             rate: timing.model().port_rates(schedule),
+            elec: electrical_ports(schedule),
             changed,
             dark_until: vec![0; n],
             cal: vec![FrameQueue::default(); n * s],
@@ -174,6 +181,7 @@ impl Calendar {
         }
         self.changed = crate::ocs::circuit_tables(schedule).1;
         self.rate = timing.model().port_rates(schedule);
+        self.elec = electrical_ports(schedule);
     }
 
     /// Bytes per `[uplink][calendar queue]` of a ToR.
@@ -220,7 +228,12 @@ impl Calendar {
         }
         let s = self.s as u64;
         let tu = tor as usize * self.uplinks + step.port as usize;
-        let d = step.depart.map_or(arrival as u64, |d| d as u64 % s);
+        let elec = self.elec[step.port as usize];
+        let d = match step.depart {
+            _ if elec => 0,
+            None => arrival as u64,
+            Some(d) => d as u64 % s,
+        };
         let rank = (d + s - arrival as u64) % s;
         let q = tu * self.s + d as usize;
         let off = if self.offload.is_some() {
@@ -235,7 +248,7 @@ impl Calendar {
             None => self.cal[q].bytes + off,
             Some(e) => e.get(q),
         };
-        if self.rotation && self.detection {
+        if self.rotation && self.detection && !elec {
             let start = self.clock.start_of_slot(slot + rank);
             let end = start + self.clock.slice;
             let ws = (start + self.dark_of(d as usize, tu)).max(self.dark_until[tu]);
@@ -266,7 +279,12 @@ impl Calendar {
         if port as usize >= self.uplinks || depart as usize >= self.s {
             return Err(Refusal::NoPort);
         }
-        let q = (tor as usize * self.uplinks + port as usize) * self.s + depart as usize;
+        let d = if self.elec[port as usize] {
+            0
+        } else {
+            depart as usize
+        };
+        let q = (tor as usize * self.uplinks + port as usize) * self.s + d;
         if self.cal[q].bytes + len > self.capacity {
             return Err(Refusal::Full);
         }
@@ -297,7 +315,7 @@ impl Calendar {
         if let Some(e) = self.est.as_mut() {
             e.add(q, pool.meta(i).len as u64);
         }
-        if let Some(n) = self.offload {
+        if let Some(n) = self.offload.filter(|_| !self.elec[port as usize]) {
             let slice = self.clock.slot(tnow) % self.s as u64;
             let rank = ((q % self.s) as u64 + self.s as u64 - slice) % self.s as u64;
             if rank >= n as u64 {
@@ -346,7 +364,7 @@ impl Calendar {
                 if last != u64::MAX && last < slot {
                     for k in last..slot.min(last + self.s as u64) {
                         let prev = (k % self.s as u64) as usize;
-                        for p in 0..self.uplinks {
+                        for p in (0..self.uplinks).filter(|&p| !self.elec[p]) {
                             let tu = tor * self.uplinks + p;
                             c.carried_over += self.cal[tu * self.s + prev].frames as u64;
                         }
@@ -361,11 +379,13 @@ impl Calendar {
                     continue;
                 }
                 let rate = self.rate[p];
-                let q = tu * self.s + slice;
+                let elec = self.elec[p];
+                let q = tu * self.s + if elec { 0 } else { slice };
                 let ws = (start + self.dark_of(slice, tu)).max(self.dark_until[tu]);
                 // docs/time-model.md: a frame crosses only if its whole
-                // serialisation fits the window, else it waits.
-                let must_fit = self.rotation;
+                // serialisation fits the window, else it waits (an
+                // electrical port has no windows).
+                let must_fit = self.rotation && !elec;
                 while let Some(i) = self.cal[q].peek() {
                     let tx = self.next_free[tu]
                         .max(tnow.saturating_sub(PACE_SLACK_NS))
@@ -479,4 +499,11 @@ impl Calendar {
         }
         c.estimator_error.record(truth.abs_diff(est));
     }
+}
+
+/// Per uplink index: whether it is electrical on `schedule`.
+fn electrical_ports(schedule: &Schedule) -> Vec<bool> {
+    (0..schedule.uplinks())
+        .map(|p| schedule.is_electrical(p as PortId))
+        .collect()
 }

@@ -288,6 +288,11 @@ impl<P: Port> Engine<P> {
                     hosts.len(),
                 )
                 .map_err(crate::FabricError::Spec)?;
+                if !spec.external.is_empty() {
+                    return Err(crate::FabricError::Spec(
+                        "a fat tree's edge switches run in swtor: no external (P4) ToRs".into(),
+                    ));
+                }
                 if sw.tree().edges() != tors {
                     return Err(crate::FabricError::Spec(format!(
                         "a fat tree with k = {} has {} edge switches, the schedule {tors} ToRs",
@@ -1120,16 +1125,16 @@ mod tests {
         assert!(e.c.conservation_holds());
     }
 
-    #[test]
-    fn hybrid_electrical_port_is_always_up_and_paced_at_its_rate() {
-        // c-Through: 3 ToRs, uplink 0 optical (circuit 0-1), uplink 1
-        // electrical at 800 Mb/s = 1000 B per 10 us; optical 8 Gb/s. h1 on
-        // ToR0 sends to h2 on ToR2, which has no circuit from ToR0.
-        let mut s = Schedule::hybrid(3, 1, 1, 1);
+    /// A hybrid of 3 ToRs and `slices` slices: uplink 0 optical (circuit
+    /// 0-1 in slice 0), uplink 1 electrical at 800 Mb/s = 1000 B per 10 us;
+    /// optical 8 Gb/s. h1 on ToR0 sends to h2 on ToR2 (no circuit from
+    /// ToR0) on the electrical port, departing in `depart`.
+    fn hybrid(slices: usize, depart: Option<lh_ctrl::SliceId>) -> (Tables, FabricSpec) {
+        let mut s = Schedule::hybrid(3, 1, 1, slices);
         s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
             .unwrap();
         let table = Tables {
-            slices: 1,
+            slices,
             lookup: Lookup::Hop,
             multipath: Multipath::None,
             buckets: 1,
@@ -1138,17 +1143,21 @@ mod tests {
                 tor: 0,
                 entries: vec![Entry {
                     m: any(2, None),
-                    action: Action::Hop(TStep {
-                        port: 1,
-                        depart: None,
-                    }),
+                    action: Action::Hop(TStep { port: 1, depart }),
                     alternates: vec![],
                 }],
             }],
         };
-        let mut spec = spec_with(s.clone(), table.clone(), [0, 2]);
+        let mut spec = spec_with(s, table.clone(), [0, 2]);
         spec.timing.propagation = Nanos(300);
         spec.timing.electrical_rate = Some(BitsPerSec(800_000_000));
+        (table, spec)
+    }
+
+    #[test]
+    fn hybrid_electrical_port_is_always_up_and_paced_at_its_rate() {
+        // c-Through: one slice.
+        let (table, spec) = hybrid(1, None);
         let mut e = test_engine(&spec, 1);
         // Send at the very start of a slice, then mid-slice: no dark time.
         let t0 = EPOCH + 5 * SLICE;
@@ -1186,6 +1195,33 @@ mod tests {
         e.poll(t + 1 + 10_300).unwrap();
         e.poll(t + 1 + 10_301).unwrap();
         assert_eq!(e.c.delivered, 4, "{}", e.c);
+        assert_eq!(e.c.dropped_total(), 0, "{}", e.c);
+        assert!(e.c.conservation_holds());
+    }
+
+    #[test]
+    fn hybrid_electrical_port_on_a_rotor_is_one_fifo_across_slices() {
+        // A hybrid RotorNet: the rotor has 2 slices. ToR0's frames to ToR2
+        // leave on the electrical port back to back, across slice
+        // boundaries: no calendar queue holds them for a slice, none is a
+        // slice miss or carried over.
+        let (_, spec) = hybrid(2, Some(0));
+        let mut e = test_engine(&spec, 2);
+        let t0 = EPOCH + 4 * SLICE;
+        for _ in 0..3 {
+            e.port.inject(1, 0, &frame(1000));
+        }
+        e.poll(t0).unwrap();
+        assert_eq!(e.c.uplink_tx, 1, "{}", e.c);
+        // Slice 1: the rotor's queue for slice 0 would wait a cycle.
+        e.poll(t0 + SLICE).unwrap();
+        assert_eq!(e.c.uplink_tx, 2, "sends in slice 1 too: {}", e.c);
+        e.poll(t0 + 2 * SLICE).unwrap();
+        assert_eq!(e.c.uplink_tx, 3, "{}", e.c);
+        e.poll(t0 + 3 * SLICE + 300).unwrap();
+        e.poll(t0 + 3 * SLICE + 301).unwrap();
+        assert_eq!(e.c.delivered, 3, "{}", e.c);
+        assert_eq!(e.c.carried_over, 0, "{}", e.c);
         assert_eq!(e.c.dropped_total(), 0, "{}", e.c);
         assert!(e.c.conservation_holds());
     }

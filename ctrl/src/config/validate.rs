@@ -279,6 +279,20 @@ fn check_tors(c: &mut Checker, cfg: &Config) -> bool {
             "$.tors.queue_capacity: {q} bytes cannot hold one 1500-byte frame; large packets will always miss their slice"
         );
     }
+    // (A zero rate is refused by the parser.)
+    if t.electrical_rate.is_some() {
+        if cfg.fabric == FabricKind::Electrical {
+            c.err(
+                "$.tors.electrical_rate",
+                "expected no electrical_rate: fabric is electrical (every uplink already is); it adds an electrical uplink to an optical fabric",
+            );
+        } else if cfg.mode == Mode::TA {
+            c.err(
+                "$.tors.electrical_rate",
+                "expected no electrical_rate with mode TA: a traffic-aware hybrid (c-Through) sets ta.electrical_rate",
+            );
+        }
+    }
     ok
 }
 
@@ -349,6 +363,12 @@ fn check_fattree(c: &mut Checker, cfg: &Config) {
         );
         return;
     };
+    if cfg.tor.is_some() {
+        c.err(
+            "$.tor",
+            "expected no `tor` section: a fat tree's switches have no calendar queues, push-back or offloading",
+        );
+    }
     if let Err(e) = crate::fattree::FatTree::new(k) {
         return c.err("$.topology.k", format!("expected an even k: {e}"));
     }

@@ -538,6 +538,9 @@ pub fn from_config_with_ocs(cfg: &Config) -> Result<(Schedule, OcsSchedule), Sch
             ));
         }
     };
+    // A hybrid TO fabric (`tors.electrical_rate`): one electrical uplink
+    // after the optical ones.
+    let s = crate::ta::with_electrical(cfg, s);
     let o = s.verify(cfg)?;
     Ok((s, o))
 }

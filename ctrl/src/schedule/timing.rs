@@ -22,7 +22,8 @@ pub struct TimeModel {
     pub reconfiguration: Nanos,
     pub propagation: Nanos,
     pub link_rate: BitsPerSec,
-    /// Rate of the electrical port of a hybrid fabric (`ta.electrical_rate`).
+    /// Rate of the electrical port of a hybrid fabric (`tors.electrical_rate`
+    /// or `ta.electrical_rate`).
     pub electrical_rate: Option<BitsPerSec>,
     pub host_rate: BitsPerSec,
     /// Bytes per calendar queue.
@@ -41,7 +42,7 @@ impl TimeModel {
                 .unwrap_or_default(),
             propagation: cfg.slice.propagation,
             link_rate: cfg.tors.link_rate,
-            electrical_rate: cfg.ta.as_ref().and_then(|t| t.electrical_rate),
+            electrical_rate: cfg.electrical_rate(),
             host_rate: cfg.tors.host_link_rate,
             queue_capacity: cfg.queue_capacity_bytes(),
         }
@@ -151,7 +152,7 @@ pub fn routable(cfg: &Config, s: &Schedule) -> Option<(Schedule, usize)> {
     Some((view, short.len()))
 }
 
-/// The rate of uplink `port`: `ta.electrical_rate` for the electrical port
+/// The rate of uplink `port`: the electrical rate for the electrical port
 /// of a hybrid fabric, else the link rate.
 pub fn port_rate(cfg: &Config, s: &Schedule, port: crate::PortId) -> BitsPerSec {
     TimeModel::from_config(cfg).port_rate(s, port)

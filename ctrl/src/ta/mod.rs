@@ -125,9 +125,9 @@ pub fn build(cfg: &Config) -> Result<Schedule, TaError> {
 }
 
 /// `s` plus the electrical port of a hybrid config (`ta.electrical_rate`
-/// set), numbered after the optical uplinks; `s` unchanged otherwise.
+/// or `tors.electrical_rate` set), numbered after the optical uplinks; `s` unchanged otherwise.
 pub fn with_electrical(cfg: &Config, s: Schedule) -> Schedule {
-    let hybrid = cfg.ta.as_ref().is_some_and(|t| t.electrical_rate.is_some());
+    let hybrid = cfg.electrical_rate().is_some();
     if hybrid && s.electrical_ports() == 0 {
         s.with_electrical_ports(1)
     } else {

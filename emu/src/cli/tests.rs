@@ -4,29 +4,11 @@ use super::*;
 use crate::network::Network;
 use crate::probe;
 use crate::render::*;
+use crate::textsink::TextSink as Buf;
 use crate::topo::Plan;
 use lh_ctrl::compile::Compiled;
 use lh_ctrl::tables::{Action, Ingress};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// A writer the test can read back.
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-impl Buf {
-    fn take(&self) -> String {
-        String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
-    }
-}
 
 /// An offline network whose output the test reads back.
 fn offline(plan: Plan) -> (Network, Buf) {

@@ -13,6 +13,7 @@ pub mod fig10;
 pub mod fig13;
 pub mod fig8;
 pub mod fig9;
+pub mod otcp;
 pub mod plot;
 pub mod sopa;
 
@@ -53,7 +54,7 @@ pub struct Experiment {
 }
 
 /// The experiments, by name.
-pub const ALL: [Experiment; 5] = [
+pub const ALL: [Experiment; 6] = [
     Experiment {
         name: "fig8",
         about: "mice and elephant FCT: TO vs TA architectures vs Clos (Fig. 8)",
@@ -77,6 +78,12 @@ pub const ALL: [Experiment; 5] = [
         about: "TCP throughput of direct vs VLB vs Clos, tcp_reordering 3 vs 5 (Fig. 9)",
         run: fig9::run,
         analyze: fig9::analyze,
+    },
+    Experiment {
+        name: "otcp",
+        about: "incast over persistent connections: FCT and RTOs, default TCP vs OTCP (seed 003)",
+        run: otcp::run,
+        analyze: otcp::analyze,
     },
     Experiment {
         name: "sopa",

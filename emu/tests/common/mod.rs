@@ -114,3 +114,78 @@ pub fn namespaces_of(prefix: &str) -> Vec<String> {
         .filter(|n| n.starts_with(&p))
         .collect()
 }
+
+/// Polls `f` every 50 ms until it holds; fails the test after `limit`.
+pub fn wait_for(what: &str, limit: std::time::Duration, mut f: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !f() {
+        assert!(t.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A prefix no run uses (no run directory, no namespace), so a test
+/// checks its own leftovers only.
+pub fn free_prefix() -> String {
+    loop {
+        let p = format!("lh{:04x}", rand::random::<u16>());
+        if !lh_emu::state::run_dir(&p).exists() && namespaces_of(&p).is_empty() {
+            return p;
+        }
+    }
+}
+
+/// `lighthouse experiment NAME --quick --out OUT` as a subprocess; checks
+/// that it printed `runs` run prefixes, left none of their namespaces
+/// behind, exited 0 and said the paper's shape holds. Returns (stdout,
+/// stderr).
+pub fn experiment_quick(name: &str, runs: usize, out: &std::path::Path) -> (String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .args(["experiment", name, "--quick", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    // Our own runs only: the prefixes this run printed.
+    let mut ps: Vec<&str> = stderr
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| lh_emu::state::valid_prefix(w))
+        .collect();
+    ps.sort_unstable();
+    ps.dedup();
+    assert_eq!(ps.len(), runs, "{runs} runs expected:\n{stderr}");
+    let left: Vec<String> = lh_namespaces()
+        .into_iter()
+        .filter(|n| ps.iter().any(|p| n.starts_with(&format!("{p}-"))))
+        .collect();
+    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+    assert!(
+        o.status.success(),
+        "{name} --quick failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("{name}: the paper's shape holds")),
+        "{stdout}"
+    );
+    (stdout, stderr)
+}
+
+/// `lighthouse report OUT` re-plots NAME from its CSV alone: the SVG is
+/// written again and the shape still holds.
+pub fn report_replots(name: &str, out: &std::path::Path) {
+    let svg = out.join(format!("{name}.svg"));
+    std::fs::remove_file(&svg).unwrap();
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .arg("report")
+        .arg(out)
+        .output()
+        .unwrap();
+    let rs = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "report failed: {rs}");
+    assert!(
+        rs.contains(&format!("{name}: the paper's shape holds")),
+        "{rs}"
+    );
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+}
