@@ -21,6 +21,7 @@ pub mod mnflags;
 pub mod mntopo;
 pub mod netns;
 pub mod network;
+pub mod nicpace;
 pub mod nodeshell;
 pub mod offload;
 pub mod optlink;

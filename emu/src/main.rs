@@ -204,6 +204,8 @@ enum ExperimentKind {
     Fig9,
     /// OTCP: incast FCT and timeouts, default TCP vs OTCP's parameters.
     Otcp,
+    /// SOPA: permutation on a Fat-Tree, ECMP vs RPS vs SOPA vs Hedera.
+    Sopa,
 }
 
 #[derive(Subcommand)]
@@ -335,7 +337,8 @@ fn main() -> ExitCode {
             | ExperimentKind::Fig9
             | ExperimentKind::Fig10
             | ExperimentKind::Fig13
-            | ExperimentKind::Otcp => {
+            | ExperimentKind::Otcp
+            | ExperimentKind::Sopa => {
                 let table_only = [
                     ("--config", config.is_some()),
                     ("--load", load.is_some()),
@@ -398,6 +401,7 @@ fn figure_cmd(
         ExperimentKind::Fig10 => "fig10",
         ExperimentKind::Fig9 => "fig9",
         ExperimentKind::Otcp => "otcp",
+        ExperimentKind::Sopa => "sopa",
         _ => "fig13",
     };
     if let Some((flag, _)) = table_only.iter().find(|(_, given)| *given) {
@@ -471,7 +475,8 @@ fn experiment_cmd(
         | ExperimentKind::Fig9
         | ExperimentKind::Fig10
         | ExperimentKind::Fig13
-        | ExperimentKind::Otcp => {
+        | ExperimentKind::Otcp
+        | ExperimentKind::Sopa => {
             anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
         }
     };

@@ -192,6 +192,14 @@ impl Network {
         if let Some(t) = compiled.as_ref().and_then(lh_ctrl::otcp::table) {
             push_otcp(&net, &t).map_err(OrchError::from)?;
         }
+        if let Some(c) = compiled.as_ref()
+            && c.config.fabric == lh_ctrl::config::FabricKind::FatTree
+        {
+            for h in &net.plan.hosts {
+                crate::nicpace::pace(&net.host_ns(h), &h.host_if, c.config.tors.host_link_rate)
+                    .map_err(|e| OrchError::Io(e.to_string()))?;
+            }
+        }
         let mut n = Network::offline(net.plan.clone(), &net.prefix);
         n.holders = (0..n.plan.hosts.len()).map(|_| None).collect();
         n.net = Some(net);

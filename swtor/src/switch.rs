@@ -33,7 +33,8 @@ use crate::wire;
 use lh_ctrl::PortId;
 use lh_ctrl::fattree::{FatTree, Link, SwitchId, SwitchTables, Tier, link};
 use lh_ctrl::units::BitsPerSec;
-use std::collections::HashSet;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
 
 /// The largest number of switches a frame may cross (a loop guard; a fat
 /// tree's shortest paths cross at most 5).
@@ -133,8 +134,14 @@ pub struct Switches {
     wire: Vec<FrameQueue>,
     /// Frames each port has put on its link.
     tx: Vec<u64>,
+    /// Pending events in time order, at most one of each kind per port:
+    /// the FIFO head's transmission start and the wire head's arrival.
+    events: BinaryHeap<Reverse<(u64, u32)>>,
     /// Frames in FIFOs and on wires.
     inside: u64,
+    /// Per host: when its link to the edge switch last delivered a frame.
+    host_free: Vec<u64>,
+    host_rate: BitsPerSec,
     /// SOPA: next path per (source host, destination host).
     rr: Vec<u32>,
     hosts: usize,
@@ -217,7 +224,10 @@ impl Switches {
             next_free: vec![0; ports],
             wire: vec![FrameQueue::default(); ports],
             tx: vec![0; ports],
+            events: BinaryHeap::with_capacity(2 * ports),
             inside: 0,
+            host_free: vec![0; hosts],
+            host_rate,
             rr: vec![0; hosts * hosts],
             hosts,
             rng: o.seed | 1,
@@ -275,9 +285,16 @@ impl Switches {
         }
     }
 
-    /// A frame from host `src` enters its edge switch `edge`.
+    /// A frame from host `src` enters its edge switch `edge`, when its
+    /// last bit would have crossed the host's link: frames a late poll reads
+    /// together keep a host link's spacing instead of arriving at one
+    /// instant (where ties between equal paths would reorder them).
     pub(crate) fn ingress(&mut self, x: &mut Io<'_>, edge: SwitchId, src: u16, i: u32, now: u64) {
-        self.forward(x, edge, Some(src), i, now);
+        let len = x.pool.meta(i).len as u64;
+        let free = &mut self.host_free[src as usize];
+        let t = now.max(*free + self.host_rate.time_for(len).0);
+        *free = t;
+        self.forward(x, edge, Some(src), i, t);
     }
 
     /// Frame `i` at switch `s` (from host `src` when it just entered).
@@ -333,7 +350,7 @@ impl Switches {
             }
             g[pick % g.len()]
         };
-        self.enqueue(x, s, port, i);
+        self.enqueue(x, s, port, i, now);
     }
 
     /// SOPA at the source edge switch `s`: the next path of the pair
@@ -435,15 +452,23 @@ impl Switches {
         v >> 11
     }
 
-    fn enqueue(&mut self, x: &mut Io<'_>, s: SwitchId, port: PortId, i: u32) {
+    /// Frame `i`, at switch `s` since `now`, joins the output FIFO of
+    /// `port` (or is dropped as `queue_full`).
+    fn enqueue(&mut self, x: &mut Io<'_>, s: SwitchId, port: PortId, i: u32, now: u64) {
         let q = s as usize * self.tree.ports() + port as usize;
         let len = x.pool.meta(i).len as u64;
         if self.out[q].bytes + len > self.queue_limit {
             return x.drop_frame(i, DropReason::QueueFull);
         }
+        x.pool.meta_mut(i).t = now;
+        let was_empty = self.out[q].is_empty();
         self.out[q].push(x.pool, i);
         x.c.queued += 1;
         self.inside += 1;
+        if was_empty {
+            self.events
+                .push(Reverse((self.next_free[q].max(now), send_event(q))));
+        }
     }
 
     /// Link changes noticed by `now` replace the tables (paths over failed
@@ -455,50 +480,70 @@ impl Switches {
         self.schedule(now);
     }
 
-    /// Moves frames that reached the next switch and transmits from the
-    /// output FIFOs at link rate. True if anything moved.
+    /// Replays, in time order, every transmission start and arrival due by
+    /// `now`: a frame starts when its port is free and it has arrived,
+    /// takes its length at the link rate, and reaches the next switch a
+    /// propagation delay later. Handled in event-time order rather than
+    /// port order, so a late poll (a busy CPU) neither reorders frames nor
+    /// changes their queueing; only delivery to hosts waits for the poll.
+    /// True if anything moved.
     pub(crate) fn poll(&mut self, x: &mut Io<'_>, now: u64) -> bool {
-        if self.inside == 0 {
-            return false;
-        }
-        let k = self.tree.ports();
         let mut busy = false;
-        for q in 0..self.out.len() {
+        while let Some(&Reverse((t, e))) = self.events.peek() {
+            if t > now {
+                break;
+            }
+            self.events.pop();
+            busy = true;
+            let q = (e >> 1) as usize;
+            let k = self.tree.ports();
             let (s, port) = ((q / k) as SwitchId, (q % k) as PortId);
-            // Arrivals at the peer.
-            while let Some(i) = self.wire[q].peek() {
-                if x.pool.meta(i).t > now {
-                    break;
+            if e & 1 == 1 {
+                // The wire head reaches the peer at `t`.
+                let Some(i) = self.wire[q].pop(x.pool) else {
+                    continue;
+                };
+                if let Some(n) = self.wire[q].peek() {
+                    self.events.push(Reverse((x.pool.meta(n).t, arrive_event(q))));
                 }
-                self.wire[q].pop(x.pool);
                 self.inside -= 1;
                 x.c.queued -= 1;
-                busy = true;
                 let Some((peer, _)) = self.tree.peer(s, port) else {
                     x.drop_frame(i, DropReason::NoRoute);
                     continue;
                 };
-                self.forward(x, peer, None, i, now);
+                self.forward(x, peer, None, i, t);
+                continue;
             }
-            // Transmission, paced at the link rate.
-            let mut t = self.next_free[q].max(now.saturating_sub(crate::calendar::PACE_SLACK_NS));
-            while t <= now {
-                let Some(i) = self.out[q].pop(x.pool) else {
-                    break;
-                };
-                busy = true;
-                if !self.link_up(s, port) {
-                    self.inside -= 1;
-                    x.c.queued -= 1;
-                    x.drop_frame(i, DropReason::LinkDown);
-                    continue;
-                }
-                t += self.rate.time_for(x.pool.meta(i).len as u64).0;
-                x.pool.meta_mut(i).t = t + self.propagation;
-                self.wire[q].push(x.pool, i);
-                self.tx[q] += 1;
-                self.next_free[q] = t;
+            // The FIFO head starts its transmission at `t` (or is dropped
+            // then when its link is down).
+            let Some(i) = self.out[q].pop(x.pool) else {
+                continue;
+            };
+            let up = self.link_up(s, port);
+            let done = if up {
+                t + self.rate.time_for(x.pool.meta(i).len as u64).0
+            } else {
+                t
+            };
+            if let Some(n) = self.out[q].peek() {
+                let start = x.pool.meta(n).t.max(done);
+                self.events.push(Reverse((start, send_event(q))));
             }
+            if !up {
+                self.inside -= 1;
+                x.c.queued -= 1;
+                x.drop_frame(i, DropReason::LinkDown);
+                continue;
+            }
+            self.next_free[q] = done;
+            let at = done + self.propagation;
+            x.pool.meta_mut(i).t = at;
+            if self.wire[q].is_empty() {
+                self.events.push(Reverse((at, arrive_event(q))));
+            }
+            self.wire[q].push(x.pool, i);
+            self.tx[q] += 1;
         }
         busy
     }
@@ -507,6 +552,16 @@ impl Switches {
     pub fn tier(&self, s: SwitchId) -> Tier {
         self.tree.tier(s)
     }
+}
+
+/// The event of port `q`'s FIFO head starting its transmission.
+fn send_event(q: usize) -> u32 {
+    (q as u32) << 1
+}
+
+/// The event of port `q`'s wire head reaching the peer.
+fn arrive_event(q: usize) -> u32 {
+    ((q as u32) << 1) | 1
 }
 
 /// Writes route `r` (ports per switch, from the one holding frame `i`):

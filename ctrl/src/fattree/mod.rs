@@ -180,7 +180,8 @@ impl FatTree {
     /// The equal-cost shortest paths from edge switch `a` to edge switch
     /// `b`, each as the hops from `a` up to the switch before `b` (`b`
     /// delivers by the destination host). `a == b`: one empty path.
-    /// Order: by aggregation index, then core index.
+    /// Order: by core index within an aggregation switch, then by
+    /// aggregation index (interleaved, see below).
     pub fn paths(&self, a: SwitchId, b: SwitchId) -> Vec<Vec<Hop>> {
         let h = self.h();
         let ((pa, _), (pb, ib)) = (self.coords(a), self.coords(b));
@@ -191,13 +192,18 @@ impl FatTree {
         if a == b {
             return vec![Vec::new()];
         }
-        let mut out = Vec::new();
-        for j in 0..h {
-            if pa == pb {
-                out.push(vec![hop(a, h + j), hop(self.agg(pa, j), ib)]);
-                continue;
-            }
-            for m in 0..h {
+        if pa == pb {
+            return (0..h)
+                .map(|j| vec![hop(a, h + j), hop(self.agg(pa, j), ib)])
+                .collect();
+        }
+        // Core index outer, aggregation inner: consecutive paths differ in
+        // their first hop and each aggregation switch's consecutive paths
+        // in their core, so a round robin over this list spreads a burst
+        // evenly at every level (SOPA's balance).
+        let mut out = Vec::with_capacity(h * h);
+        for m in 0..h {
+            for j in 0..h {
                 out.push(vec![
                     hop(a, h + j),
                     hop(self.agg(pa, j), h + m),

@@ -15,6 +15,7 @@ pub mod fig8;
 pub mod fig9;
 pub mod otcp;
 pub mod plot;
+pub mod sopa;
 
 use anyhow::Context;
 use csv::Csv;
@@ -53,7 +54,7 @@ pub struct Experiment {
 }
 
 /// The experiments, by name.
-pub const ALL: [Experiment; 5] = [
+pub const ALL: [Experiment; 6] = [
     Experiment {
         name: "fig8",
         about: "mice and elephant FCT: TO vs TA architectures vs Clos (Fig. 8)",
@@ -83,6 +84,12 @@ pub const ALL: [Experiment; 5] = [
         about: "incast over persistent connections: FCT and RTOs, default TCP vs OTCP (seed 003)",
         run: otcp::run,
         analyze: otcp::analyze,
+    },
+    Experiment {
+        name: "sopa",
+        about: "permutation on a k=4 Fat-Tree: ECMP vs RPS vs SOPA vs Hedera, with a failed link (seed 001)",
+        run: sopa::run,
+        analyze: sopa::analyze,
     },
 ];
 
