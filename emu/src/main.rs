@@ -129,7 +129,7 @@ enum Cmd {
     },
     /// Reproduce a table or figure of the paper, scaled to this machine
     /// (docs/experiments.md). table2/table3 run in virtual time and write
-    /// JSON; the figures (fig8, fig9, fig10, fig13) and otcp drive live runs,
+    /// JSON; the figures (fig8, fig9, fig10, fig13), otcp and sopa drive live runs,
     /// print a table, write a CSV and an SVG plot, and exit 1 if the
     /// paper's shape does not hold.
     Experiment {
@@ -179,7 +179,7 @@ enum Cmd {
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
     },
-    /// Re-plot saved figure results: every fig*.csv (and otcp.csv) in DIR
+    /// Re-plot saved figure results: every fig*.csv (and otcp.csv, sopa.csv) in DIR
     /// and in its subdirectories gets its table, checks and SVG plot again.
     Report { dir: PathBuf },
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).

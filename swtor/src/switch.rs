@@ -504,7 +504,8 @@ impl Switches {
                     continue;
                 };
                 if let Some(n) = self.wire[q].peek() {
-                    self.events.push(Reverse((x.pool.meta(n).t, arrive_event(q))));
+                    self.events
+                        .push(Reverse((x.pool.meta(n).t, arrive_event(q))));
                 }
                 self.inside -= 1;
                 x.c.queued -= 1;
