@@ -243,6 +243,7 @@ pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
 #[derive(Default)]
 struct Cell {
     mbps: Vec<f64>,
+    fct_ms: Vec<f64>,
     flows: usize,
     retrans: u64,
     reord: u64,
@@ -276,6 +277,7 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             && us > 0.0
         {
             e.mbps.push(n("size")? * 8.0 / us);
+            e.fct_ms.push(us / 1e3);
         }
         e.retrans += n("retrans")? as u64;
         e.reord += n("reord_seen")? as u64;
@@ -284,8 +286,19 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     }
     anyhow::ensure!(!cells.is_empty(), "no flows");
     let mut t = format!(
-        "SOPA (scaled): permutation of long TCP flows on a k=4 Fat-Tree; throughput per flow in Mb/s, TCP_INFO counters summed\n{:<16} {:>5} {:>5} {:>7} {:>7} {:>7} {:>8} {:>7} {:>8} {:>5}\n",
-        "setting", "flows", "done", "mean", "median", "min", "retrans", "reord", "ooo pkts", "RTOs"
+        "SOPA (scaled): permutation of long TCP flows on a k=4 Fat-Tree; throughput per flow in Mb/s, TCP_INFO counters summed, FCT in ms\n{:<16} {:>5} {:>5} {:>7} {:>7} {:>7} {:>8} {:>7} {:>8} {:>5} {:>8} {:>8}\n",
+        "setting",
+        "flows",
+        "done",
+        "mean",
+        "median",
+        "min",
+        "retrans",
+        "reord",
+        "ooo pkts",
+        "RTOs",
+        "FCT p50",
+        "FCT p99"
     );
     #[derive(Clone, Copy)]
     struct Sum {
@@ -305,7 +318,7 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         let min = cell.mbps.iter().copied().reduce(f64::min);
         let f = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.0}"));
         t += &format!(
-            "{:<16} {:>5} {:>5} {:>7} {:>7} {:>7} {:>8} {:>7} {:>8} {:>5}\n",
+            "{:<16} {:>5} {:>5} {:>7} {:>7} {:>7} {:>8} {:>7} {:>8} {:>5} {:>8} {:>8}\n",
             l,
             cell.flows,
             cell.mbps.len(),
@@ -315,7 +328,9 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             cell.retrans,
             cell.reord,
             cell.ooo,
-            cell.rtos
+            cell.rtos,
+            f(super::pct(&cell.fct_ms, 50.0)),
+            f(super::pct(&cell.fct_ms, 99.0))
         );
         complete &= cell.mbps.len() == cell.flows;
         if let (Some(mean), Some(median), Some(min)) = (mean, median, min) {
@@ -435,6 +450,14 @@ mod tests {
         assert!(a.checks.iter().all(|c| c.holds), "{:?}", a.checks);
         assert!(a.table.contains("sopa r10 (F)"), "{}", a.table);
         assert_eq!(a.chart.series.len(), SETTINGS.len());
+        // FCT of 1 MiB at 93, 92, 92, 91 Mb/s: 90.2, 91.2, 91.2, 92.2 ms;
+        // nearest rank p50 91, p99 92.
+        let row = a
+            .table
+            .lines()
+            .find(|l| l.starts_with("sopa r10 "))
+            .unwrap();
+        assert!(row.ends_with("       91       92"), "{row}");
         // Nearest-rank median of SOPA's [91, 92, 92, 93] is 92.
         assert!(
             a.table
