@@ -94,10 +94,5 @@ fn fig8_quick_shows_to_elephants_slower_and_jupiter_close_to_clos() {
         svg.starts_with("<svg") && svg.contains("Clos"),
         "not the chart"
     );
-    std::fs::remove_file(&svg_path).unwrap();
-    let r = Command::new(BIN).arg("report").arg(&out).output().unwrap();
-    let rs = String::from_utf8_lossy(&r.stdout);
-    assert!(r.status.success(), "report failed: {rs}");
-    assert!(rs.contains("fig8: the paper's shape holds"), "{rs}");
-    assert!(svg_path.is_file(), "report did not write the SVG again");
+    report_replots("fig8", &out);
 }

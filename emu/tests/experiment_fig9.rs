@@ -7,9 +7,6 @@
 mod common;
 
 use common::*;
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
 
 #[test]
 fn fig9_quick_shows_vlb_and_hybrid_slow_and_reordering_against_clos_and_direct() {
@@ -21,31 +18,8 @@ fn fig9_quick_shows_vlb_and_hybrid_slow_and_reordering_against_clos_and_direct()
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("out");
-    let o = Command::new(BIN)
-        .args(["experiment", "fig9", "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    // Our own runs only: the prefixes this run printed.
-    let mut ps: Vec<&str> = stderr
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| lh_emu::state::valid_prefix(w))
-        .collect();
-    ps.sort_unstable();
-    ps.dedup();
-    assert_eq!(ps.len(), 6, "one run per setting expected:\n{stderr}");
-    let left: Vec<String> = lh_namespaces()
-        .into_iter()
-        .filter(|n| ps.iter().any(|p| n.starts_with(&format!("{p}-"))))
-        .collect();
-    assert!(left.is_empty(), "namespaces left behind: {left:?}");
-    assert!(
-        o.status.success(),
-        "fig9 --quick failed:\n{stdout}\n{stderr}"
-    );
-    assert!(stdout.contains("fig9: the paper's shape holds"), "{stdout}");
+    // One run per setting, none of their namespaces left, the shape holds.
+    let (stdout, _) = experiment_quick("fig9", 6, &out);
     assert!(
         stdout.contains("[ok] hybrid RotorNet lags direct")
             && stdout.contains("[ok] the hybrid reorders"),
@@ -71,11 +45,5 @@ fn fig9_quick_shows_vlb_and_hybrid_slow_and_reordering_against_clos_and_direct()
         );
     }
     // `report` re-plots from the CSV alone.
-    let svg = out.join("fig9.svg");
-    std::fs::remove_file(&svg).unwrap();
-    let r = Command::new(BIN).arg("report").arg(&out).output().unwrap();
-    let rs = String::from_utf8_lossy(&r.stdout);
-    assert!(r.status.success(), "report failed: {rs}");
-    assert!(rs.contains("fig9: the paper's shape holds"), "{rs}");
-    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    report_replots("fig9", &out);
 }

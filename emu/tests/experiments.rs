@@ -61,19 +61,7 @@ fn quick(name: &str, out: &Path) {
         "not an SVG with labels"
     );
     // `report` re-plots from the CSV alone.
-    std::fs::remove_file(&svg_path).unwrap();
-    let r = Command::new(BIN).arg("report").arg(out).output().unwrap();
-    let rs = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        r.status.success(),
-        "report failed: {rs}\n{}",
-        String::from_utf8_lossy(&r.stderr)
-    );
-    assert!(
-        rs.contains(&format!("{name}: the paper's shape holds")),
-        "{rs}"
-    );
-    assert!(svg_path.is_file(), "report did not write the SVG again");
+    report_replots(name, out);
 }
 
 #[test]
