@@ -110,6 +110,27 @@ fn earliest_arrival_beyond_two_cycles_is_found() {
     }
 }
 
+#[test]
+fn equal_arrivals_prefer_leaving_earlier() {
+    // Module docs of routing/earliest.rs: paths are ranked by earliest
+    // arrival, then fewest hops, then earliest departure from each ToR.
+    // 0-1 (slot 0) then 1-3 (slot 2), or 0-2 (slot 1) then 2-3 (slot 2):
+    // both arrive in slot 2 with 2 hops, so ToR 0 leaves at once via 1.
+    let mut s = lh_ctrl::schedule::Schedule::new(4, 2, 3);
+    s.connect(ep(0, 0), ep(1, 0), 0).unwrap();
+    s.connect(ep(0, 0), ep(2, 0), 1).unwrap();
+    s.connect(ep(1, 0), ep(3, 0), 2).unwrap();
+    s.connect(ep(2, 0), ep(3, 1), 2).unwrap();
+    for same in [false, true] {
+        for budget in [UNLIMITED, 2] {
+            let p = earliest_path(&s, 0, 3, 0, budget, &opts(same)).unwrap();
+            let got: Vec<_> = p.hops.iter().map(|h| (h.tor, h.depart)).collect();
+            assert_eq!(got, vec![(0, Some(0)), (1, Some(2))], "same={same}");
+            assert_eq!(Some(arrival_hops(&p)), bfs_oracle(&s, 0, 3, 0, None, same));
+        }
+    }
+}
+
 fn sched() -> impl Strategy<Value = (usize, usize, usize, u64, u64)> {
     (
         3usize..=6,
