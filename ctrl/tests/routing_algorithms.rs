@@ -180,6 +180,121 @@ fn vlb_multipath_emits_distinct_intermediates() {
     assert_ne!(single, other);
 }
 
+/// The relays VLB may use for a packet entering `src` in slice `ts`
+/// (module docs of routing/vlb.rs): distinct neighbours of `src` in `ts`
+/// other than `dst` (lowest uplink each) whose direct circuit to `dst` is up
+/// in a slot of `[ts + 1, ts + S - 1]` (RotorNet). Maps each to
+/// `(uplink from src, earliest relay slot)`.
+fn vlb_relays(s: &Schedule, src: TorId, dst: TorId, ts: SliceId) -> HashMap<TorId, (u16, Slot)> {
+    let sl = s.slices() as Slot;
+    let mut out = HashMap::new();
+    for (p, mid) in s.links(src, ts) {
+        if mid == dst || out.contains_key(&mid) {
+            continue;
+        }
+        let relay = (ts as Slot + 1..ts as Slot + sl).find(|&t| {
+            s.links(mid, (t % sl) as SliceId)
+                .iter()
+                .any(|&(_, y)| y == dst)
+        });
+        if let Some(t) = relay {
+            out.insert(mid, (p as u16, t));
+        }
+    }
+    out
+}
+
+#[test]
+fn vlb_spreads_uniformly_over_every_valid_intermediate() {
+    // routing/vlb.rs: with no direct circuit in the arrival slice the
+    // packet leaves at once to an intermediate drawn uniformly (seeded RNG)
+    // among the neighbours that can relay; the intermediate then takes its
+    // own earliest direct circuit. Over 90 seeds every valid relay of every
+    // such (src, dst, ts) is drawn, each about equally often, never an
+    // invalid one; with `k` = #relays, multipath emits all of them.
+    let s = opera_like(12, 3);
+    let seeds = 90u64;
+    let runs: Vec<RouteSet> = (0..seeds)
+        .map(|seed| {
+            route(
+                Algorithm::Vlb,
+                &s,
+                &RoutingOptions {
+                    seed,
+                    ..opts(false)
+                },
+            )
+            .unwrap()
+        })
+        .collect();
+    let all = route(
+        Algorithm::Vlb,
+        &s,
+        &RoutingOptions {
+            multipath: true,
+            k: 3,
+            ..opts(false)
+        },
+    )
+    .unwrap();
+    let mut spread = 0;
+    for (src, dst, ts) in [
+        (0, 5, 0),
+        (1, 7, 2),
+        (3, 10, 5),
+        (4, 9, 7),
+        (6, 11, 11),
+        (2, 8, 4),
+    ] {
+        let relays = vlb_relays(&s, src, dst, ts);
+        let mut count: HashMap<TorId, u64> = HashMap::new();
+        for rs in &runs {
+            let p = find(rs, src, dst, ts);
+            assert_eq!(p.len(), 1);
+            if relays.is_empty() {
+                assert_eq!(p[0].hops.len(), 1, "no relay: wait for the direct circuit");
+                continue;
+            }
+            let (h0, h1) = (p[0].hops[0], p[0].hops[1]);
+            let mid = h1.tor;
+            let &(p1, t2) = relays
+                .get(&mid)
+                .unwrap_or_else(|| panic!("{mid} cannot relay"));
+            assert_eq!((h0.port as u16, h0.depart), (p1, Some(ts as Slot)));
+            assert_eq!(h1.depart, Some(t2));
+            *count.entry(mid).or_default() += 1;
+        }
+        let mut multi: Vec<TorId> = find(&all, src, dst, ts)
+            .iter()
+            .map(|p| p.hops[p.hops.len() - 1].tor)
+            .collect();
+        if relays.is_empty() {
+            continue;
+        }
+        spread += 1;
+        assert_eq!(
+            count.len(),
+            relays.len(),
+            "{src}->{dst}@{ts}: {count:?} of {relays:?}"
+        );
+        let fair = seeds / relays.len() as u64;
+        for (&mid, &c) in &count {
+            assert!(
+                c * 2 >= fair && c <= fair * 3 / 2 + 1,
+                "{src}->{dst}@{ts}: {mid} drawn {c} of {seeds}"
+            );
+        }
+        multi.sort();
+        let mut want: Vec<TorId> = relays.keys().copied().collect();
+        want.sort();
+        assert_eq!(
+            multi, want,
+            "{src}->{dst}@{ts}: multipath emits every relay"
+        );
+    }
+    assert!(spread >= 4, "the cases exercise the draw");
+}
+
 #[test]
 fn to_algorithms_refuse_electrical_and_static_refuse_rotors() {
     let e = Schedule::electrical(4, 2);

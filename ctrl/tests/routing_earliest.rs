@@ -72,6 +72,65 @@ fn rotornet_wait_is_below_one_cycle() {
     assert!(earliest_path(&s, 0, 2, 0, UNLIMITED, &opts(true)).is_some());
 }
 
+/// Chain 0-1-2-3-4 on uplink 0; link `k` (ToRs `k`, `k + 1`) is up only in
+/// slice `2k mod 3`, so every transit ToR holds the packet the longest a
+/// RotorNet wait allows (2 slots of S = 3) and the only path arrives more
+/// than two cycles after the packet entered.
+fn slow_chain() -> lh_ctrl::schedule::Schedule {
+    let mut s = lh_ctrl::schedule::Schedule::new(5, 1, 3);
+    for k in 0..4u16 {
+        s.connect(ep(k, 0), ep(k + 1, 0), (2 * k % 3) as SliceId)
+            .unwrap();
+    }
+    s
+}
+
+#[test]
+fn earliest_arrival_beyond_two_cycles_is_found() {
+    // Module docs of routing/earliest.rs: the horizon "starts at 2S and
+    // doubles until every reachable answer fits", and waits are `< S`
+    // (RotorNet transit leaves in `[a + 1, a + S - 1]`). Entering in slice
+    // 0 the path leaves ToRs 0..3 in slots 0, 2, 4, 6 (arrival 6 = 2S);
+    // entering in slice 1 or 2, ToR 0 waits for slot 3 and it arrives in
+    // slot 9 = 3S, past a first doubling too.
+    let s = slow_chain();
+    for same in [false, true] {
+        for (ts, departs) in [(0, [0, 2, 4, 6]), (1, [3, 5, 7, 9]), (2, [3, 5, 7, 9])] {
+            for budget in [UNLIMITED, 4] {
+                let p = earliest_path(&s, 0, 4, ts, budget, &opts(same)).unwrap();
+                let got: Vec<_> = p.hops.iter().map(|h| (h.tor, h.depart)).collect();
+                let want: Vec<_> = (0..4).map(|k| (k as TorId, Some(departs[k]))).collect();
+                assert_eq!(got, want, "ts={ts} same={same} budget={budget}");
+                check_path(&s, &p, same).unwrap();
+                assert_eq!(Some(arrival_hops(&p)), bfs_oracle(&s, 0, 4, ts, None, same));
+            }
+            // Three hops cannot reach ToR 4 at any horizon.
+            assert_eq!(earliest_path(&s, 0, 4, ts, 3, &opts(same)), None);
+        }
+    }
+}
+
+#[test]
+fn equal_arrivals_prefer_leaving_earlier() {
+    // Module docs of routing/earliest.rs: paths are ranked by earliest
+    // arrival, then fewest hops, then earliest departure from each ToR.
+    // 0-1 (slot 0) then 1-3 (slot 2), or 0-2 (slot 1) then 2-3 (slot 2):
+    // both arrive in slot 2 with 2 hops, so ToR 0 leaves at once via 1.
+    let mut s = lh_ctrl::schedule::Schedule::new(4, 2, 3);
+    s.connect(ep(0, 0), ep(1, 0), 0).unwrap();
+    s.connect(ep(0, 0), ep(2, 0), 1).unwrap();
+    s.connect(ep(1, 0), ep(3, 0), 2).unwrap();
+    s.connect(ep(2, 0), ep(3, 1), 2).unwrap();
+    for same in [false, true] {
+        for budget in [UNLIMITED, 2] {
+            let p = earliest_path(&s, 0, 3, 0, budget, &opts(same)).unwrap();
+            let got: Vec<_> = p.hops.iter().map(|h| (h.tor, h.depart)).collect();
+            assert_eq!(got, vec![(0, Some(0)), (1, Some(2))], "same={same}");
+            assert_eq!(Some(arrival_hops(&p)), bfs_oracle(&s, 0, 3, 0, None, same));
+        }
+    }
+}
+
 fn sched() -> impl Strategy<Value = (usize, usize, usize, u64, u64)> {
     (
         3usize..=6,

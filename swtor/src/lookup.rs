@@ -383,4 +383,146 @@ mod tests {
         assert_eq!(ix.steps(&a).len(), 2);
         assert_eq!(ix.lookup(1, 0, 0, true, 0, 0), None, "host-only entry");
     }
+
+    /// Tables for ToR 0 of 3, dst 1 only, with the given entries.
+    fn one_tor(slices: usize, buckets: u8, entries: Vec<Entry>) -> LookupIndex {
+        let t = Tables {
+            slices,
+            lookup: Lookup::Hop,
+            multipath: Multipath::Flow,
+            buckets,
+            classes: None,
+            tors: vec![TimeFlowTable { tor: 0, entries }],
+        };
+        LookupIndex::build(&t, 3).unwrap()
+    }
+    /// The index of entries `[a, b]` and of `[b, a]`.
+    fn both_orders(slices: usize, buckets: u8, a: &Entry, b: &Entry) -> [LookupIndex; 2] {
+        [
+            one_tor(slices, buckets, vec![a.clone(), b.clone()]),
+            one_tor(slices, buckets, vec![b.clone(), a.clone()]),
+        ]
+    }
+    fn entry(
+        dst: u16,
+        arrival: Option<u16>,
+        ingress: Ingress,
+        class: Option<u8>,
+        bucket: Option<u8>,
+        port: u8,
+    ) -> Entry {
+        Entry {
+            m: Match {
+                dst,
+                arrival,
+                ingress,
+                class,
+                bucket,
+            },
+            action: hop(port, None),
+            alternates: vec![],
+        }
+    }
+    /// Port of the first step of the entry found, `None` if no entry.
+    fn port(
+        ix: &LookupIndex,
+        dst: u16,
+        arrival: u16,
+        fabric: bool,
+        class: u8,
+        bucket: u8,
+    ) -> Option<u8> {
+        let e = ix.lookup(0, dst, arrival, fabric, class, bucket)?;
+        Some(ix.steps(&ix.actions(e)[0])[0].port)
+    }
+
+    // Module docs: when two entries cover the same cell the more specific
+    // wins, fields ranked arrival > ingress > class > bucket (the dense
+    // index's tie-break for entries with equally many non-wildcard fields,
+    // docs/tables.md "Matching rule"). Each test builds both entry orders,
+    // so neither "first wins" nor "last wins" passes by accident.
+
+    #[test]
+    fn class_beats_bucket() {
+        let by_bucket = entry(1, None, Ingress::Any, None, Some(1), 1);
+        let by_class = entry(1, None, Ingress::Any, Some(1), None, 2);
+        for ix in both_orders(1, 2, &by_bucket, &by_class) {
+            assert_eq!(
+                port(&ix, 1, 0, false, 1, 1),
+                Some(2),
+                "both match: class wins"
+            );
+            assert_eq!(port(&ix, 1, 0, true, 1, 1), Some(2));
+            assert_eq!(port(&ix, 1, 0, false, 1, 0), Some(2));
+            assert_eq!(port(&ix, 1, 0, false, 0, 1), Some(1));
+            assert_eq!(port(&ix, 1, 0, false, 0, 0), None);
+        }
+    }
+
+    #[test]
+    fn ingress_beats_class() {
+        let by_ingress = entry(1, None, Ingress::Fabric, None, None, 1);
+        let by_class = entry(1, None, Ingress::Any, Some(1), None, 2);
+        for ix in both_orders(1, 1, &by_ingress, &by_class) {
+            assert_eq!(
+                port(&ix, 1, 0, true, 1, 0),
+                Some(1),
+                "both match: ingress wins"
+            );
+            assert_eq!(port(&ix, 1, 0, true, 0, 0), Some(1));
+            assert_eq!(port(&ix, 1, 0, false, 1, 0), Some(2));
+            assert_eq!(port(&ix, 1, 0, false, 0, 0), None);
+        }
+    }
+
+    #[test]
+    fn arrival_beats_ingress() {
+        let by_ingress = entry(1, None, Ingress::Fabric, Some(0), Some(0), 1);
+        let by_arrival = entry(1, Some(1), Ingress::Any, None, None, 2);
+        for ix in both_orders(2, 1, &by_ingress, &by_arrival) {
+            assert_eq!(
+                port(&ix, 1, 1, true, 0, 0),
+                Some(2),
+                "arrival wins over 3 fields"
+            );
+            assert_eq!(port(&ix, 1, 0, true, 0, 0), Some(1));
+            assert_eq!(port(&ix, 1, 1, false, 0, 0), Some(2));
+            assert_eq!(port(&ix, 1, 0, false, 0, 0), None);
+        }
+    }
+
+    #[test]
+    fn bucket_or_arrival_equal_to_the_count_matches_nothing() {
+        // Buckets are `0..buckets` and arrivals `0..slices` (docs/tables.md
+        // "Match"): an entry naming bucket 2 of 2 or slice 2 of 2 can never
+        // match, so it must not land in a neighbouring class, dst or slice.
+        let ix = one_tor(
+            2,
+            2,
+            vec![
+                entry(1, None, Ingress::Any, None, None, 0),
+                entry(1, None, Ingress::Any, Some(1), Some(1), 1),
+                entry(1, None, Ingress::Any, Some(0), Some(2), 3),
+                entry(1, Some(2), Ingress::Any, Some(0), Some(0), 4),
+            ],
+        );
+        assert_eq!(ix.buckets(), 2);
+        assert_eq!(ix.classes(), 2);
+        for arrival in 0..2 {
+            for fabric in [false, true] {
+                for (class, bucket, want) in [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 1)] {
+                    assert_eq!(
+                        port(&ix, 1, arrival, fabric, class, bucket),
+                        Some(want),
+                        "arrival {arrival} fabric {fabric} class {class} bucket {bucket}"
+                    );
+                }
+                assert_eq!(port(&ix, 2, arrival, fabric, 0, 0), None);
+            }
+        }
+        // A packet's bucket wraps (2 mod 2 = 0, 3 mod 2 = 1) and never reads
+        // the dropped entry.
+        assert_eq!(port(&ix, 1, 0, false, 1, 2), Some(0));
+        assert_eq!(port(&ix, 1, 0, false, 1, 3), Some(1));
+    }
 }
