@@ -137,8 +137,6 @@ pub struct Switches {
     /// Pending events in time order, at most one of each kind per port:
     /// the FIFO head's transmission start and the wire head's arrival.
     events: BinaryHeap<Reverse<(u64, u32)>>,
-    /// Frames in FIFOs and on wires.
-    inside: u64,
     /// Per host: when its link to the edge switch last delivered a frame.
     host_free: Vec<u64>,
     host_rate: BitsPerSec,
@@ -225,7 +223,6 @@ impl Switches {
             wire: vec![FrameQueue::default(); ports],
             tx: vec![0; ports],
             events: BinaryHeap::with_capacity(2 * ports),
-            inside: 0,
             host_free: vec![0; hosts],
             host_rate,
             rr: vec![0; hosts * hosts],
@@ -464,7 +461,6 @@ impl Switches {
         let was_empty = self.out[q].is_empty();
         self.out[q].push(x.pool, i);
         x.c.queued += 1;
-        self.inside += 1;
         if was_empty {
             self.events
                 .push(Reverse((self.next_free[q].max(now), send_event(q))));
@@ -507,7 +503,6 @@ impl Switches {
                     self.events
                         .push(Reverse((x.pool.meta(n).t, arrive_event(q))));
                 }
-                self.inside -= 1;
                 x.c.queued -= 1;
                 let Some((peer, _)) = self.tree.peer(s, port) else {
                     x.drop_frame(i, DropReason::NoRoute);
@@ -532,7 +527,6 @@ impl Switches {
                 self.events.push(Reverse((start, send_event(q))));
             }
             if !up {
-                self.inside -= 1;
                 x.c.queued -= 1;
                 x.drop_frame(i, DropReason::LinkDown);
                 continue;
