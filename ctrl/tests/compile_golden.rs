@@ -7,7 +7,8 @@
 //! byte order fails here. A third digest pins the tables' meaning (every
 //! entry's match and the steps of its action and alternates), taken at
 //! 3fd32be: a change of representation (shared actions, say) re-pins the
-//! file digest but must keep this one.
+//! file digest but must keep this one (UCMP's file digests were re-pinned
+//! so when its classes began to share actions).
 //!
 //! To re-pin after an intended change of output, run with
 //! `LH_GOLDEN_PRINT=1 -- --nocapture` and paste the printed table.
@@ -50,7 +51,7 @@ const GOLDEN: &[(&str, &str, u64, u64, u64)] = &[
     ("rotornet-8-1ms.json", "", 0x08e71545c9075392, 0x297081c9f9d0d993, 0x9e792ee4fa791ac2),
     ("rotornet-8-direct.json", "", 0x08e71545c9075392, 0x297081c9f9d0d993, 0x9e792ee4fa791ac2),
     ("rotornet-8-hoho.json", "", 0x3e36861ae3ab0c96, 0x9d57f4da07f54ef3, 0x4e16b19e45839597),
-    ("rotornet-8-ucmp.json", "", 0x4629437ce8370edb, 0x5e4687159ad2fe15, 0x8b327f0c7b53f7bc),
+    ("rotornet-8-ucmp.json", "", 0x4629437ce8370edb, 0xf83840949f4ba57c, 0x8b327f0c7b53f7bc),
     ("rotornet-8-vlb.json", "", 0x6861a6c861f9a442, 0xfd04ed4e9141d84b, 0x8b4f4541b2ec3f96),
     ("rotornet-8.json", "", 0x08e71545c9075392, 0x297081c9f9d0d993, 0x9e792ee4fa791ac2),
     ("shale-16.json", "", 0xdd76e927fdb267be, 0x54f614f3de1715ba, 0xc4ce287ba726489b),
@@ -59,7 +60,7 @@ const GOLDEN: &[(&str, &str, u64, u64, u64)] = &[
     ("opera-8.json", "vlb", 0xfb9d1aa1317dd108, 0x092799c3b5d33deb, 0xc9540bd1342f3707),
     ("opera-8.json", "hoho", 0x9ee886c42860750e, 0x39453c22d5b7e27f, 0xb4270dc633ebdab3),
     ("opera-8.json", "opera", 0xdd50f4535c59d70c, 0xa695b01c79bd51f9, 0x2b59b1a101644c53),
-    ("opera-8.json", "ucmp", 0x23a9f75fc90e332f, 0xeac18df78516d6b2, 0x48de349047a76cce),
+    ("opera-8.json", "ucmp", 0x23a9f75fc90e332f, 0x5f1fd26837549070, 0x48de349047a76cce),
     ("rotornet-8.json", "direct", 0x08e71545c9075392, 0x297081c9f9d0d993, 0x9e792ee4fa791ac2),
     ("rotornet-8.json", "vlb", 0x6861a6c861f9a442, 0xfd04ed4e9141d84b, 0x8b4f4541b2ec3f96),
     ("rotornet-8.json", "hoho", 0x3e36861ae3ab0c96, 0x9d57f4da07f54ef3, 0x4e16b19e45839597),
@@ -69,7 +70,7 @@ const GOLDEN: &[(&str, &str, u64, u64, u64)] = &[
     ("opera-108.json", "vlb", 0xc8c44a2ff96a7721, 0x9e4246d6a7a78150, 0x9f5dff5a095853ea),
     ("opera-108.json", "hoho", 0x1f77a0d316956537, 0xed190c7c72a40283, 0xb1c9788c5c80000c),
     ("opera-108.json", "opera", 0x25534ce0cb39e56d, 0x44f17e9ba53102bb, 0x620feb413e6b59d0),
-    ("opera-108.json", "ucmp", 0xd5a266037c5e7751, 0x442685ce0a04df7d, 0x9623ad7fa0d3ded7),
+    ("opera-108.json", "ucmp", 0xd5a266037c5e7751, 0x49e3aa57bd4ccdf1, 0x9623ad7fa0d3ded7),
 ];
 
 fn config(file: &str, alg: &str) -> Config {

@@ -327,9 +327,17 @@ fn build_sorted_source(
         for tor in (w..n).step_by(threads) {
             let runs: Vec<Range<usize>> = (0..n).map(|d| block(tor, d)).collect();
             let entries = runs.iter().map(|r| r.len()).sum();
+            // Steps of distinct actions (see `shared` below).
             let steps = runs
                 .iter()
                 .flat_map(|r| r.clone())
+                .filter(|&i| {
+                    let p = paths.get(i);
+                    i == 0 || {
+                        let q = paths.get(i - 1);
+                        q.arrival != p.arrival || !std::ptr::eq(q.hops, p.hops)
+                    }
+                })
                 .map(|i| paths.get(i).hops.len())
                 .sum();
             let mut table = FlatTable::with_capacity(tor as TorId, entries, steps);
@@ -339,18 +347,25 @@ fn build_sorted_source(
                 }
                 scratch.idx.fill(NONE);
                 let first = table.len();
+                // Paths of one arrival that share their hops (UCMP's
+                // classes picking the same Pareto path) share one action.
+                let mut shared: Option<(PathRef<'_>, u32)> = None;
                 for i in r {
                     let p = paths.get(i);
                     let (ai, k) = (Dims::arrival(p.arrival), dims.class(p.class));
-                    ctx.push(
+                    let same = shared
+                        .filter(|(q, _)| q.arrival == p.arrival && std::ptr::eq(q.hops, p.hops));
+                    let action = ctx.push(
                         dst as TorId,
                         ai,
                         k,
                         Ingress::Host,
                         i as u32 + 1,
+                        same.map(|(_, a)| a),
                         &mut table,
                         &mut scratch,
                     );
+                    shared = Some((p, action));
                 }
                 scratch.alternates(&dims, table.entries_mut(), first);
             }
@@ -904,7 +919,9 @@ impl Ctx<'_> {
     }
 
     /// Appends the entry of cell value `val` for arrival index `ai` and
-    /// class-bucket `k`, and records where it landed in `scratch`.
+    /// class-bucket `k`, and records where it landed in `scratch`. Its
+    /// action is `action` if given (one already in the table with the same
+    /// steps), else a new one; returns the entry's action.
     #[allow(clippy::too_many_arguments)]
     fn push(
         &self,
@@ -913,9 +930,10 @@ impl Ctx<'_> {
         k: usize,
         ingress: Ingress,
         val: u32,
+        action: Option<u32>,
         entries: &mut FlatTable,
         scratch: &mut AltScratch,
-    ) {
+    ) -> u32 {
         let d = self.dims;
         let at = (ai * d.cb() + k) * 3 + ingress_col(ingress);
         scratch.idx[at] = entries.len() as u32;
@@ -924,7 +942,7 @@ impl Ctx<'_> {
             Lookup::Source => enc(d.step(&self.paths.get(val as usize - 1).hops[0])),
         };
         scratch.timed[k] |= ai > 0;
-        let action = self.push_action(val, entries);
+        let action = action.unwrap_or_else(|| self.push_action(val, entries));
         let m = Match {
             dst,
             arrival: ai.checked_sub(1).map(|a| a as SliceId),
@@ -933,6 +951,7 @@ impl Ctx<'_> {
             bucket: d.keys[k].1,
         };
         entries.push_entry(m, action);
+        action
     }
 
     /// Appends one block's entries in `Match` order (arrival, ingress,
@@ -942,7 +961,7 @@ impl Ctx<'_> {
         let cb = d.cb();
         scratch.idx.fill(NONE);
         let mut push = |ai: usize, k: usize, ingress: Ingress, val: u32, t: &mut FlatTable| {
-            self.push(dst, ai, k, ingress, val, t, scratch)
+            self.push(dst, ai, k, ingress, val, None, t, scratch);
         };
         for ai in 0..d.arrivals {
             let row = &cells[ai * cb * d.ingress..(ai + 1) * cb * d.ingress];
