@@ -25,6 +25,8 @@ pub(super) struct AltScratch {
     pub(super) first: Vec<u32>,
     /// Class-buckets with an entry for some arrival slice.
     pub(super) timed: Vec<bool>,
+    /// Ingress columns with an entry (source routing fills only Host).
+    pub(super) cols: [bool; 3],
     /// Entries by departure slot `D = x + wait` in `0..2S` (arrival `x` in
     /// `0..S`), each bucket sorted by (arrival, ingress column):
     /// `start`/`items` CSR of `(x, column, entry)`.
@@ -34,6 +36,11 @@ pub(super) struct AltScratch {
     found: Vec<(u32, [u32; MAX_ALTERNATES], usize)>,
     /// Next departure slot with items (see `alternates`).
     skip: Vec<u32>,
+    /// Class-buckets whose alternates this block computed.
+    done: Vec<bool>,
+    /// (class-bucket, earlier class-bucket with the same actions in every
+    /// cell): the first takes the second's alternates.
+    copies: Vec<(usize, usize)>,
 }
 
 impl AltScratch {
@@ -42,10 +49,13 @@ impl AltScratch {
             idx: vec![NONE; d.arrivals * d.cb() * 3],
             first: vec![0; d.arrivals * d.cb() * 3],
             timed: vec![false; d.cb()],
+            cols: [false; 3],
             start: vec![0; 2 * d.slices + 1],
             items: Vec::new(),
             found: Vec::new(),
             skip: Vec::new(),
+            done: vec![false; d.cb()],
+            copies: Vec::new(),
         }
     }
 
@@ -64,20 +74,50 @@ impl AltScratch {
     /// `a + r` scans `D in a+r+1 .. a+S`.
     pub(super) fn alternates(&mut self, d: &Dims, entries: &mut [FlatEntry], first: usize) {
         let s = d.slices;
+        let used = std::mem::take(&mut self.cols);
         if s < 2 || first == entries.len() {
             return;
         }
         let cb = d.cb();
         let col = |ai: usize, k: usize, c: usize| (ai * cb + k) * 3 + c;
+        let mut cols = [0usize; 3];
+        let mut nc = 0;
+        for c in (0..3).filter(|&c| used[c]) {
+            cols[nc] = c;
+            nc += 1;
+        }
+        let cols = &cols[..nc];
         self.found.clear();
+        self.copies.clear();
+        self.done.fill(false);
         for k in 0..cb {
             if !std::mem::take(&mut self.timed[k]) {
                 continue;
             }
+            // A class-bucket whose cells hold the same actions as an
+            // earlier one's (UCMP's classes that pick the same Pareto path
+            // at every arrival) has the same alternates: they depend only
+            // on the actions by arrival and ingress.
+            let same = |k2: usize| {
+                (0..s).all(|x| {
+                    cols.iter().all(|&c| {
+                        let (a, b) = (self.idx[col(x + 1, k, c)], self.idx[col(x + 1, k2, c)]);
+                        a == b
+                            || (a != NONE
+                                && b != NONE
+                                && entries[a as usize].action == entries[b as usize].action)
+                    })
+                })
+            };
+            if let Some(k2) = (0..k).find(|&k2| self.done[k2] && same(k2)) {
+                self.copies.push((k, k2));
+                continue;
+            }
+            self.done[k] = true;
             // Bucket entries by departure slot.
             self.start.fill(0);
             for x in 0..s {
-                for c in 0..3 {
+                for &c in cols {
                     let j = self.idx[col(x + 1, k, c)];
                     if j != NONE {
                         let w = wait(x, dec(self.first[col(x + 1, k, c)]).depart, s);
@@ -92,7 +132,7 @@ impl AltScratch {
             self.items.resize(self.start[2 * s] as usize, (0, 0, 0));
             let mut fill = std::mem::take(&mut self.start);
             for x in 0..s {
-                for c in 0..3 {
+                for &c in cols {
                     let j = self.idx[col(x + 1, k, c)];
                     if j != NONE {
                         let w = wait(x, dec(self.first[col(x + 1, k, c)]).depart, s);
@@ -118,7 +158,7 @@ impl AltScratch {
             }
             let skip = &self.skip;
             for a in 0..s {
-                for ce in 0..3 {
+                for &ce in cols {
                     let je = self.idx[col(a + 1, k, ce)];
                     if je == NONE {
                         continue;
@@ -164,6 +204,17 @@ impl AltScratch {
         for &(je, got, len) in &self.found {
             for (i, &j) in got[..len].iter().enumerate() {
                 entries[je as usize].alternates[i] = entries[j as usize].action;
+            }
+        }
+        for &(k, k2) in &self.copies {
+            for x in 0..s {
+                for &c in cols {
+                    let je = self.idx[col(x + 1, k, c)];
+                    if je != NONE {
+                        let from = self.idx[col(x + 1, k2, c)] as usize;
+                        entries[je as usize].alternates = entries[from].alternates;
+                    }
+                }
             }
         }
     }

@@ -942,6 +942,7 @@ impl Ctx<'_> {
             Lookup::Source => enc(d.step(&self.paths.get(val as usize - 1).hops[0])),
         };
         scratch.timed[k] |= ai > 0;
+        scratch.cols[ingress_col(ingress)] = true;
         let action = action.unwrap_or_else(|| self.push_action(val, entries));
         let m = Match {
             dst,
