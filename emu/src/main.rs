@@ -242,8 +242,13 @@ macro_rules! say {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    lh_emu::alloc::tune();
     let args = Args::parse();
+    // `compile` and `show` exit once they have printed or written the
+    // tables: mimalloc's defaults suit them (lh_emu::alloc). Every other
+    // command keeps a network or its tables alive and is tuned.
+    if !matches!(args.cmd, Cmd::Compile { .. } | Cmd::Show { .. }) {
+        lh_emu::alloc::tune();
+    }
     // Mininet's `-v LEVEL` sets the log level unless LIGHTHOUSE_LOG does.
     let mut level = "warn";
     if let Cmd::Run { mn_compat, .. } = &args.cmd {
