@@ -98,7 +98,7 @@ impl<'a> Cli<'a> {
         };
         match first {
             "help" => self.say(&help::help_text(rest)),
-            "nodes" => self.say(&format::nodes(&self.net.plan.node_names())),
+            "nodes" => self.say(&format::nodes(&self.net.node_names())),
             "net" => self.show(Ok(self.net.net_text())),
             "links" => self.show(Ok(self.net.links_text())),
             "link" => self.link(rest),
@@ -205,14 +205,14 @@ impl<'a> Cli<'a> {
     }
 
     fn intfs(&mut self) {
-        for n in self.net.plan.node_names() {
+        for n in self.net.node_names() {
             let l: Vec<String> = self.net.intf_list(&n).into_iter().map(|(i, _)| i).collect();
             self.say(&format!("{n}: {}", l.join(",")));
         }
     }
 
     fn ports(&mut self) {
-        for name in self.net.plan.tor_names() {
+        for name in self.net.switch_names() {
             let l = self.net.intf_list(&name);
             let p: Vec<(&str, usize)> = l
                 .iter()

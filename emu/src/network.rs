@@ -533,6 +533,13 @@ impl Network {
     /// for a native ToR, a process in a host's namespace for a host (one
     /// is started the first time it is asked for).
     pub fn node_pid(&mut self, node: &str) -> u32 {
+        if self.inner_switches().iter().any(|n| n == node) {
+            return self
+                .fabric
+                .as_ref()
+                .and_then(|f| f.dataplane_tid())
+                .unwrap_or(self.pid);
+        }
         if let Some(t) = self.plan.tor(node) {
             return match (self.p4.as_ref().and_then(|p| p.get(t)), &self.fabric) {
                 (Some(p), _) => p.switch.pid(),
@@ -605,8 +612,19 @@ impl Network {
         if let Some(h) = self.plan.host(node) {
             return vec![(h.host_if.clone(), Some(h.tor_if.clone()))];
         }
+        let fat = crate::fatlink::fat_tree(self.compiled.as_ref());
+        let fat_ports = fat
+            .as_ref()
+            .and_then(|t| crate::fatlink::switch_ports(t, node))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(a, b)| (a, Some(b)));
         let Some(t) = self.plan.tor(node) else {
-            return Vec::new();
+            // A fat tree's aggregation or core switch.
+            let mut v = vec![("lo".to_string(), None)];
+            let before = v.len();
+            v.extend(fat_ports);
+            return if v.len() > before { v } else { Vec::new() };
         };
         let mut v = vec![("lo".to_string(), None)];
         v.extend(
@@ -615,6 +633,11 @@ impl Network {
                 .iter()
                 .map(|h| (h.tor_if.clone(), Some(h.host_if.clone()))),
         );
+        if fat.is_some() {
+            // Its uplinks are the fat tree's (no ToR uplinks or OCS).
+            v.extend(fat_ports);
+            return v;
+        }
         let peers = self.uplink_peers(t);
         if !peers.is_empty() {
             v.extend(
@@ -633,10 +656,33 @@ impl Network {
         v
     }
 
+    /// A fat tree's aggregation and core switches (none otherwise): they
+    /// run in the fabric's data plane, beside the edge switches (the ToRs).
+    fn inner_switches(&self) -> Vec<String> {
+        crate::fatlink::fat_tree(self.compiled.as_ref())
+            .map(|t| crate::fatlink::inner_switches(&t))
+            .unwrap_or_default()
+    }
+
+    /// Every switch: the ToRs, then a fat tree's aggregation and core
+    /// switches.
+    pub fn switch_names(&self) -> Vec<String> {
+        let mut v = self.plan.tor_names();
+        v.extend(self.inner_switches());
+        v
+    }
+
+    /// Every node: hosts, then [`Network::switch_names`].
+    pub fn node_names(&self) -> Vec<String> {
+        let mut v = self.plan.node_names();
+        v.extend(self.inner_switches());
+        v
+    }
+
     /// `net`: each node's interfaces and their far ends.
     pub fn net_text(&self) -> String {
         let mut s = String::new();
-        for n in self.plan.node_names() {
+        for n in self.node_names() {
             let l = self.intf_list(&n);
             let refs: Vec<(&str, Option<&str>)> =
                 l.iter().map(|(a, b)| (a.as_str(), b.as_deref())).collect();
@@ -733,18 +779,27 @@ impl Network {
             s.push_str(&format::dump_line("Host", &h.name, &ifs, pid));
             s.push('\n');
         }
-        for t in 0..self.plan.tors {
-            let name = tor_name(t);
+        let fat = !self.inner_switches().is_empty();
+        let switches = (0..self.plan.tors).map(|t| {
+            let class = if self.plan.is_bmv2(t) && self.p4.is_some() {
+                "P4ToR"
+            } else if fat {
+                "FatTreeSwitch"
+            } else {
+                "OpticalToR"
+            };
+            (class, tor_name(t))
+        });
+        let inner = self.inner_switches().into_iter();
+        let switches: Vec<_> = switches
+            .chain(inner.map(|n| ("FatTreeSwitch", n)))
+            .collect();
+        for (class, name) in switches {
             let l = self.intf_list(&name);
             let ifs: Vec<(&str, Option<String>)> = l
                 .iter()
                 .map(|(i, _)| (i.as_str(), (i == "lo").then(|| "127.0.0.1".to_string())))
                 .collect();
-            let class = if self.plan.is_bmv2(t) && self.p4.is_some() {
-                "P4ToR"
-            } else {
-                "OpticalToR"
-            };
             let pid = self.node_pid(&name);
             s.push_str(&format::dump_line(class, &name, &ifs, pid));
             s.push('\n');

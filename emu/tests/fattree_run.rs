@@ -2,7 +2,8 @@
 //! real host namespaces and the kernel's TCP: pingall is 0% lost for ecmp,
 //! rps, sopa and hedera; a TCP flow crosses pods; `link aX cY down` loses frames
 //! as `link_down` while the failure is undetected and none after
-//! `routing.failure_detection`; conservation holds exactly.
+//! `routing.failure_detection`; conservation holds exactly; `nodes`,
+//! `net`, `dump` and `ports` list the aggregation and core switches.
 
 mod common;
 
@@ -193,4 +194,54 @@ fn k6_sopa_config_reaches_all_54_hosts_with_tcp_reordering_10() {
     );
     assert_eq!(e.lines().filter(|l| l.trim() == "10").count(), 2, "{e}");
     assert_conserved(&e);
+}
+
+#[test]
+fn nodes_net_dump_and_ports_list_every_fat_tree_switch() {
+    if skip_unless_root("nodes_net_dump_and_ports_list_every_fat_tree_switch") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let (code, e) = run_script(&fattree4("sopa", "1ms"), "nodes\nnet\ndump\nports\n");
+    assert_eq!(code, Some(0), "{e}");
+    let lines: Vec<&str> = e.lines().collect();
+    // `nodes`: 16 hosts and 8 edge, 8 aggregation and 4 core switches, sorted.
+    let at = lines
+        .iter()
+        .position(|l| *l == "available nodes are: ")
+        .expect("nodes");
+    let nodes: Vec<&str> = lines[at + 1].split(' ').collect();
+    assert_eq!(nodes.len(), 36, "{e}");
+    assert_eq!((nodes[0], nodes[8], nodes[35]), ("a1", "c1", "s8"), "{e}");
+    // `net`: every switch with the far end of each port, as `links` names
+    // them; an edge switch has no ToR uplinks beside its fat-tree ports.
+    for want in [
+        "s1 lo:  s1-eth1:h1-eth0 s1-eth2:h2-eth0 s1-eth3:a1-eth1 s1-eth4:a2-eth1",
+        "a1 lo:  a1-eth1:s1-eth3 a1-eth2:s2-eth3 a1-eth3:c1-eth1 a1-eth4:c2-eth1",
+        "c4 lo:  c4-eth1:a2-eth4 c4-eth2:a4-eth4 c4-eth3:a6-eth4 c4-eth4:a8-eth4",
+    ] {
+        assert!(lines.contains(&want), "{want}\n{e}");
+    }
+    // `dump`: 20 switches, each in the data plane's thread.
+    let dump: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("<FatTreeSwitch "))
+        .collect();
+    assert_eq!(dump.len(), 20, "{e}");
+    assert!(
+        dump.iter()
+            .any(|l| l.starts_with("<FatTreeSwitch c2: lo:127.0.0.1,c2-eth1:None,")),
+        "{e}"
+    );
+    let pids: std::collections::HashSet<&str> = dump
+        .iter()
+        .map(|l| l.rsplit("pid=").next().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 1, "{e}");
+    // `ports`: Mininet's numbering, 0 for lo.
+    assert!(
+        lines.contains(&"a8 lo:0 a8-eth1:1 a8-eth2:2 a8-eth3:3 a8-eth4:4 "),
+        "{e}"
+    );
 }

@@ -153,14 +153,6 @@ fn flows(perm: &[usize], size: u64) -> Vec<FlowSpec> {
         .collect()
 }
 
-/// The Fat-Tree of a fat-tree config.
-fn fat_tree(cfg: &lh_ctrl::config::Config) -> anyhow::Result<lh_ctrl::fattree::FatTree> {
-    match cfg.topology {
-        lh_ctrl::config::Topology::FatTree { k } => Ok(lh_ctrl::fattree::FatTree::new(k)?),
-        _ => anyhow::bail!("sopa: topologies/fattree-4.json is not a fat tree"),
-    }
-}
-
 pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
     let (size, rounds) = sizing(o.quick);
     pb.set_len(SETTINGS.len() as u64);
@@ -171,7 +163,8 @@ pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
         }
         pb.message(&label(s));
         let cfg = config(s)?;
-        let tree = fat_tree(&cfg)?;
+        let tree = lh_ctrl::fattree::FatTree::of(&cfg)
+            .ok_or_else(|| anyhow::anyhow!("sopa: topologies/fattree-4.json is not a fat tree"))?;
         let per_pod = tree.hosts() / tree.k();
         let mut net = super::live_network(&cfg)?;
         let hosts = net.endpoints();
