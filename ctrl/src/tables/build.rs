@@ -324,20 +324,16 @@ fn build_sorted_source(
     let work = |w: usize| {
         let mut out = Vec::new();
         let mut scratch = AltScratch::new(&dims);
+        let mut last_of: Vec<Option<(PathRef<'_>, u32)>> = vec![None; dims.cb()];
         for tor in (w..n).step_by(threads) {
             let runs: Vec<Range<usize>> = (0..n).map(|d| block(tor, d)).collect();
             let entries = runs.iter().map(|r| r.len()).sum();
-            // Steps of distinct actions (see `shared` below).
+            // At most (see `shared` below): steps of paths that differ
+            // from the one before.
             let steps = runs
                 .iter()
                 .flat_map(|r| r.clone())
-                .filter(|&i| {
-                    let p = paths.get(i);
-                    i == 0 || {
-                        let q = paths.get(i - 1);
-                        q.arrival != p.arrival || !std::ptr::eq(q.hops, p.hops)
-                    }
-                })
+                .filter(|&i| i == 0 || !same_hops(paths.get(i - 1), paths.get(i)))
                 .map(|i| paths.get(i).hops.len())
                 .sum();
             let mut table = FlatTable::with_capacity(tor as TorId, entries, steps);
@@ -347,14 +343,18 @@ fn build_sorted_source(
                 }
                 scratch.idx.fill(NONE);
                 let first = table.len();
-                // Paths of one arrival that share their hops (UCMP's
-                // classes picking the same Pareto path) share one action.
+                // A path with the same hops as the one before it (UCMP's
+                // classes picking the same Pareto path) or as the last one
+                // of its class (the next arrival waiting for the same
+                // circuit) shares that one's action.
                 let mut shared: Option<(PathRef<'_>, u32)> = None;
+                last_of.fill(None);
                 for i in r {
                     let p = paths.get(i);
                     let (ai, k) = (Dims::arrival(p.arrival), dims.class(p.class));
                     let same = shared
-                        .filter(|(q, _)| q.arrival == p.arrival && std::ptr::eq(q.hops, p.hops));
+                        .filter(|(q, _)| same_hops(*q, p))
+                        .or_else(|| last_of[k].filter(|(q, _)| same_hops(*q, p)));
                     let action = ctx.push(
                         dst as TorId,
                         ai,
@@ -366,6 +366,7 @@ fn build_sorted_source(
                         &mut scratch,
                     );
                     shared = Some((p, action));
+                    last_of[k] = shared;
                 }
                 scratch.alternates(&dims, table.entries_mut(), first);
             }
@@ -403,6 +404,11 @@ fn build_sorted_source(
         classes: routes.classes.clone(),
         tors,
     }))
+}
+
+/// Whether two paths have the same hops (the same store range, or equal).
+fn same_hops(q: PathRef<'_>, p: PathRef<'_>) -> bool {
+    std::ptr::eq(q.hops, p.hops) || q.hops == p.hops
 }
 
 /// Sizes of the dense match space of one (ToR, dst) block.
