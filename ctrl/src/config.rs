@@ -386,19 +386,34 @@ pub struct HostsCfg {
 #[serde(deny_unknown_fields)]
 pub struct HostTcp {
     /// `net.ipv4.tcp_reordering`: duplicate ACKs before fast retransmit.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reordering: Option<u32>,
+    /// `net.ipv4.tcp_max_reordering`: the most a connection raises its own
+    /// threshold to after it sees reordering; equal to `reordering`, the
+    /// threshold stays put.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_reordering: Option<u32>,
+    /// `net.ipv4.tcp_sack`: `false` turns selective ACKs off, so loss
+    /// detection counts duplicate ACKs against `reordering` (NewReno). With
+    /// SACK, Linux >= 6.17 detects loss only with RACK, which is time-based.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// `net.ipv4.tcp_rmem` = `4096 B B`: the receive buffer a connection
+    /// starts with and may grow to, which bounds the window it advertises.
+    /// Bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_buffer: Option<u64>,
     /// `net.ipv4.tcp_congestion_control`, e.g. `"cubic"`, `"reno"`, `"bbr"`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub congestion_control: Option<String>,
     /// The minimum retransmission timeout, set as a locked `rto_min` metric
     /// on each of the host's routes (there is no sysctl on every kernel).
     /// Whole milliseconds.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_min: Option<Nanos>,
     /// OTCP (docs/otcp.md): per-destination TCP parameters computed from
     /// the routes and pushed to every host; absent: off.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub otcp: Option<OtcpCfg>,
 }
 
@@ -425,6 +440,10 @@ pub struct OtcpCfg {
 
 /// Limits of `hosts.tcp` (docs/config.md#hosts).
 pub const MAX_TCP_REORDERING: u32 = 300;
+/// `hosts.tcp.receive_buffer`: the kernel's smallest `tcp_rmem` (one page)
+/// up to 64 MiB.
+pub const MIN_TCP_RECEIVE_BUFFER: u64 = 4096;
+pub const MAX_TCP_RECEIVE_BUFFER: u64 = 64 << 20;
 /// The kernel's TCP_RTO_MAX.
 pub const MAX_RTO_MIN_MS: u64 = 120_000;
 /// Limits of `hosts.tcp.otcp.fan_in`.
@@ -842,8 +861,13 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         "$.ta.traffic_matrix[][]" => "a byte count, a non-negative integer",
         "$.ta.electrical_rate" => "a rate with a unit, like \"10Gbps\"",
         "$.hosts" => "an object {tcp}",
-        "$.hosts.tcp" => "an object {reordering, congestion_control, rto_min, otcp}",
+        "$.hosts.tcp" => {
+            "an object {reordering, max_reordering, sack, receive_buffer, congestion_control, rto_min, otcp}"
+        }
         "$.hosts.tcp.reordering" => "net.ipv4.tcp_reordering, an integer 1..=300",
+        "$.hosts.tcp.max_reordering" => "net.ipv4.tcp_max_reordering, an integer 1..=300",
+        "$.hosts.tcp.sack" => "net.ipv4.tcp_sack, a boolean",
+        "$.hosts.tcp.receive_buffer" => "bytes, an integer 4096..=67108864",
         "$.hosts.tcp.congestion_control" => {
             "a congestion control module name, like \"cubic\" or \"reno\""
         }

@@ -837,6 +837,51 @@ fn host_tcp_knobs() {
         &["invalid type", "tcp_reordering"],
     );
 
+    // Fig. 9's dupack hybrid: a pinned threshold, SACK off, a bounded
+    // receive buffer.
+    v["hosts"] = json!({"tcp": {"reordering": 5, "max_reordering": 5, "sack": false, "receive_buffer": 32768}});
+    let t = Config::from_json(&v.to_string(), "t.json")
+        .expect("valid dupack knobs")
+        .hosts
+        .unwrap()
+        .tcp
+        .unwrap();
+    assert_eq!(
+        (t.max_reordering, t.sack, t.receive_buffer),
+        (Some(5), Some(false), Some(32768))
+    );
+    assert!(schema_errors(&v).is_empty(), "{:?}", schema_errors(&v));
+    v["hosts"] = json!({"tcp": {"max_reordering": 0}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.max_reordering",
+        &["expected an integer 1..=300, got 0"],
+    );
+    v["hosts"] = json!({"tcp": {"max_reordering": 301}});
+    both_reject(&v, "$.hosts.tcp.max_reordering", &["got 301"]);
+    v["hosts"] = json!({"tcp": {"max_reordering": -1}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.max_reordering",
+        &["invalid value", "tcp_max_reordering"],
+    );
+    v["hosts"] = json!({"tcp": {"sack": 0}});
+    both_reject(&v, "$.hosts.tcp.sack", &["invalid type", "a boolean"]);
+    v["hosts"] = json!({"tcp": {"receive_buffer": 4095}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.receive_buffer",
+        &["expected bytes 4096..=67108864", "got 4095"],
+    );
+    v["hosts"] = json!({"tcp": {"receive_buffer": 67108865}});
+    both_reject(&v, "$.hosts.tcp.receive_buffer", &["got 67108865"]);
+    v["hosts"] = json!({"tcp": {"receive_buffer": "32KiB"}});
+    both_reject(
+        &v,
+        "$.hosts.tcp.receive_buffer",
+        &["invalid type", "4096..=67108864"],
+    );
+
     v["hosts"] = json!({"tcp": {"congestion_control": "Cubic!"}});
     both_reject(
         &v,

@@ -19,6 +19,7 @@ const EXPECTED: &[&str] = &[
     "opera-8.json",
     "rotornet-8-direct.json",
     "rotornet-8-hoho.json",
+    "rotornet-8-hybrid-dupack.json",
     "rotornet-8-hybrid.json",
     "rotornet-8-ucmp.json",
     "rotornet-8-vlb.json",
@@ -113,6 +114,20 @@ fn rotornet_family_has_the_demo_parameters() {
         Some(BitsPerSec(100_000_000))
     );
     assert_eq!(load("rotornet-8.json").electrical_rate(), None);
+    // Fig. 9's dupack hybrid: the same fabric with 60 us slices, so a
+    // circuit slice carries 4 full frames (50 us at 1 Gb/s), and hosts
+    // that count duplicate ACKs against a threshold that stays put.
+    let d = load("rotornet-8-hybrid-dupack.json");
+    assert_eq!(d.electrical_rate(), Some(BitsPerSec(100_000_000)));
+    assert_eq!(d.routing.algorithm, Algorithm::Direct);
+    assert_eq!(d.slice.duration, Nanos(60_000));
+    assert_eq!(d.bytes_per_slice() / 1500, 4);
+    let t = d.hosts.unwrap().tcp.unwrap();
+    assert_eq!(
+        (t.sack, t.reordering, t.max_reordering),
+        (Some(false), Some(3), Some(3))
+    );
+    assert_eq!(t.receive_buffer, Some(49_152));
 }
 
 #[test]

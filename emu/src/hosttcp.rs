@@ -1,6 +1,6 @@
 //! The config's `hosts.tcp` knobs applied inside one host namespace:
-//! `net.ipv4.tcp_reordering` and `net.ipv4.tcp_congestion_control` are
-//! per-namespace sysctls (written through /proc/sys/net from a thread inside
+//! `net.ipv4.tcp_reordering`, `tcp_max_reordering`, `tcp_sack`, `tcp_rmem`
+//! and `tcp_congestion_control` are per-namespace sysctls (written through /proc/sys/net from a thread inside
 //! the namespace), and the minimum RTO is a locked `rto_min` metric on each
 //! of the host's IPv4 routes (`ip route change ... rto_min 5ms`), because
 //! not every kernel has a sysctl for it.
@@ -61,13 +61,32 @@ pub fn apply(ns: &Path, tcp: &HostTcp) -> Result<(), HostTcpError> {
 }
 
 fn apply_sysctls(tcp: &HostTcp) -> Result<(), HostTcpError> {
-    if let Some(r) = tcp.reordering {
-        std::fs::write(sysctl_path("net.ipv4.tcp_reordering"), r.to_string()).map_err(|e| {
-            HostTcpError::Refused {
-                path: "$.hosts.tcp.reordering",
-                msg: format!("net.ipv4.tcp_reordering = {r}: {e}"),
-            }
-        })?;
+    let rmem = tcp.receive_buffer.map(|b| format!("4096 {b} {b}"));
+    let plain = [
+        (
+            "$.hosts.tcp.reordering",
+            "net.ipv4.tcp_reordering",
+            tcp.reordering.map(|r| r.to_string()),
+        ),
+        (
+            "$.hosts.tcp.max_reordering",
+            "net.ipv4.tcp_max_reordering",
+            tcp.max_reordering.map(|r| r.to_string()),
+        ),
+        (
+            "$.hosts.tcp.sack",
+            "net.ipv4.tcp_sack",
+            tcp.sack.map(|s| u8::from(s).to_string()),
+        ),
+        ("$.hosts.tcp.receive_buffer", "net.ipv4.tcp_rmem", rmem),
+    ];
+    for (path, key, v) in plain {
+        if let Some(v) = v {
+            std::fs::write(sysctl_path(key), &v).map_err(|e| HostTcpError::Refused {
+                path,
+                msg: format!("{key} = {v}: {e}"),
+            })?;
+        }
     }
     if let Some(cc) = &tcp.congestion_control
         && let Err(e) = std::fs::write(sysctl_path("net.ipv4.tcp_congestion_control"), cc)

@@ -99,7 +99,9 @@ fn tcp_knobs_are_set_in_every_host_namespace() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let script = "h1 sysctl net.ipv4.tcp_reordering net.ipv4.tcp_congestion_control\nh1 ip route\nh16 sysctl net.ipv4.tcp_reordering net.ipv4.tcp_congestion_control\nh16 ip route\n";
+    let sysctls = "sysctl net.ipv4.tcp_reordering net.ipv4.tcp_congestion_control net.ipv4.tcp_max_reordering net.ipv4.tcp_sack net.ipv4.tcp_rmem";
+    let script = format!("h1 {sysctls}\nh1 ip route\nh16 {sysctls}\nh16 ip route\n");
+    let script = script.as_str();
     // Without the section: the kernel's per-namespace defaults.
     let plain = run_script(
         &rotornet_with(dir.path(), serde_json::Value::Null),
@@ -113,8 +115,16 @@ fn tcp_knobs_are_set_in_every_host_namespace() {
         plain.err
     );
     assert!(!plain.err.contains("rto_min"), "{}", plain.err);
-    // The paper's Fig. 9 setting, with reno and a 5 ms minimum RTO.
-    let knobs = serde_json::json!({"tcp": {"reordering": 5, "congestion_control": "reno", "rto_min": "5ms"}});
+    assert!(
+        plain.err.contains("net.ipv4.tcp_max_reordering = 300\n")
+            && plain.err.contains("net.ipv4.tcp_sack = 1\n"),
+        "{}",
+        plain.err
+    );
+    // The paper's Fig. 9 setting, with reno and a 5 ms minimum RTO, and
+    // the dupack hybrid's pinned threshold, SACK off and receive buffer.
+    let knobs = serde_json::json!({"tcp": {"reordering": 5, "congestion_control": "reno", "rto_min": "5ms",
+        "max_reordering": 5, "sack": false, "receive_buffer": 49152}});
     let r = run_script(&rotornet_with(dir.path(), knobs), script, &[]);
     assert!(r.out.status.success(), "{}", r.err);
     assert_eq!(
@@ -123,14 +133,14 @@ fn tcp_knobs_are_set_in_every_host_namespace() {
         "{}",
         r.err
     );
-    assert_eq!(
-        r.err
-            .matches("net.ipv4.tcp_congestion_control = reno\n")
-            .count(),
-        2,
-        "{}",
-        r.err
-    );
+    for line in [
+        "net.ipv4.tcp_congestion_control = reno\n",
+        "net.ipv4.tcp_max_reordering = 5\n",
+        "net.ipv4.tcp_sack = 0\n",
+        "net.ipv4.tcp_rmem = 4096\t49152\t49152\n",
+    ] {
+        assert_eq!(r.err.matches(line).count(), 2, "{line:?}\n{}", r.err);
+    }
     assert!(
         r.err.contains(
             "10.0.0.0/8 dev h1-eth0 proto kernel scope link src 10.0.0.1 rto_min lock 5ms"

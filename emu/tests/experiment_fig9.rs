@@ -1,6 +1,7 @@
 //! `lighthouse experiment fig9 --quick` through the binary, live (real
 //! namespaces, kernel TCP with `tcp_reordering` 3 and 5, the native
-//! fabric): the paper's shape must hold, every setting must be in the CSV
+//! fabric): the paper's shape must hold (with the dupack hybrid's
+//! recovery at 5), every setting must be in the CSV
 //! with its TCP_INFO counters, `report` must re-plot it, and none of the
 //! run's namespaces may be left.
 
@@ -19,10 +20,12 @@ fn fig9_quick_shows_vlb_and_hybrid_slow_and_reordering_against_clos_and_direct()
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("out");
     // One run per setting, none of their namespaces left, the shape holds.
-    let (stdout, _) = experiment_quick("fig9", 6, &out);
+    let (stdout, _) = experiment_quick("fig9", 8, &out);
     assert!(
         stdout.contains("[ok] hybrid RotorNet lags direct")
-            && stdout.contains("[ok] the hybrid reorders"),
+            && stdout.contains("[ok] the hybrid reorders")
+            && stdout.contains("[ok] the dupack hybrid recovers at tcp_reordering 5")
+            && stdout.contains("[ok] tcp_reordering 5 almost eliminates"),
         "{stdout}"
     );
     assert!(stdout.contains("took"), "no timing printed:\n{stdout}");
@@ -35,6 +38,8 @@ fn fig9_quick_shows_vlb_and_hybrid_slow_and_reordering_against_clos_and_direct()
         "vlb,5,",
         "hybrid,3,",
         "hybrid,5,",
+        "dupack,3,",
+        "dupack,5,",
     ] {
         let rows: Vec<&str> = csv.lines().filter(|l| l.starts_with(s)).collect();
         assert!(rows.len() >= 4, "{s}: {} rows\n{csv}", rows.len());

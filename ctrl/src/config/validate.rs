@@ -46,17 +46,32 @@ pub fn validate_all(cfg: &Config, file: &str) -> Vec<ConfigError> {
 /// a congestion control module is available is known only on the machine
 /// that runs the network (checked at bring-up, naming the same path).
 fn check_hosts(c: &mut Checker, cfg: &Config) {
-    use crate::config::{MAX_RTO_MIN_MS, MAX_TCP_REORDERING};
+    use crate::config::{
+        MAX_RTO_MIN_MS, MAX_TCP_RECEIVE_BUFFER, MAX_TCP_REORDERING, MIN_TCP_RECEIVE_BUFFER,
+    };
     let Some(t) = cfg.hosts.as_ref().and_then(|h| h.tcp.as_ref()) else {
         return;
     };
-    if let Some(r) = t
-        .reordering
-        .filter(|r| !(1..=MAX_TCP_REORDERING).contains(r))
+    for (path, v) in [
+        ("$.hosts.tcp.reordering", t.reordering),
+        ("$.hosts.tcp.max_reordering", t.max_reordering),
+    ] {
+        if let Some(r) = v.filter(|r| !(1..=MAX_TCP_REORDERING).contains(r)) {
+            c.err(
+                path,
+                format!("expected an integer 1..={MAX_TCP_REORDERING}, got {r}"),
+            );
+        }
+    }
+    if let Some(b) = t
+        .receive_buffer
+        .filter(|b| !(MIN_TCP_RECEIVE_BUFFER..=MAX_TCP_RECEIVE_BUFFER).contains(b))
     {
         c.err(
-            "$.hosts.tcp.reordering",
-            format!("expected an integer 1..={MAX_TCP_REORDERING}, got {r}"),
+            "$.hosts.tcp.receive_buffer",
+            format!(
+                "expected bytes {MIN_TCP_RECEIVE_BUFFER}..={MAX_TCP_RECEIVE_BUFFER} (one page to 64 MiB), got {b}"
+            ),
         );
     }
     if let Some(cc) = &t.congestion_control {

@@ -552,15 +552,7 @@ mod tests {
         assert!(failed[1].what.contains("TO elephants"), "{failed:?}");
         // The mice shape's absence: VLB's mice as fast as Clos's, or
         // c-Through's as slow as Mordia's.
-        let failed = |c: &Csv| -> Vec<String> {
-            analyze(c)
-                .unwrap()
-                .checks
-                .into_iter()
-                .filter(|c| !c.holds)
-                .map(|c| c.what)
-                .collect()
-        };
+        let failed = |c: &Csv| analyze(c).unwrap().failing();
         let mut c = papers(20.0);
         c.rows
             .retain(|r| !(r[0] == "RotorNet-VLB" && r[2] == "mice"));

@@ -45,6 +45,18 @@ pub struct Analysis {
     pub checks: Vec<Check>,
 }
 
+impl Analysis {
+    /// What the failing checks say (the analyses' unit tests).
+    #[cfg(test)]
+    pub fn failing(self) -> Vec<String> {
+        self.checks
+            .into_iter()
+            .filter(|c| !c.holds)
+            .map(|c| c.what)
+            .collect()
+    }
+}
+
 /// One experiment of the paper.
 pub struct Experiment {
     pub name: &'static str,

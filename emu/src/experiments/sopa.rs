@@ -458,15 +458,7 @@ mod tests {
             "{}",
             a.table
         );
-        let failing = |c: &Csv| -> Vec<String> {
-            analyze(c)
-                .unwrap()
-                .checks
-                .into_iter()
-                .filter(|c| !c.holds)
-                .map(|c| c.what)
-                .collect()
-        };
+        let failing = |c: &Csv| analyze(c).unwrap().failing();
         // SOPA reordering as much as RPS.
         let mut c = Csv::new(&COLUMNS);
         add(&mut c, "ecmp", 3, false, &[90.0, 45.0], 0);
