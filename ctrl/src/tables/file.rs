@@ -40,24 +40,44 @@ pub fn write(t: &FlatTables, w: &mut impl Write) -> io::Result<()> {
         }
     }
     w.write_all(&(t.tors.len() as u32).to_le_bytes())?;
-    // Each ToR's records are encoded by a second thread while this one
-    // writes the previous ToR's bytes.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+    // The ToRs' records are encoded by worker threads (each takes the next
+    // ToR) while this one writes them in order; buffers are recycled.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        .min(t.tors.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(2 * workers);
     let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let back_rx = std::sync::Mutex::new(back_rx);
     std::thread::scope(|sc| {
-        sc.spawn(move || {
-            for tt in &t.tors {
-                let mut buf = back_rx.try_recv().unwrap_or_default();
-                buf.clear();
-                encode_table(tt, &mut buf);
-                if tx.send(buf).is_err() {
-                    return;
+        for _ in 0..workers {
+            let (tx, next, back_rx) = (tx.clone(), &next, &back_rx);
+            sc.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(tt) = t.tors.get(i) else { return };
+                    let recycled = back_rx.lock().ok().and_then(|r| r.try_recv().ok());
+                    let mut buf = recycled.unwrap_or_default();
+                    buf.clear();
+                    encode_table(tt, &mut buf);
+                    if tx.send((i, buf)).is_err() {
+                        return;
+                    }
                 }
+            });
+        }
+        drop(tx);
+        // Buffers that arrived before their turn, by ToR index.
+        let mut early: std::collections::BTreeMap<usize, Vec<u8>> = Default::default();
+        let mut turn = 0;
+        for (i, buf) in rx {
+            early.insert(i, buf);
+            while let Some(buf) = early.remove(&turn) {
+                w.write_all(&buf)?;
+                let _ = back_tx.send(buf);
+                turn += 1;
             }
-        });
-        for buf in rx {
-            w.write_all(&buf)?;
-            let _ = back_tx.send(buf);
         }
         Ok(())
     })
@@ -69,15 +89,22 @@ const _: () = assert!(MAX_ALTERNATES == 2);
 /// Appends one ToR's header, entries, actions and steps.
 fn encode_table(tt: &FlatTable, buf: &mut Vec<u8>) {
     let (entries, actions, steps) = tt.raw_parts();
-    buf.reserve(16 + entries.len() * 20 + actions.len() * 8 + steps.len() * 4);
-    buf.extend_from_slice(&tt.tor.to_le_bytes());
-    buf.extend_from_slice(&[0, 0]);
-    for n in [entries.len(), actions.len(), steps.len()] {
-        buf.extend_from_slice(&(n as u32).to_le_bytes());
+    let base = buf.len();
+    let (ne, na) = (16 + entries.len() * 20, actions.len() * 8);
+    // Sized once and filled in place: no capacity check per record.
+    buf.resize(base + ne + na + steps.len() * 4, 0);
+    let out = &mut buf[base..];
+    out[0..2].copy_from_slice(&tt.tor.to_le_bytes());
+    for (k, n) in [entries.len(), actions.len(), steps.len()]
+        .into_iter()
+        .enumerate()
+    {
+        out[4 + 4 * k..8 + 4 * k].copy_from_slice(&(n as u32).to_le_bytes());
     }
-    for e in entries {
+    let (head, rest) = out.split_at_mut(ne);
+    let (acts, stps) = rest.split_at_mut(na);
+    for (e, r) in entries.iter().zip(head[16..].chunks_exact_mut(20)) {
         let m = &e.m;
-        let mut r = [0u8; 20];
         r[0..2].copy_from_slice(&m.dst.to_le_bytes());
         r[2..4].copy_from_slice(&m.arrival.unwrap_or(ANY16).to_le_bytes());
         r[4] = match m.ingress {
@@ -90,18 +117,15 @@ fn encode_table(tt: &FlatTable, buf: &mut Vec<u8>) {
         r[8..12].copy_from_slice(&e.action.to_le_bytes());
         r[12..16].copy_from_slice(&e.alternates[0].to_le_bytes());
         r[16..20].copy_from_slice(&e.alternates[1].to_le_bytes());
-        buf.extend_from_slice(&r);
     }
-    for (start, len, source) in actions {
-        let mut r = [0u8; 8];
+    for ((start, len, source), r) in actions.into_iter().zip(acts.chunks_exact_mut(8)) {
         r[0..4].copy_from_slice(&start.to_le_bytes());
         r[4..6].copy_from_slice(&len.to_le_bytes());
         r[6] = u8::from(source);
-        buf.extend_from_slice(&r);
     }
-    for s in steps {
-        let d = s.depart.unwrap_or(ANY16).to_le_bytes();
-        buf.extend_from_slice(&[s.port, 0, d[0], d[1]]);
+    for (s, r) in steps.iter().zip(stps.chunks_exact_mut(4)) {
+        r[0] = s.port;
+        r[2..4].copy_from_slice(&s.depart.unwrap_or(ANY16).to_le_bytes());
     }
 }
 
