@@ -19,8 +19,8 @@
 //!   them by global first fit; a placed flow's source edge writes its path
 //!   as a source route like SOPA.
 //!
-//! A failed link (`set_link`) drops what is sent on it as `link_down` at
-//! once; the paths over it are withdrawn `failure_detection` later (new
+//! A failed link (`set_link`) drops what is sent on it, and what was on
+//! the wire when it failed, as `link_down` at once; the paths over it are withdrawn `failure_detection` later (new
 //! tables from `FatTree::tables`), like a control plane that needs that
 //! long to notice. Counters: a frame is `queued` from the moment it enters
 //! an output FIFO until it reaches the next switch (or is dropped there).
@@ -34,7 +34,7 @@ use lh_ctrl::PortId;
 use lh_ctrl::fattree::{FatTree, Link, SwitchId, SwitchTables, Tier, link};
 use lh_ctrl::units::BitsPerSec;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 /// The largest number of switches a frame may cross (a loop guard; a fat
 /// tree's shortest paths cross at most 5).
@@ -122,6 +122,9 @@ pub struct Switches {
     /// Withdrawals (or restorations) not yet noticed: (time, tables).
     pending: Vec<(u64, SwitchTables)>,
     failed: HashSet<Link>,
+    /// When each failed link went down: frames that reach its far end
+    /// from then on are lost, even if sent before (they were on the wire).
+    down_since: HashMap<Link, u64>,
     detect: u64,
     rate: BitsPerSec,
     propagation: u64,
@@ -214,6 +217,7 @@ impl Switches {
             tables: tree.tables(&HashSet::new()),
             pending: Vec::new(),
             failed: HashSet::new(),
+            down_since: HashMap::new(),
             detect: o.failure_detection,
             rate,
             propagation,
@@ -264,8 +268,10 @@ impl Switches {
             return Err(format!("no link between switches {a} and {b}"));
         }
         let changed = if up {
+            self.down_since.remove(&link(a, b));
             self.failed.remove(&link(a, b))
         } else {
+            self.down_since.entry(link(a, b)).or_insert(now);
             self.failed.insert(link(a, b))
         };
         if changed {
@@ -275,9 +281,14 @@ impl Switches {
         Ok(())
     }
 
-    fn link_up(&self, s: SwitchId, port: PortId) -> bool {
+    /// Whether the link on `port` of `s` is up at time `t` (a late poll
+    /// may handle an event from before a failure after it).
+    fn link_up(&self, s: SwitchId, port: PortId, t: u64) -> bool {
         match self.tree.peer(s, port) {
-            Some((x, _)) => !self.failed.contains(&link(s, x)),
+            Some((x, _)) => self
+                .down_since
+                .get(&link(s, x))
+                .is_none_or(|&since| t < since),
             None => false,
         }
     }
@@ -508,6 +519,11 @@ impl Switches {
                     x.drop_frame(i, DropReason::NoRoute);
                     continue;
                 };
+                if !self.down_since.is_empty() && !self.link_up(s, port, t) {
+                    // The link failed while the frame was on it.
+                    x.drop_frame(i, DropReason::LinkDown);
+                    continue;
+                }
                 self.forward(x, peer, None, i, t);
                 continue;
             }
@@ -516,7 +532,7 @@ impl Switches {
             let Some(i) = self.out[q].pop(x.pool) else {
                 continue;
             };
-            let up = self.link_up(s, port);
+            let up = self.link_up(s, port, t);
             let done = if up {
                 t + self.rate.time_for(x.pool.meta(i).len as u64).0
             } else {

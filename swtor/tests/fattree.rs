@@ -4,7 +4,7 @@
 //! the Fat-Tree's definition), round-robin per packet; ECMP keeps a flow on
 //! one path and RPS sprays it; Hedera moves two colliding elephants apart;
 //! a failed agg-core link loses frames as `link_down` until its paths are
-//! withdrawn; conservation is exact.
+//! withdrawn, and a frame on a link when it fails; conservation is exact.
 
 use lh_ctrl::compile::{Compiled, compile};
 use lh_ctrl::config::{Algorithm, Config};
@@ -326,4 +326,51 @@ fn hedera_places_colliding_elephants_on_disjoint_paths() {
     assert!(expected_paths(a2, b2).contains(&p2), "{p2:?}");
     assert_eq!(n.eng.counters().dropped_total(), 0);
     n.check_conservation();
+}
+
+#[test]
+fn a_frame_on_a_link_when_it_fails_is_lost_and_one_already_across_is_not() {
+    // One ECMP flow h1 -> h16 takes one path; its first link is E(0,0) to
+    // the A(0,j) the path crosses. A 1442-byte frame takes 11.5 us on a
+    // 1 Gb/s link plus 1 us of propagation, so 1 us after it starts it is
+    // on that link, and 20 us after it is past it.
+    let (x, y, sport) = (0, HOSTS - 1, 4000);
+    for (fail_after, lost) in [(1_000, 1), (20_000, 0)] {
+        let mut n = net(Algorithm::Ecmp);
+        let path = n.send(x, y, sport);
+        let up = (0..H)
+            .map(|j| a(0, j))
+            .find(|s| path.contains(s))
+            .expect("the path leaves pod 0's edge by an aggregation switch");
+        let before = n.eng.counters();
+        let t0 = n.now;
+        n.eng
+            .port_mut()
+            .inject(x as i32 + 1, t0, &udp(x, y, sport, 1400));
+        n.eng.poll(t0).expect("poll");
+        assert_eq!(
+            n.eng.counters().queued,
+            1,
+            "the frame is on E(0,0)'s uplink"
+        );
+        // No poll between the failure and the frame's arrival times: a
+        // late poll must judge each event by its own time.
+        n.eng
+            .set_switch_link(e(0, 0), up, false, t0 + fail_after)
+            .expect("link exists");
+        n.now = t0 + 100_000;
+        for _ in 0..100 {
+            n.eng.poll(n.now).expect("poll");
+            n.now += 2_000;
+        }
+        let c = n.eng.counters();
+        assert_eq!(
+            c.dropped(DropReason::LinkDown) - before.dropped(DropReason::LinkDown),
+            lost,
+            "failed {fail_after} ns after the send: {c:?}"
+        );
+        assert_eq!(c.delivered - before.delivered, 1 - lost, "{c:?}");
+        assert_eq!(c.queued, 0);
+        n.check_conservation();
+    }
 }
