@@ -258,40 +258,109 @@ struct PathStats {
     worst: Option<(u16, u16, u16, u32, usize)>,
 }
 
-impl PathStats {
+/// [`PathStats`] of a range of paths, before the percentiles.
+struct PathTally {
+    hop_sum: u64,
+    hop_min: usize,
+    hop_max: usize,
+    /// Latency histogram (exact: the sums are of integers), and the
+    /// latencies too large for it.
+    counts: Vec<u64>,
+    far: Vec<u32>,
+    lat_n: u64,
+    lat_sum: u64,
+    /// (latency, hops, index) of the last of the slowest (then longest).
+    worst: Option<(u32, usize, usize)>,
+}
+
+impl PathTally {
     /// Latencies beyond this are sorted instead of counted.
     const COUNTED: usize = 1 << 20;
 
-    fn of(paths: &crate::routing::Paths) -> PathStats {
-        let (mut hop_sum, mut hop_min, mut hop_max) = (0u64, usize::MAX, 0usize);
-        // Latency histogram (exact: the sums are of integers).
-        let mut counts: Vec<u64> = Vec::new();
-        let mut far: Vec<u32> = Vec::new();
-        let (mut lat_n, mut lat_sum) = (0u64, 0u64);
-        let mut worst: Option<(u32, usize, usize)> = None;
-        for (i, p) in paths.iter().enumerate() {
+    fn of(paths: &crate::routing::Paths, range: std::ops::Range<usize>) -> PathTally {
+        let mut t = PathTally {
+            hop_sum: 0,
+            hop_min: usize::MAX,
+            hop_max: 0,
+            counts: Vec::new(),
+            far: Vec::new(),
+            lat_n: 0,
+            lat_sum: 0,
+            worst: None,
+        };
+        for i in range {
+            let p = paths.get(i);
             let h = p.hops.len();
-            hop_sum += h as u64;
-            hop_min = hop_min.min(h);
-            hop_max = hop_max.max(h);
+            t.hop_sum += h as u64;
+            t.hop_min = t.hop_min.min(h);
+            t.hop_max = t.hop_max.max(h);
             let Some(l) = p.latency_slots() else {
                 continue;
             };
-            lat_n += 1;
-            lat_sum += l as u64;
+            t.lat_n += 1;
+            t.lat_sum += l as u64;
             if (l as usize) < Self::COUNTED {
-                if l as usize >= counts.len() {
-                    counts.resize(l as usize + 1, 0);
+                if l as usize >= t.counts.len() {
+                    t.counts.resize(l as usize + 1, 0);
                 }
-                counts[l as usize] += 1;
+                t.counts[l as usize] += 1;
             } else {
-                far.push(l);
+                t.far.push(l);
             }
             // The last of the slowest (then longest), like `max_by_key`.
-            if worst.is_none_or(|(wl, wh, _)| (l, h) >= (wl, wh)) {
-                worst = Some((l, h, i));
+            if t.worst.is_none_or(|(wl, wh, _)| (l, h) >= (wl, wh)) {
+                t.worst = Some((l, h, i));
             }
         }
+        t
+    }
+
+    /// `self` then `later` (paths after `self`'s).
+    fn merge(mut self, later: PathTally) -> PathTally {
+        self.hop_sum += later.hop_sum;
+        self.hop_min = self.hop_min.min(later.hop_min);
+        self.hop_max = self.hop_max.max(later.hop_max);
+        if later.counts.len() > self.counts.len() {
+            self.counts.resize(later.counts.len(), 0);
+        }
+        for (a, b) in self.counts.iter_mut().zip(&later.counts) {
+            *a += b;
+        }
+        self.far.extend(later.far);
+        self.lat_n += later.lat_n;
+        self.lat_sum += later.lat_sum;
+        // Ties go to the later path (higher index).
+        self.worst = self.worst.max(later.worst);
+        self
+    }
+}
+
+impl PathStats {
+    fn of(paths: &crate::routing::Paths) -> PathStats {
+        // Two halves at once above a million paths (the summary runs after
+        // the compile, alone).
+        let mid = if paths.len() > 1 << 20 {
+            paths.len() / 2
+        } else {
+            paths.len()
+        };
+        let (a, b) = std::thread::scope(|sc| {
+            let b = sc.spawn(|| PathTally::of(paths, mid..paths.len()));
+            (
+                PathTally::of(paths, 0..mid),
+                b.join().expect("summary worker"),
+            )
+        });
+        let PathTally {
+            hop_sum,
+            hop_min,
+            hop_max,
+            counts,
+            mut far,
+            lat_n,
+            lat_sum,
+            worst,
+        } = a.merge(b);
         let hops = if paths.is_empty() {
             Spread::default()
         } else {
