@@ -44,7 +44,7 @@ fn main() {
             };
             let clock = SliceClock::aligned(
                 swtor::monotonic_ns(),
-                spec.timing.slice.0,
+                spec.timing.model.slice.0,
                 spec.schedule.slices() as u64,
             );
             let eng = Engine::with_ports(

@@ -146,7 +146,7 @@ fn engine(c: &Compiled, tor: TorFeatures, epoch: u64) -> anyhow::Result<Engine<M
     };
     let clock = SliceClock {
         epoch,
-        slice: spec.timing.slice.0,
+        slice: spec.timing.model.slice.0,
         slices: spec.schedule.slices() as u64,
     };
     let ix = Ifindexes::sequential(&spec);

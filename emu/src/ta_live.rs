@@ -181,7 +181,11 @@ mod tests {
             external: Vec::new(),
         };
         let now = swtor::monotonic_ns();
-        let clock = SliceClock::aligned(now, spec.timing.slice.0, spec.schedule.slices() as u64);
+        let clock = SliceClock::aligned(
+            now,
+            spec.timing.model.slice.0,
+            spec.schedule.slices() as u64,
+        );
         let mut port = MemPort::new();
         // 20 frames from h1 (ToR 0) to the first host of ToR 5.
         let dst = crate::topo::host_ip(5 * hpt + 1);

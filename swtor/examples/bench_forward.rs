@@ -12,6 +12,7 @@
 //! the receiver costs no CPU; the sender blasts with AF_PACKET sendmmsg.
 
 use lh_ctrl::config::{Lookup, Multipath};
+use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
 use lh_ctrl::units::{BitsPerSec, Nanos};
@@ -221,14 +222,16 @@ fn spec(hosts: Vec<HostAttach>) -> FabricSpec {
         schedule: sch,
         tables: tables().into(),
         timing: Timing {
-            slice: Nanos(100_000),
-            guardband: Nanos(0),
-            reconfiguration: Nanos(0),
-            propagation: Nanos(0),
-            link_rate: BitsPerSec(100_000_000_000),
-            electrical_rate: None,
-            host_rate: BitsPerSec(100_000_000_000),
-            queue_capacity: 16 << 20,
+            model: TimeModel {
+                slice: Nanos(100_000),
+                guardband: Nanos(0),
+                reconfiguration: Nanos(0),
+                propagation: Nanos(0),
+                link_rate: BitsPerSec(100_000_000_000),
+                electrical_rate: None,
+                host_rate: BitsPerSec(100_000_000_000),
+                queue_capacity: 16 << 20,
+            },
             tor_clock_offset: 0,
         },
         hosts,
@@ -284,7 +287,7 @@ impl Port for MemPort {
 
 fn engine_only(len: usize, secs: f64) -> f64 {
     let sp = spec(attach());
-    let clock = SliceClock::aligned(monotonic_ns(), sp.timing.slice.0, 1);
+    let clock = SliceClock::aligned(monotonic_ns(), sp.timing.model.slice.0, 1);
     let port = MemPort {
         frame: frame(len),
         sent: 0,

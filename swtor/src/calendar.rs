@@ -93,9 +93,9 @@ impl Calendar {
             tors,
             uplinks,
             dark: timing.dark().0,
-            capacity: timing.queue_capacity,
+            capacity: timing.model.queue_capacity,
             tor_clock_offset: timing.tor_clock_offset,
-            rate: timing.model().port_rates(schedule),
+            rate: timing.model.port_rates(schedule),
             elec: electrical_ports(schedule),
             changed,
             dark_until: vec![0; n],
@@ -180,7 +180,7 @@ impl Calendar {
             }
         }
         self.changed = crate::ocs::circuit_tables(schedule).1;
-        self.rate = timing.model().port_rates(schedule);
+        self.rate = timing.model.port_rates(schedule);
         self.elec = electrical_ports(schedule);
     }
 

@@ -224,7 +224,7 @@ impl<P: Port> Engine<P> {
         let tors = schedule.tors();
         let uplinks = schedule.uplinks();
         let s = schedule.slices();
-        let mut hs = Hosts::new(opts.host_queue_bytes, timing.host_rate);
+        let mut hs = Hosts::new(opts.host_queue_bytes, timing.model.host_rate);
         let mut by_ifindex = IntMap::default();
         for (i, h) in hosts.iter().enumerate() {
             if h.tor as usize >= tors {
@@ -264,14 +264,14 @@ impl<P: Port> Engine<P> {
         let pb = opts
             .tor
             .pushback
-            .map(|t| Pushback::new(t, tors, timing.propagation.0));
+            .map(|t| Pushback::new(t, tors, timing.model.propagation.0));
         let nic = (pb.is_some() || opts.tor.flow_pausing.is_some()).then(|| {
             let mut n = Nic::new(
                 hosts.iter().map(|h| h.tor).collect(),
                 tors,
                 clock,
                 opts.host_queue_bytes,
-                timing.host_rate,
+                timing.model.host_rate,
             );
             if let Some(f) = opts.tor.flow_pausing {
                 n.enable_flow_pausing(f, schedule, timing.dark().0);
@@ -282,9 +282,9 @@ impl<P: Port> Engine<P> {
             Some(o) => {
                 let sw = Switches::new(
                     o,
-                    timing.link_rate,
-                    timing.host_rate,
-                    timing.propagation.0,
+                    timing.model.link_rate,
+                    timing.model.host_rate,
+                    timing.model.propagation.0,
                     hosts.len(),
                 )
                 .map_err(crate::FabricError::Spec)?;
@@ -849,6 +849,7 @@ mod tests {
     use crate::counters::DropReason;
     use crate::wire;
     use lh_ctrl::config::{Lookup, Multipath};
+    use lh_ctrl::schedule::timing::TimeModel;
     use lh_ctrl::schedule::{Endpoint, Schedule};
     use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step as TStep, Tables, TimeFlowTable};
     use lh_ctrl::units::{BitsPerSec, Nanos};
@@ -916,14 +917,16 @@ mod tests {
             schedule: s,
             tables: tables.into(),
             timing: Timing {
-                slice: Nanos(SLICE),
-                guardband: Nanos(DARK),
-                reconfiguration: Nanos(500),
-                propagation: Nanos(300),
-                link_rate: BitsPerSec(8_000_000_000),
-                electrical_rate: None,
-                host_rate: BitsPerSec(800_000_000_000),
-                queue_capacity: 100_000,
+                model: TimeModel {
+                    slice: Nanos(SLICE),
+                    guardband: Nanos(DARK),
+                    reconfiguration: Nanos(500),
+                    propagation: Nanos(300),
+                    link_rate: BitsPerSec(8_000_000_000),
+                    electrical_rate: None,
+                    host_rate: BitsPerSec(800_000_000_000),
+                    queue_capacity: 100_000,
+                },
                 tor_clock_offset: offset,
             },
             hosts,
@@ -1069,14 +1072,16 @@ mod tests {
             schedule,
             tables: tables.into(),
             timing: Timing {
-                slice: Nanos(SLICE),
-                guardband: Nanos(DARK),
-                reconfiguration: Nanos(0),
-                propagation: Nanos(0),
-                link_rate: BitsPerSec(8_000_000_000),
-                electrical_rate: None,
-                host_rate: BitsPerSec(800_000_000_000),
-                queue_capacity: 1 << 20,
+                model: TimeModel {
+                    slice: Nanos(SLICE),
+                    guardband: Nanos(DARK),
+                    reconfiguration: Nanos(0),
+                    propagation: Nanos(0),
+                    link_rate: BitsPerSec(8_000_000_000),
+                    electrical_rate: None,
+                    host_rate: BitsPerSec(800_000_000_000),
+                    queue_capacity: 1 << 20,
+                },
                 tor_clock_offset: 0,
             },
             hosts,
@@ -1149,8 +1154,8 @@ mod tests {
             }],
         };
         let mut spec = spec_with(s, table.clone(), [0, 2]);
-        spec.timing.propagation = Nanos(300);
-        spec.timing.electrical_rate = Some(BitsPerSec(800_000_000));
+        spec.timing.model.propagation = Nanos(300);
+        spec.timing.model.electrical_rate = Some(BitsPerSec(800_000_000));
         (table, spec)
     }
 
@@ -1288,13 +1293,13 @@ mod tests {
         )
         .unwrap();
         let t = Timing::from_config(&cfg);
-        assert_eq!(t.slice, Nanos(50_000));
+        assert_eq!(t.model.slice, Nanos(50_000));
         assert_eq!(t.dark(), Nanos(300));
-        assert_eq!(t.propagation, Nanos(1_000));
+        assert_eq!(t.model.propagation, Nanos(1_000));
         // Eight slices' worth of usable bytes: 10 Gb/s x (50 us - 300 ns).
-        assert_eq!(t.queue_capacity, 8 * 62_125);
+        assert_eq!(t.model.queue_capacity, 8 * 62_125);
         assert_eq!(t.tor_clock_offset, 0);
-        assert_eq!(t.electrical_rate, None);
+        assert_eq!(t.model.electrical_rate, None);
     }
 
     #[test]

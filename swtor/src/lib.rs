@@ -43,7 +43,7 @@ pub use switch::{FatTreeOptions, Scheme};
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::tables::FlatTables;
-use lh_ctrl::units::{BitsPerSec, Nanos};
+use lh_ctrl::units::Nanos;
 use lh_ctrl::{SliceId, TorId};
 use std::io;
 use std::net::Ipv4Addr;
@@ -54,39 +54,22 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Time and capacity parameters of the data plane.
+/// Time and capacity parameters of the data plane: the controller's time
+/// model (`Compiled::timing()`, the one place it is derived) and a test
+/// hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
-    pub slice: Nanos,
-    pub guardband: Nanos,
-    pub reconfiguration: Nanos,
-    pub propagation: Nanos,
-    pub link_rate: BitsPerSec,
-    /// Rate of the electrical port of a hybrid fabric (c-Through,
-    /// `ta.electrical_rate`); `None` (and all-electrical fabrics) use
-    /// `link_rate`.
-    pub electrical_rate: Option<BitsPerSec>,
-    pub host_rate: BitsPerSec,
-    /// Bytes per calendar queue.
-    pub queue_capacity: u64,
+    pub model: TimeModel,
     /// Test hook: the ToRs' clock runs this many ns ahead (positive) or
     /// behind (negative) the OCS's, as a synchronisation error would.
     pub tor_clock_offset: i64,
 }
 
 impl Timing {
-    /// The data plane's timing from the controller's time model
-    /// (`Compiled::timing()`), the one place it is derived.
+    /// The data plane's timing from the controller's time model.
     pub fn from_model(m: &TimeModel) -> Timing {
         Timing {
-            slice: m.slice,
-            guardband: m.guardband,
-            reconfiguration: m.reconfiguration,
-            propagation: m.propagation,
-            link_rate: m.link_rate,
-            electrical_rate: m.electrical_rate,
-            host_rate: m.host_rate,
-            queue_capacity: m.queue_capacity,
+            model: *m,
             tor_clock_offset: 0,
         }
     }
@@ -96,24 +79,10 @@ impl Timing {
         Timing::from_model(&TimeModel::from_config(cfg))
     }
 
-    /// The controller's time model these fields stand for.
-    pub fn model(&self) -> TimeModel {
-        TimeModel {
-            slice: self.slice,
-            guardband: self.guardband,
-            reconfiguration: self.reconfiguration,
-            propagation: self.propagation,
-            link_rate: self.link_rate,
-            electrical_rate: self.electrical_rate,
-            host_rate: self.host_rate,
-            queue_capacity: self.queue_capacity,
-        }
-    }
-
     /// Dark time at the start of a slice whose circuit changed
     /// ([`TimeModel::dark`]).
     pub fn dark(&self) -> Nanos {
-        self.model().dark()
+        self.model.dark()
     }
 }
 
@@ -398,12 +367,12 @@ pub fn start_with(
     let clock = match opts.epoch {
         Some(epoch) => SliceClock {
             epoch,
-            slice: spec.timing.slice.0,
+            slice: spec.timing.model.slice.0,
             slices: spec.schedule.slices() as u64,
         },
         None => SliceClock::aligned(
             monotonic_ns(),
-            spec.timing.slice.0,
+            spec.timing.model.slice.0,
             spec.schedule.slices() as u64,
         ),
     };
@@ -412,12 +381,12 @@ pub fn start_with(
 }
 
 fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
-    if spec.timing.slice.0 == 0 {
+    if spec.timing.model.slice.0 == 0 {
         return Err(FabricError::Spec("slice duration must be positive".into()));
     }
-    if spec.timing.link_rate.0 == 0
-        || spec.timing.host_rate.0 == 0
-        || spec.timing.electrical_rate.is_some_and(|r| r.0 == 0)
+    if spec.timing.model.link_rate.0 == 0
+        || spec.timing.model.host_rate.0 == 0
+        || spec.timing.model.electrical_rate.is_some_and(|r| r.0 == 0)
     {
         return Err(FabricError::Spec("link rates must be positive".into()));
     }

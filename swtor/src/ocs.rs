@@ -57,7 +57,7 @@ impl Ocs {
             tors,
             uplinks,
             dark: timing.dark().0,
-            propagation: timing.propagation.0,
+            propagation: timing.model.propagation.0,
             peer,
             changed,
             dark_until: vec![0; tors * uplinks],

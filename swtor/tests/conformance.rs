@@ -7,6 +7,7 @@
 //! expected behaviour: only the ToR under test changes.
 
 use lh_ctrl::config::{Lookup, Multipath};
+use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
 use lh_ctrl::units::{BitsPerSec, Nanos};
@@ -70,14 +71,16 @@ fn rotornet(native: TorUnderTest) -> FabricSpec {
         schedule: s,
         tables: tables.into(),
         timing: Timing {
-            slice: Nanos(SLICE),
-            guardband: Nanos(DARK),
-            reconfiguration: Nanos(0),
-            propagation: Nanos(PROP),
-            link_rate: BitsPerSec(8_000_000_000),
-            electrical_rate: None,
-            host_rate: BitsPerSec(800_000_000_000),
-            queue_capacity: 5_000,
+            model: TimeModel {
+                slice: Nanos(SLICE),
+                guardband: Nanos(DARK),
+                reconfiguration: Nanos(0),
+                propagation: Nanos(PROP),
+                link_rate: BitsPerSec(8_000_000_000),
+                electrical_rate: None,
+                host_rate: BitsPerSec(800_000_000_000),
+                queue_capacity: 5_000,
+            },
             tor_clock_offset: 0,
         },
         hosts,

@@ -135,7 +135,7 @@ fn net_with(alg: Algorithm, tweak: impl FnOnce(&mut FatTreeOptions)) -> Net {
     let now = 1_000_000_000;
     let clock = SliceClock {
         epoch: now,
-        slice: spec.timing.slice.0,
+        slice: spec.timing.model.slice.0,
         slices: spec.schedule.slices() as u64,
     };
     let ix = swtor::Ifindexes::sequential(&spec);

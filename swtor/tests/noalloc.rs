@@ -3,6 +3,7 @@
 //! routing) over an in-memory port under a counting global allocator.
 
 use lh_ctrl::config::{Lookup, Multipath};
+use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
 use lh_ctrl::units::{BitsPerSec, Nanos};
@@ -136,7 +137,7 @@ fn run_opts(
     let external = tagged.is_some();
     let clock = SliceClock::aligned(
         swtor::monotonic_ns(),
-        spec.timing.slice.0,
+        spec.timing.model.slice.0,
         spec.schedule.slices() as u64,
     );
     let port = MemPort {
@@ -190,14 +191,16 @@ fn run_opts(
 
 fn timing(slice_ns: u64) -> Timing {
     Timing {
-        slice: Nanos(slice_ns),
-        guardband: Nanos(1_000),
-        reconfiguration: Nanos(0),
-        propagation: Nanos(500),
-        link_rate: BitsPerSec(100_000_000_000),
-        electrical_rate: None,
-        host_rate: BitsPerSec(100_000_000_000),
-        queue_capacity: 1 << 20,
+        model: TimeModel {
+            slice: Nanos(slice_ns),
+            guardband: Nanos(1_000),
+            reconfiguration: Nanos(0),
+            propagation: Nanos(500),
+            link_rate: BitsPerSec(100_000_000_000),
+            electrical_rate: None,
+            host_rate: BitsPerSec(100_000_000_000),
+            queue_capacity: 1 << 20,
+        },
         tor_clock_offset: 0,
     }
 }

@@ -4,6 +4,7 @@
 //! after every engine iteration, with frames held at hosts counted.
 
 use lh_ctrl::config::{Lookup, Multipath};
+use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
 use lh_ctrl::units::{BitsPerSec, Nanos};
@@ -82,14 +83,16 @@ fn engine(tor: TorFeatures) -> Engine<MemPort> {
         schedule: s,
         tables: tables.into(),
         timing: Timing {
-            slice: Nanos(SLICE),
-            guardband: Nanos(DARK),
-            reconfiguration: Nanos(0),
-            propagation: Nanos(300),
-            link_rate: BitsPerSec(RATE),
-            electrical_rate: None,
-            host_rate: BitsPerSec(800_000_000_000),
-            queue_capacity: 1 << 20,
+            model: TimeModel {
+                slice: Nanos(SLICE),
+                guardband: Nanos(DARK),
+                reconfiguration: Nanos(0),
+                propagation: Nanos(300),
+                link_rate: BitsPerSec(RATE),
+                electrical_rate: None,
+                host_rate: BitsPerSec(800_000_000_000),
+                queue_capacity: 1 << 20,
+            },
             tor_clock_offset: 0,
         },
         hosts,

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 use lh_ctrl::config::{Lookup, Multipath};
+use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use std::net::{Ipv4Addr, UdpSocket};
@@ -254,14 +255,16 @@ pub fn wait_phase(c: &SliceClock, slice: u16, after: u64, room: u64) {
 
 pub fn timing(slice_us: u64, guard_us: u64, rate: u64) -> Timing {
     Timing {
-        slice: Nanos(slice_us * 1000),
-        guardband: Nanos(guard_us * 1000),
-        reconfiguration: Nanos(0),
-        propagation: Nanos(1000),
-        link_rate: BitsPerSec(rate),
-        electrical_rate: None,
-        host_rate: BitsPerSec(10_000_000_000),
-        queue_capacity: 1 << 20,
+        model: TimeModel {
+            slice: Nanos(slice_us * 1000),
+            guardband: Nanos(guard_us * 1000),
+            reconfiguration: Nanos(0),
+            propagation: Nanos(1000),
+            link_rate: BitsPerSec(rate),
+            electrical_rate: None,
+            host_rate: BitsPerSec(10_000_000_000),
+            queue_capacity: 1 << 20,
+        },
         tor_clock_offset: 0,
     }
 }

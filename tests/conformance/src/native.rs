@@ -47,7 +47,7 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
     let ifx = Ifindexes::sequential(&spec);
     let clock = SliceClock {
         epoch: EPOCH,
-        slice: timing.slice.0,
+        slice: timing.model.slice.0,
         slices: s as u64,
     };
     let mut e = Engine::with_ports(&spec, &ifx, MemPort::new(), clock, EngineOptions::default())
@@ -112,7 +112,7 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
         last_t = last_t.max(t);
     }
     // Run on for three cycles: every frame leaves, deferred ones included.
-    let end = last_t + 3 * s as u64 * timing.slice.0 + timing.slice.0;
+    let end = last_t + 3 * s as u64 * timing.model.slice.0 + timing.model.slice.0;
     advance(&mut e, &mut now, end)?;
 
     let sent = e.port_mut().take_sent();
@@ -137,7 +137,7 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
                 if let Some((pt, pp)) = e.uplink_of_ifindex(sf.ifindex) {
                     // Delivered at transmit end + propagation: the slot it
                     // was sent in.
-                    let tx_slot = clock.slot(sf.t.saturating_sub(timing.propagation.0 + 1));
+                    let tx_slot = clock.slot(sf.t.saturating_sub(timing.model.propagation.0 + 1));
                     let slice = (tx_slot % s as u64) as SliceId;
                     let up = (0..c.schedule.uplinks() as PortId).find(|&up| {
                         if c.schedule.is_electrical(up) {
