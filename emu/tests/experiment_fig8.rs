@@ -40,11 +40,7 @@ fn fig8_quick_shows_to_elephants_slower_and_jupiter_close_to_clos() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     assert_eq!(ps.len(), 7, "one run per architecture:\n{stderr}");
-    let left: Vec<String> = lh_namespaces()
-        .into_iter()
-        .filter(|n| ps.iter().any(|p| n.starts_with(&format!("{p}-"))))
-        .collect();
-    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+    assert_no_namespaces_of(&ps);
     for p in &ps {
         let live = live_with_cmdline(&format!("{p}-"));
         assert!(live.is_empty(), "processes of {p} left: {live:?}");

@@ -13,18 +13,6 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
 
-/// The run prefixes (`lhXXXX`) a run printed.
-fn prefixes(text: &str) -> Vec<String> {
-    let mut v: Vec<String> = text
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| lh_emu::state::valid_prefix(w))
-        .map(str::to_string)
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
-
 fn quick(name: &str, out: &Path) {
     // One live experiment at a time: they time circuits on 2 cores.
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
@@ -35,13 +23,9 @@ fn quick(name: &str, out: &Path) {
         .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    let ps = prefixes(&stderr);
+    let ps = printed_prefixes(&stderr);
     assert!(!ps.is_empty(), "no run prefix printed:\n{stderr}");
-    let left: Vec<String> = lh_namespaces()
-        .into_iter()
-        .filter(|n| ps.iter().any(|p| n.starts_with(&format!("{p}-"))))
-        .collect();
-    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+    assert_no_namespaces_of(&ps);
     assert!(
         o.status.success(),
         "{name} --quick failed ({:?}):\n{stdout}\n{stderr}",
@@ -97,7 +81,10 @@ fn refused(args: &[&str], words: &[&str]) {
     }
     let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
     assert!(left.is_empty(), "{args:?} left files: {left:?}");
-    assert!(prefixes(&err).is_empty(), "{args:?} started a run: {err}");
+    assert!(
+        printed_prefixes(&err).is_empty(),
+        "{args:?} started a run: {err}"
+    );
 }
 
 #[test]

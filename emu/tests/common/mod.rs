@@ -135,6 +135,33 @@ pub fn free_prefix() -> String {
     }
 }
 
+/// The run prefixes (`lhXXXX`) in a run's output, sorted, each once.
+#[allow(dead_code)]
+pub fn printed_prefixes(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| lh_emu::state::valid_prefix(w))
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Fails if a namespace of any of `prefixes` is left.
+#[allow(dead_code)]
+pub fn assert_no_namespaces_of(prefixes: &[impl AsRef<str>]) {
+    let left: Vec<String> = lh_namespaces()
+        .into_iter()
+        .filter(|n| {
+            prefixes
+                .iter()
+                .any(|p| n.starts_with(&format!("{}-", p.as_ref())))
+        })
+        .collect();
+    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+}
+
 /// `lighthouse experiment NAME --quick --out OUT` as a subprocess; checks
 /// that it printed `runs` run prefixes, left none of their namespaces
 /// behind, exited 0 and said the paper's shape holds. Returns (stdout,
@@ -148,18 +175,9 @@ pub fn experiment_quick(name: &str, runs: usize, out: &std::path::Path) -> (Stri
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     // Our own runs only: the prefixes this run printed.
-    let mut ps: Vec<&str> = stderr
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| lh_emu::state::valid_prefix(w))
-        .collect();
-    ps.sort_unstable();
-    ps.dedup();
+    let ps = printed_prefixes(&stderr);
     assert_eq!(ps.len(), runs, "{runs} runs expected:\n{stderr}");
-    let left: Vec<String> = lh_namespaces()
-        .into_iter()
-        .filter(|n| ps.iter().any(|p| n.starts_with(&format!("{p}-"))))
-        .collect();
-    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+    assert_no_namespaces_of(&ps);
     assert!(
         o.status.success(),
         "{name} --quick failed:\n{stdout}\n{stderr}"
