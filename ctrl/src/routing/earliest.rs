@@ -169,6 +169,10 @@ pub struct Dp<'a> {
     settled: Vec<bool>,
     dq_bot: Vec<u32>,
     dq_top: Vec<u32>,
+    /// ToRs whose best hop a budget layer must search again.
+    dirty: Vec<bool>,
+    /// The last layer changed few transit values.
+    sparse: bool,
 }
 
 impl<'a> Dp<'a> {
@@ -201,6 +205,8 @@ impl<'a> Dp<'a> {
             settled: vec![false; s.tors()],
             dq_bot: Vec::new(),
             dq_top: Vec::new(),
+            dirty: Vec::new(),
+            sparse: false,
         }
     }
 
@@ -304,6 +310,18 @@ impl<'a> Dp<'a> {
             }
             self.run_layer(l);
             self.layers = l + 1;
+            // Whether the next layer can search only around this one's
+            // changes (see `run_layer`): when few transit values changed.
+            if self.cap.is_some() && l > 0 && l + 1 < max_layers {
+                let (a, b) = ((l - 1) * per, l * per);
+                let t = if self.same_slice { &self.v } else { &self.w };
+                let changed = t[a..a + per]
+                    .iter()
+                    .zip(&t[b..b + per])
+                    .filter(|(x, y)| x != y)
+                    .count();
+                self.sparse = changed * 64 < per;
+            }
             if self.cap.is_some() && l > 0 && l + 1 < max_layers && self.same_as_previous(l) {
                 // Layer l adds nothing, so no later layer would.
                 self.layers = l;
@@ -379,6 +397,18 @@ impl<'a> Dp<'a> {
                 }
             } else {
                 let trow = prev.map(|p| self.at(p, t, 0));
+                // Budget layers past the second: a ToR's best hop can
+                // differ from the layer below only through a neighbour whose
+                // transit value the layer below changed (values only fall
+                // as the budget grows). When that layer changed under 1/64
+                // of its values, only those neighbours' ToRs are searched
+                // again. On opera-108 under UCMP, 4, 5 and 6 hops change
+                // 16%, 0.01% and 0% of the values, so the 6-hop layer is
+                // nearly free (6% fewer instructions in the search).
+                let incremental = !unlimited && l >= 2 && self.sparse;
+                if incremental {
+                    self.mark_changed(l - 1, t, slice);
+                }
                 for x in 0..n {
                     if x == d {
                         self.go[row + x] = INF;
@@ -387,12 +417,34 @@ impl<'a> Dp<'a> {
                         self.v_dep[row + x] = NONE;
                         continue;
                     }
-                    let (best, ba) = self.best_hop(slice, x, t, trow, d);
+                    let (best, ba) = if incremental && !self.dirty[x] {
+                        let below = self.at(l - 1, t, x);
+                        (self.go[below], self.go_adj[below])
+                    } else {
+                        self.best_hop(slice, x, t, trow, d)
+                    };
                     self.go[row + x] = best;
                     self.go_adj[row + x] = ba;
                     let (nv, nd) = self.pick(best, t, next_row, x);
                     self.v[row + x] = nv;
                     self.v_dep[row + x] = nd;
+                }
+            }
+        }
+    }
+
+    /// Sets `dirty[x]` for the ToRs with a circuit in `slice` into a ToR
+    /// whose transit value in slot `t` differs between layers `l` and
+    /// `l - 1` (clearing the rest).
+    fn mark_changed(&mut self, l: usize, t: usize, slice: usize) {
+        let (n, a, b) = (self.n, self.at(l - 1, t, 0), self.at(l, t, 0));
+        self.dirty.clear();
+        self.dirty.resize(n, false);
+        let tv = if self.same_slice { &self.v } else { &self.w };
+        for y in 0..n {
+            if tv[a + y] != tv[b + y] {
+                for i in self.adj.rrange(slice, y) {
+                    self.dirty[self.adj.rfrom[i] as usize] = true;
                 }
             }
         }
