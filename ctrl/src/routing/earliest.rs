@@ -171,6 +171,8 @@ pub struct Dp<'a> {
     dq_top: Vec<u32>,
     /// ToRs whose best hop a budget layer must search again.
     dirty: Vec<bool>,
+    /// Key of a hop into each ToR in the slot at hand (`fill_hop_values`).
+    hop: Vec<Key>,
     /// The last layer changed few transit values.
     sparse: bool,
 }
@@ -206,6 +208,7 @@ impl<'a> Dp<'a> {
             dq_bot: Vec::new(),
             dq_top: Vec::new(),
             dirty: Vec::new(),
+            hop: Vec::new(),
             sparse: false,
         }
     }
@@ -409,6 +412,7 @@ impl<'a> Dp<'a> {
                 if incremental {
                     self.mark_changed(l - 1, t, slice);
                 }
+                self.fill_hop_values(t, trow);
                 for x in 0..n {
                     if x == d {
                         self.go[row + x] = INF;
@@ -421,7 +425,7 @@ impl<'a> Dp<'a> {
                         let below = self.at(l - 1, t, x);
                         (self.go[below], self.go_adj[below])
                     } else {
-                        self.best_hop(slice, x, t, trow, d)
+                        self.best_hop(slice, x)
                     };
                     self.go[row + x] = best;
                     self.go_adj[row + x] = ba;
@@ -450,33 +454,38 @@ impl<'a> Dp<'a> {
         }
     }
 
-    /// Best single hop from `x` in slot `t`: straight to `d`, or to a
-    /// neighbour whose transit value (row `trow` of `v` or `w`) continues.
+    /// `hop[y]`: the key of a hop into `y` in slot `t`: `(t, 1)` into the
+    /// destination, else one more hop than `y`'s transit value in row
+    /// `trow` of `v` or `w` (none: [`INF`]). Filled once per slot, so the
+    /// search over each ToR's uplinks only reads it.
+    fn fill_hop_values(&mut self, t: usize, trow: Option<usize>) {
+        let n = self.n;
+        self.hop.resize(n, INF);
+        match trow {
+            Some(r) => {
+                let tv = if self.same_slice { &self.v } else { &self.w };
+                for (h, &v) in self.hop.iter_mut().zip(&tv[r..r + n]) {
+                    *h = plus_hop(v);
+                }
+            }
+            None => self.hop.fill(INF),
+        }
+        self.hop[self.dst] = key(t as u32, 1);
+    }
+
+    /// Best single hop from `x` in the slot of the last
+    /// [`Dp::fill_hop_values`]: the first uplink with the lowest key.
     #[inline]
-    fn best_hop(
-        &self,
-        slice: usize,
-        x: usize,
-        t: usize,
-        trow: Option<usize>,
-        d: usize,
-    ) -> (Key, u32) {
+    fn best_hop(&self, slice: usize, x: usize) -> (Key, u32) {
         let mut best = INF;
         let mut ba = NONE;
-        let tv = if self.same_slice { &self.v } else { &self.w };
-        for a in self.adj.range(slice, x) {
-            let y = self.adj.next[a] as usize;
-            let c = if y == d {
-                key(t as u32, 1)
-            } else {
-                match trow {
-                    Some(r) => plus_hop(tv[r + y]),
-                    None => INF,
-                }
-            };
+        let r = self.adj.range(slice, x);
+        let first = r.start;
+        for (i, &y) in self.adj.next[r].iter().enumerate() {
+            let c = self.hop[y as usize];
             if c < best {
                 best = c;
-                ba = a as u32;
+                ba = (first + i) as u32;
             }
         }
         (best, ba)
@@ -585,6 +594,7 @@ impl<'a> Dp<'a> {
                 }
             }
         }
+        self.fill_hop_values(t, Some(row));
         for x in 0..n {
             if x == d {
                 self.go[row + x] = INF;
@@ -593,7 +603,7 @@ impl<'a> Dp<'a> {
                 self.v_dep[row + x] = NONE;
                 continue;
             }
-            let (best, ba) = self.best_hop(slice, x, t, Some(row), d);
+            let (best, ba) = self.best_hop(slice, x);
             self.go[row + x] = best;
             self.go_adj[row + x] = ba;
             let (nv, nd) = self.pick(best, t, next_row, x);
