@@ -20,9 +20,26 @@ struct Meta {
     start: u32,
 }
 
-/// Path records picked from a [`Paths`] store ([`Paths::pick`]).
+/// Path records picked from a [`Paths`] store ([`Paths::pick_with`]).
 #[derive(Debug)]
 pub struct Picked(Vec<Meta>);
+
+/// Collects the records of [`Paths::pick_with`].
+pub struct Picker<'a> {
+    from: &'a [Meta],
+    out: Vec<Meta>,
+}
+
+impl Picker<'_> {
+    /// Picks path `i` of the store, with class `class`.
+    #[inline]
+    pub fn push(&mut self, i: usize, class: Option<u8>) {
+        self.out.push(Meta {
+            class,
+            ..self.from[i]
+        });
+    }
+}
 
 /// Paths in one flat store: fixed-size records plus one hop array.
 /// Records may share hops ([`Paths::keep`]); equality compares paths.
@@ -207,22 +224,19 @@ impl Paths {
         }));
     }
 
-    /// Records of the paths `picks` names (index into `self`, class to
-    /// set), in that order, for [`Paths::keep`]; `capacity`: how many.
-    pub fn pick(
-        &self,
-        picks: impl IntoIterator<Item = (usize, Option<u8>)>,
-        capacity: usize,
-    ) -> Picked {
-        let mut meta = Vec::with_capacity(capacity);
-        meta.extend(picks.into_iter().map(|(i, class)| Meta {
-            class,
-            ..self.meta[i]
-        }));
-        Picked(meta)
+    /// Records of the paths `f` picks through a [`Picker`] (index into
+    /// `self`, class to set), in that order, for [`Paths::keep`];
+    /// `capacity`: how many.
+    pub fn pick_with(&self, capacity: usize, f: impl FnOnce(&mut Picker<'_>)) -> Picked {
+        let mut p = Picker {
+            from: &self.meta,
+            out: Vec::with_capacity(capacity),
+        };
+        f(&mut p);
+        Picked(p.out)
     }
 
-    /// The paths [`Paths::pick`] picked from `self`: records only, sharing
+    /// The paths [`Paths::pick_with`] picked from `self`: records only, sharing
     /// `self`'s hop array (hops no pick names stay in it unused). A path
     /// may be picked more than once.
     pub fn keep(self, picked: Picked) -> Paths {

@@ -96,16 +96,21 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
     let b = opts.bytes_per_slice;
     // One search per destination: every pair's Pareto paths, most hops
     // first, each tagged with its point index (so a pair's run starts at
-    // class 0), and every pair's thresholds, to place the global classes.
-    // The classes then only pick among the paths, sharing their hops.
+    // class 0), and, per destination, every pair's point count and
+    // thresholds, to place the global classes and then pick among the
+    // paths (sharing their hops) without deriving them again.
     let per_dst = n.saturating_sub(1) * slices * 3;
-    let pooled = std::sync::Mutex::new((Vec::new(), 1usize));
+    let runs_of = std::sync::Mutex::new(Vec::with_capacity(n));
     let searches = [(cap, opts.same_slice_hops, false)];
     let parts = paths_per_destination_parts(s, &searches, per_dst, |dp, out| {
         let dp = &dp[0];
         let d = dp.dst();
-        let (mut th, mut pts) = (Vec::new(), Vec::new());
-        let mut most = 1;
+        let mut runs = Runs {
+            dst: d,
+            len: Vec::with_capacity(n.saturating_sub(1) * slices),
+            thresholds: Vec::with_capacity(n.saturating_sub(1) * slices * 2),
+        };
+        let mut pts = Vec::new();
         for src in (0..n as TorId).filter(|&x| x != d) {
             for ts in 0..slices as SliceId {
                 pareto_into(dp, src, ts, &mut pts);
@@ -123,22 +128,33 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
                     });
                     assert!(found, "Pareto point has a path");
                 }
-                most = most.max(pts.len());
-                thresholds_into(&pts, b, &mut th);
+                runs.len.push(pts.len() as u8);
+                thresholds_into(&pts, b, &mut runs.thresholds);
             }
         }
-        let mut all = pooled.lock().expect("not poisoned");
-        all.0.extend_from_slice(&th);
-        all.1 = all.1.max(most);
+        runs_of.lock().expect("not poisoned").push(runs);
         Ok(())
     })?;
-    let (pooled, most) = pooled.into_inner().expect("not poisoned");
+    let mut runs = runs_of.into_inner().expect("not poisoned");
+    runs.sort_unstable_by_key(|r| r.dst);
+    let most = runs
+        .iter()
+        .flat_map(|r| r.len.iter())
+        .map(|&l| l as usize)
+        .max()
+        .unwrap_or(1);
+    let pooled: Vec<u64> = runs
+        .iter()
+        .flat_map(|r| r.thresholds.iter().copied())
+        .collect();
     let classes = global_thresholds(pooled, most.min(MAX_CLASSES));
     // Per pair and class, the point the class's lower bound picks (each
-    // worker's store on its own), then the stores joined.
+    // worker's store on its own: a part holds a range of destinations, in
+    // order), then the stores joined.
     let total = n * n.saturating_sub(1) * slices * classes.len();
     let classes = &classes;
     let mut picked: Vec<Paths> = std::thread::scope(|sc| {
+        let mut rest = &runs[..];
         let handles: Vec<_> = parts
             .into_iter()
             .enumerate()
@@ -148,7 +164,11 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
                 } else {
                     part.len() * classes.len()
                 };
-                sc.spawn(move || pick_classes(part, classes, b, room))
+                let last = part.last().map(|p| p.dst);
+                let k = rest.partition_point(|r| Some(r.dst) <= last);
+                let (mine, later) = rest.split_at(k);
+                rest = later;
+                sc.spawn(move || pick_classes(part, mine, classes, room))
             })
             .collect();
         handles
@@ -168,41 +188,34 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
     })
 }
 
+/// One destination's pairs, in path order: each pair's Pareto point count
+/// and its thresholds ([`thresholds`], one fewer than its points).
+struct Runs {
+    dst: TorId,
+    len: Vec<u8>,
+    thresholds: Vec<u64>,
+}
+
 /// The paths of each class from `cands` (runs of one pair's Pareto paths,
-/// tagged with their point index): per pair and class, the point a flow of
-/// the class's lower bound picks by the pair's thresholds (`b` bytes per
-/// slice). `room`: records to reserve.
-fn pick_classes(cands: Paths, classes: &[u64], b: u64, room: usize) -> Paths {
-    let (mut i, mut c) = (0, 0);
-    let (mut pts, mut th) = (Vec::new(), Vec::new());
-    let picks = std::iter::from_fn(|| {
-        if c == 0 {
-            if i >= cands.len() {
-                return None;
+/// described by `runs`): per pair and class, the point a flow of the
+/// class's lower bound picks by the pair's thresholds. `room`: records to
+/// reserve.
+fn pick_classes(cands: Paths, runs: &[Runs], classes: &[u64], room: usize) -> Paths {
+    let picked = cands.pick_with(room, |out| {
+        // Each pair's run starts where the one before it ends.
+        let mut start = 0;
+        for r in runs {
+            let mut th = &r.thresholds[..];
+            for &l in &r.len {
+                let (mine, rest) = th.split_at(l as usize - 1);
+                th = rest;
+                for (c, &t) in classes.iter().enumerate() {
+                    out.push(start + point_for(mine, t), Some(c as u8));
+                }
+                start += l as usize;
             }
-            let ts = cands.get(i).arrival.expect("timed") as Slot;
-            pts.clear();
-            let mut j = i;
-            while j < cands.len() && (j == i || cands.get(j).class != Some(0)) {
-                let p = cands.get(j);
-                pts.push(Point {
-                    hops: p.hops.len() as u32,
-                    latency: p.delivered().expect("timed") - ts,
-                });
-                j += 1;
-            }
-            th.clear();
-            thresholds_into(&pts, b, &mut th);
         }
-        let pick = (i + point_for(&th, classes[c]), Some(c as u8));
-        c += 1;
-        if c == classes.len() {
-            c = 0;
-            i += pts.len();
-        }
-        Some(pick)
     });
-    let picked = cands.pick(picks, room);
     cands.keep(picked)
 }
 
