@@ -257,34 +257,44 @@ fn build_sorted_source(
     let checked = par_chunks(paths.len(), threads, |r| {
         let mut class_seen = [false; 257];
         let (mut sorted, mut timed) = (true, false);
-        // Paths per (dst, src) block, for the blocks' runs below.
+        // Paths per (dst, src) block, for the blocks' runs below, and
+        // steps to reserve (paths sharing the hops before them share
+        // their action's steps).
         let mut counts = vec![0u32; n * n];
+        let mut steps = vec![0u32; n * n];
         let mut prev: Option<PathRef<'_>> = None;
+        let mut prev_key: Option<u64> = None;
         for i in r {
             let p = paths.get(i);
             let shared = prev.is_some_and(|q| {
                 (q.src, q.dst, q.arrival) == (p.src, p.dst, p.arrival)
                     && std::ptr::eq(q.hops, p.hops)
             });
+            let block = p.dst as usize * n + p.src as usize;
             if !shared {
                 check_path(s, p)?;
+                steps[block] += p.hops.len() as u32;
             }
-            if let Some(q) = prev {
-                sorted &= order(q) < order(p);
-            }
+            let key = order(p);
+            sorted &= prev_key.is_none_or(|k| k < key);
+            prev_key = Some(key);
             class_seen[p.class.map_or(0, |c| c as usize + 1)] = true;
             timed |= p.arrival.is_some();
-            counts[p.dst as usize * n + p.src as usize] += 1;
+            counts[block] += 1;
             prev = Some(p);
         }
-        Ok((class_seen, sorted, timed, counts))
+        Ok((class_seen, sorted, timed, counts, steps))
     });
     let mut class_seen = [false; 257];
     let (mut sorted, mut timed) = (true, false);
     // `start[dst * n + src]`: where block (src, dst)'s run starts.
     let mut start = vec![0u32; n * n + 1];
+    let mut steps = vec![0u32; n * n];
     for c in checked {
-        let (seen, sorted_here, timed_here, counts) = c?;
+        let (seen, sorted_here, timed_here, counts, steps_here) = c?;
+        for (all, this) in steps.iter_mut().zip(steps_here) {
+            *all += this;
+        }
         for (all, this) in class_seen.iter_mut().zip(seen) {
             *all |= this;
         }
@@ -324,18 +334,12 @@ fn build_sorted_source(
     let work = |w: usize| {
         let mut out = Vec::new();
         let mut scratch = AltScratch::new(&dims);
-        let mut last_of: Vec<Option<(PathRef<'_>, u32)>> = vec![None; dims.cb()];
+        let mut last_of: Vec<Option<(&[Hop], u32)>> = vec![None; dims.cb()];
         for tor in (w..n).step_by(threads) {
             let runs: Vec<Range<usize>> = (0..n).map(|d| block(tor, d)).collect();
             let entries = runs.iter().map(|r| r.len()).sum();
-            // At most (see `shared` below): steps of paths that differ
-            // from the one before.
-            let steps = runs
-                .iter()
-                .flat_map(|r| r.clone())
-                .filter(|&i| i == 0 || !same_hops(paths.get(i - 1), paths.get(i)))
-                .map(|i| paths.get(i).hops.len())
-                .sum();
+            // At most (see `shared` below).
+            let steps = (0..n).map(|d| steps[d * n + tor] as usize).sum();
             let mut table = FlatTable::with_capacity(tor as TorId, entries, steps);
             for (dst, r) in runs.into_iter().enumerate() {
                 if r.is_empty() {
@@ -347,25 +351,24 @@ fn build_sorted_source(
                 // classes picking the same Pareto path) or as the last one
                 // of its class (the next arrival waiting for the same
                 // circuit) shares that one's action.
-                let mut shared: Option<(PathRef<'_>, u32)> = None;
+                let mut shared: Option<(&[Hop], u32)> = None;
                 last_of.fill(None);
                 for i in r {
                     let p = paths.get(i);
                     let (ai, k) = (Dims::arrival(p.arrival), dims.class(p.class));
                     let same = shared
-                        .filter(|(q, _)| same_hops(*q, p))
-                        .or_else(|| last_of[k].filter(|(q, _)| same_hops(*q, p)));
-                    let action = ctx.push(
+                        .filter(|(q, _)| same_hops(q, p.hops))
+                        .or_else(|| last_of[k].filter(|(q, _)| same_hops(q, p.hops)));
+                    let action = ctx.push_source(
                         dst as TorId,
                         ai,
                         k,
-                        Ingress::Host,
-                        i as u32 + 1,
+                        p.hops,
                         same.map(|(_, a)| a),
                         &mut table,
                         &mut scratch,
                     );
-                    shared = Some((p, action));
+                    shared = Some((p.hops, action));
                     last_of[k] = shared;
                 }
                 scratch.alternates(&dims, table.entries_mut(), first);
@@ -407,8 +410,8 @@ fn build_sorted_source(
 }
 
 /// Whether two paths have the same hops (the same store range, or equal).
-fn same_hops(q: PathRef<'_>, p: PathRef<'_>) -> bool {
-    std::ptr::eq(q.hops, p.hops) || q.hops == p.hops
+fn same_hops(q: &[Hop], p: &[Hop]) -> bool {
+    std::ptr::eq(q, p) || q == p
 }
 
 /// Sizes of the dense match space of one (ToR, dst) block.
@@ -954,6 +957,43 @@ impl Ctx<'_> {
             dst,
             arrival: ai.checked_sub(1).map(|a| a as SliceId),
             ingress,
+            class: d.keys[k].0,
+            bucket: d.keys[k].1,
+        };
+        entries.push_entry(m, action);
+        action
+    }
+
+    /// [`Ctx::push`] of a source route given by its hops, from the Host
+    /// column.
+    #[allow(clippy::too_many_arguments)]
+    fn push_source(
+        &self,
+        dst: TorId,
+        ai: usize,
+        k: usize,
+        hops: &[Hop],
+        action: Option<u32>,
+        entries: &mut FlatTable,
+        scratch: &mut AltScratch,
+    ) -> u32 {
+        let d = self.dims;
+        let col = ingress_col(Ingress::Host);
+        let at = (ai * d.cb() + k) * 3 + col;
+        scratch.idx[at] = entries.len() as u32;
+        scratch.first[at] = enc(d.step(&hops[0]));
+        scratch.timed[k] |= ai > 0;
+        scratch.cols[col] = true;
+        let action = action.unwrap_or_else(|| {
+            let steps = entries.steps_mut();
+            let start = steps.len();
+            steps.extend(hops.iter().map(|h| d.step(h)));
+            entries.push_span(start as u32, hops.len(), true)
+        });
+        let m = Match {
+            dst,
+            arrival: ai.checked_sub(1).map(|a| a as SliceId),
+            ingress: Ingress::Host,
             class: d.keys[k].0,
             bucket: d.keys[k].1,
         };
