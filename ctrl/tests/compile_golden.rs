@@ -140,6 +140,12 @@ fn digests(cfg: &Config) -> (u64, u64, u64) {
     }
     let mut file = Vec::new();
     lh_ctrl::tables::file::write(&c.tables, &mut file).unwrap();
+    // `compile --out` writes through write_file: the same bytes.
+    let tmp = tempfile::tempfile().unwrap();
+    lh_ctrl::tables::file::write_file(&c.tables, &tmp).unwrap();
+    let mut written = Vec::new();
+    std::io::Read::read_to_end(&mut &tmp, &mut written).unwrap();
+    assert!(written == file, "write_file and write differ");
     let mut t = Fnv::new();
     t.bytes(&file);
     (r.0, t.0, meaning(&c.tables))

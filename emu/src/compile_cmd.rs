@@ -108,9 +108,7 @@ pub fn compile_cmd(
         let tables = if binary {
             let p = dir.join("tables.lht");
             let f = crate::securefs::create_file(&p, crate::securefs::READABLE_MODE)?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-            lh_ctrl::tables::file::write(&c.tables, &mut w)
-                .and_then(|()| std::io::Write::flush(&mut w))
+            lh_ctrl::tables::file::write_file(&c.tables, &f)
                 .with_context(|| format!("writing {}", p.display()))?;
             "tables.lht"
         } else {

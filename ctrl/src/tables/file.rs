@@ -17,29 +17,7 @@ const ANY8: u8 = u8::MAX;
 
 /// Writes `t` in the compact form.
 pub fn write(t: &FlatTables, w: &mut impl Write) -> io::Result<()> {
-    w.write_all(MAGIC)?;
-    w.write_all(&VERSION.to_le_bytes())?;
-    w.write_all(&(t.slices as u32).to_le_bytes())?;
-    let lookup = match t.lookup {
-        Lookup::Hop => 0u8,
-        Lookup::Source => 1,
-    };
-    let multipath = match t.multipath {
-        Multipath::None => 0u8,
-        Multipath::Packet => 1,
-        Multipath::Flow => 2,
-    };
-    w.write_all(&[lookup, multipath, t.buckets, 0])?;
-    match &t.classes {
-        None => w.write_all(&u32::MAX.to_le_bytes())?,
-        Some(c) => {
-            w.write_all(&(c.thresholds.len() as u32).to_le_bytes())?;
-            for x in &c.thresholds {
-                w.write_all(&x.to_le_bytes())?;
-            }
-        }
-    }
-    w.write_all(&(t.tors.len() as u32).to_le_bytes())?;
+    write_header(t, w)?;
     // The ToRs' records are encoded by worker threads (each takes the next
     // ToR) while this one writes them in order; buffers are recycled.
     let workers = std::thread::available_parallelism()
@@ -83,12 +61,88 @@ pub fn write(t: &FlatTables, w: &mut impl Write) -> io::Result<()> {
     })
 }
 
+/// Everything before the first ToR's records.
+fn write_header(t: &FlatTables, w: &mut impl Write) -> io::Result<()> {
+    w.write_all(MAGIC)?;
+    w.write_all(&VERSION.to_le_bytes())?;
+    w.write_all(&(t.slices as u32).to_le_bytes())?;
+    let lookup = match t.lookup {
+        Lookup::Hop => 0u8,
+        Lookup::Source => 1,
+    };
+    let multipath = match t.multipath {
+        Multipath::None => 0u8,
+        Multipath::Packet => 1,
+        Multipath::Flow => 2,
+    };
+    w.write_all(&[lookup, multipath, t.buckets, 0])?;
+    match &t.classes {
+        None => w.write_all(&u32::MAX.to_le_bytes())?,
+        Some(c) => {
+            w.write_all(&(c.thresholds.len() as u32).to_le_bytes())?;
+            for x in &c.thresholds {
+                w.write_all(&x.to_le_bytes())?;
+            }
+        }
+    }
+    w.write_all(&(t.tors.len() as u32).to_le_bytes())
+}
+
+/// [`write`] into a file, the same bytes: every ToR's records have a
+/// known size, so each worker (this thread among them) encodes a ToR and
+/// writes it at its own offset, and the kernel's copies into the page
+/// cache run on every core too (opera-108 under UCMP writes 157 MB).
+pub fn write_file(t: &FlatTables, f: &std::fs::File) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut head = Vec::new();
+    write_header(t, &mut head)?;
+    f.write_all_at(&head, 0)?;
+    let mut at = Vec::with_capacity(t.tors.len());
+    let mut end = head.len() as u64;
+    for tt in &t.tors {
+        at.push(end);
+        end += encoded_len(tt) as u64;
+    }
+    f.set_len(end)?;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        .min(t.tors.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || -> io::Result<()> {
+        let mut buf = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(tt) = t.tors.get(i) else {
+                return Ok(());
+            };
+            buf.clear();
+            encode_table(tt, &mut buf);
+            f.write_all_at(&buf, at[i])?;
+        }
+    };
+    std::thread::scope(|sc| {
+        let others: Vec<_> = (1..workers).map(|_| sc.spawn(work)).collect();
+        let mine = work();
+        others
+            .into_iter()
+            .map(|h| h.join().expect("tables writer panicked"))
+            .fold(mine, |a, b| a.and(b))
+    })
+}
+
+/// Bytes [`encode_table`] appends for `tt`.
+fn encoded_len(tt: &FlatTable) -> usize {
+    16 + tt.len() * 20 + tt.action_count() * 8 + tt.step_count() * 4
+}
+
 // An entry record holds exactly two alternates.
 const _: () = assert!(MAX_ALTERNATES == 2);
 
 /// Appends one ToR's header, entries, actions and steps.
 fn encode_table(tt: &FlatTable, buf: &mut Vec<u8>) {
     let (entries, actions, steps) = tt.raw_parts();
+    debug_assert_eq!(actions.len(), tt.action_count());
     let base = buf.len();
     let (ne, na) = (16 + entries.len() * 20, actions.len() * 8);
     // Sized once and filled in place: no capacity check per record.

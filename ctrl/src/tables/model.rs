@@ -386,6 +386,11 @@ impl FlatTable {
         self.entries.is_empty()
     }
 
+    /// Actions (an entry's primary and alternates name them).
+    pub fn action_count(&self) -> usize {
+        self.actions.len()
+    }
+
     /// Steps over all actions.
     pub fn step_count(&self) -> usize {
         self.steps.len()
