@@ -29,13 +29,12 @@ pub(super) struct AltScratch {
     pub(super) cols: [bool; 3],
     /// Per (arrival `x`, used column) of the class-bucket at hand: the
     /// departure slot `x + wait` of its entry's first step, the step and
-    /// the entry ([`NONE`] for both slot and entry when there is none).
+    /// the entry's action ([`NONE`] for both slot and action when there is
+    /// none).
     cells: Vec<(u32, u32, u32)>,
     /// Per arrival, with one column: how many arrivals after it share its
     /// first step.
     same: Vec<u32>,
-    /// Per entry of the block: (entry, best alternates).
-    found: Vec<(u32, [u32; MAX_ALTERNATES], usize)>,
     /// Class-buckets whose alternates this block computed.
     done: Vec<bool>,
     /// (class-bucket, earlier class-bucket with the same actions in every
@@ -57,7 +56,7 @@ fn scan_one(
 ) -> ([u32; MAX_ALTERNATES], usize) {
     const _: () = assert!(MAX_ALTERNATES == 2);
     let end = (a + s) as u32;
-    // (departure, step, entry) of the best and the second best.
+    // (departure, step, action) of the best and the second best.
     let mut best = (u32::MAX, prim, NONE);
     let mut second = (u32::MAX, prim, NONE);
     let mut len = 0;
@@ -97,7 +96,7 @@ fn scan_one(
 
 /// The alternates of the entry for arrival `a` in column `cols[ce]` of
 /// one class-bucket's `cells` (see [`AltScratch::alternates`]), whose
-/// primary departs in slot `p` with first step `prim`: their entries and
+/// primary departs in slot `p` with first step `prim`: their actions and
 /// how many.
 #[inline]
 fn scan(
@@ -112,7 +111,7 @@ fn scan(
     let nc = cols.len();
     let end = (a + s) as u32;
     // Held alternates, best first: (departure, unrolled arrival, column
-    // position) as the order key, first step, entry.
+    // position) as the order key, first step, action.
     let mut got = [((0u32, 0u32, 0usize), 0u32, NONE); MAX_ALTERNATES];
     let mut len = 0;
     for xu in a + 1..a + s {
@@ -159,7 +158,6 @@ impl AltScratch {
             cols: [false; 3],
             cells: Vec::with_capacity(d.slices * 3),
             same: Vec::with_capacity(d.slices),
-            found: Vec::new(),
             done: vec![false; d.cb()],
             copies: Vec::new(),
         }
@@ -199,7 +197,6 @@ impl AltScratch {
             nc += 1;
         }
         let cols = &cols[..nc];
-        self.found.clear();
         self.copies.clear();
         self.done.fill(false);
         for k in 0..cb {
@@ -227,7 +224,7 @@ impl AltScratch {
             }
             self.done[k] = true;
             // This class-bucket's cells as (departure slot, first step,
-            // entry) by (arrival, used column).
+            // action) by (arrival, used column).
             self.cells.clear();
             for x in 0..s {
                 for &c in cols {
@@ -237,7 +234,8 @@ impl AltScratch {
                         (NONE, 0, NONE)
                     } else {
                         let st = self.first[at];
-                        ((x + wait(x, dec(st).depart, s)) as u32, st, j)
+                        let action = entries[j as usize].action;
+                        ((x + wait(x, dec(st).depart, s)) as u32, st, action)
                     });
                 }
             }
@@ -258,26 +256,38 @@ impl AltScratch {
                     };
                 }
             }
+            // With one column, the last scan's run end, primary departure
+            // and result: the arrivals of one run with one departure (a
+            // run can outlast its step's slot, and the rest leave a cycle
+            // later) scan the same arrivals, the later ones with a window
+            // that ends later. What a later window adds departs after the
+            // earlier window's end, so two alternates found in the earlier
+            // window are the later arrivals' too.
+            let mut last: Option<(usize, u32, [u32; MAX_ALTERNATES])> = None;
             for a in 0..s {
                 for ci in 0..nc {
-                    let (p, prim, je) = self.cells[a * nc + ci];
+                    let (p, prim, _) = self.cells[a * nc + ci];
+                    let je = self.idx[col(a + 1, k, cols[ci])];
                     if je == NONE {
                         continue;
                     }
                     let (ids, len) = if nc == 1 {
-                        scan_one(&self.cells, a + self.same[a] as usize, a, s, p, prim)
+                        let from = a + self.same[a] as usize;
+                        match last {
+                            Some((f, q, ids)) if (f, q) == (from, p) => (ids, MAX_ALTERNATES),
+                            _ => {
+                                let (ids, len) = scan_one(&self.cells, from, a, s, p, prim);
+                                last = (len == MAX_ALTERNATES).then_some((from, p, ids));
+                                (ids, len)
+                            }
+                        }
                     } else {
                         scan(&self.cells, cols, ci, a, s, p, prim)
                     };
                     if len > 0 {
-                        self.found.push((je, ids, len));
+                        entries[je as usize].alternates = ids;
                     }
                 }
-            }
-        }
-        for &(je, got, len) in &self.found {
-            for (i, &j) in got[..len].iter().enumerate() {
-                entries[je as usize].alternates[i] = entries[j as usize].action;
             }
         }
         for &(k, k2) in &self.copies {
