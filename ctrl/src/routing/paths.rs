@@ -214,14 +214,29 @@ impl Paths {
         self.meta[i].class = class;
     }
 
-    /// Moves every path of `other` to the end of `self`.
+    /// Moves every path of `other` to the end of `self`. The hops and the
+    /// records are copied side by side on two threads when there are
+    /// millions (UCMP on opera-108 joins 90 MB this way).
     pub fn append(&mut self, other: &mut Paths) {
         let base = self.hops.len() as u32;
-        self.hops.append(&mut other.hops);
-        self.meta.extend(other.meta.drain(..).map(|mut m| {
-            m.start += base;
-            m
-        }));
+        let big = other.meta.len() >= 1 << 20;
+        let (hops, meta) = (&mut self.hops, &mut self.meta);
+        let (other_hops, other_meta) = (&mut other.hops, &mut other.meta);
+        let mut move_meta = || {
+            meta.extend(other_meta.drain(..).map(|mut m| {
+                m.start += base;
+                m
+            }))
+        };
+        if big {
+            std::thread::scope(|sc| {
+                sc.spawn(|| hops.append(other_hops));
+                move_meta();
+            });
+        } else {
+            hops.append(other_hops);
+            move_meta();
+        }
     }
 
     /// Records of the paths `f` picks through a [`Picker`] (index into

@@ -226,10 +226,16 @@ fn global_thresholds(mut pooled: Vec<u64>, k: usize) -> Vec<u64> {
     if pooled.is_empty() || k <= 1 {
         return out;
     }
-    pooled.sort_unstable();
+    // The k - 1 order statistics, each selected right of the one before
+    // (everything left of a selected place is no larger): linear, where a
+    // sort of opera-108's 2 million thresholds took 10 ms alone.
     let len = pooled.len();
+    let mut lo = 0;
     for c in 1..k {
-        out.push(pooled[c * (len - 1) / (k - 1)]);
+        let i = c * (len - 1) / (k - 1);
+        let (_, x, _) = pooled[lo..].select_nth_unstable(i - lo);
+        out.push(*x);
+        lo = i;
     }
     out.dedup();
     out
