@@ -413,27 +413,65 @@ impl<'a> Dp<'a> {
                     self.mark_changed(l - 1, t, slice);
                 }
                 self.fill_hop_values(t, trow);
-                for x in 0..n {
-                    if x == d {
-                        self.go[row + x] = INF;
-                        self.v[row + x] = INF;
-                        self.go_adj[row + x] = NONE;
-                        self.v_dep[row + x] = NONE;
-                        continue;
-                    }
-                    let (best, ba) = if incremental && !self.dirty[x] {
-                        let below = self.at(l - 1, t, x);
-                        (self.go[below], self.go_adj[below])
-                    } else {
-                        self.best_hop(slice, x)
-                    };
-                    self.go[row + x] = best;
-                    self.go_adj[row + x] = ba;
-                    let (nv, nd) = self.pick(best, t, next_row, x);
-                    self.v[row + x] = nv;
-                    self.v_dep[row + x] = nd;
-                }
+                self.hop_row(l, t, slice, incremental);
             }
+        }
+    }
+
+    /// Row `t` of layer `l` from the hop keys ([`Dp::fill_hop_values`]):
+    /// every ToR's best hop ([`Dp::best_hop`]; with `incremental`, the
+    /// layer below's for ToRs not `dirty`), then leave now or wait
+    /// ([`Dp::pick`]). On row slices, so the loop has no bounds checks.
+    fn hop_row(&mut self, l: usize, t: usize, slice: usize, incremental: bool) {
+        let (n, d) = (self.n, self.dst);
+        let row = self.at(l, t, 0);
+        let below = if incremental {
+            self.at(l - 1, t, 0)
+        } else {
+            row
+        };
+        let waits = t + 1 < self.horizon;
+        let starts = &self.adj.start[slice * n..=slice * n + n];
+        let (nexts, hop, dirty) = (&self.adj.next, &self.hop[..n], &self.dirty[..]);
+        let (go_lo, go_hi) = self.go.split_at_mut(row);
+        let (ga_lo, ga_hi) = self.go_adj.split_at_mut(row);
+        let (go_row, ga_row) = (&mut go_hi[..n], &mut ga_hi[..n]);
+        let (v_lo, v_hi) = self.v.split_at_mut(row + n);
+        let (vd_lo, vd_hi) = self.v_dep.split_at_mut(row + n);
+        let (v_row, vd_row) = (&mut v_lo[row..], &mut vd_lo[row..]);
+        let (v_next, vd_next) = if waits {
+            (&v_hi[..n], &vd_hi[..n])
+        } else {
+            (&[][..], &[][..])
+        };
+        for x in 0..n {
+            if x == d {
+                (go_row[x], ga_row[x], v_row[x], vd_row[x]) = (INF, NONE, INF, NONE);
+                continue;
+            }
+            let (best, ba) = if incremental && !dirty[x] {
+                (go_lo[below + x], ga_lo[below + x])
+            } else {
+                let (a0, a1) = (starts[x] as usize, starts[x + 1] as usize);
+                let (mut best, mut ba) = (INF, NONE);
+                for (i, &y) in nexts[a0..a1].iter().enumerate() {
+                    let c = hop[y as usize];
+                    if c < best {
+                        best = c;
+                        ba = (a0 + i) as u32;
+                    }
+                }
+                (best, ba)
+            };
+            go_row[x] = best;
+            ga_row[x] = ba;
+            (v_row[x], vd_row[x]) = if waits && v_next[x] < best {
+                (v_next[x], vd_next[x])
+            } else if best == INF {
+                (INF, NONE)
+            } else {
+                (best, t as u32)
+            };
         }
     }
 
