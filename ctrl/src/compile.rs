@@ -288,31 +288,52 @@ impl PathTally {
             lat_sum: 0,
             worst: None,
         };
+        // Consecutive paths with the same hops and arrival (UCMP's classes
+        // that pick the same Pareto path) are tallied as one run.
+        let mut run: Option<(crate::routing::PathRef<'_>, usize, usize)> = None;
         for i in range {
             let p = paths.get(i);
-            let h = p.hops.len();
-            t.hop_sum += h as u64;
-            t.hop_min = t.hop_min.min(h);
-            t.hop_max = t.hop_max.max(h);
-            let Some(l) = p.latency_slots() else {
+            if let Some((q, _, n)) = &mut run
+                && std::ptr::eq(q.hops, p.hops)
+                && q.arrival == p.arrival
+            {
+                *n += 1;
                 continue;
-            };
-            t.lat_n += 1;
-            t.lat_sum += l as u64;
-            if (l as usize) < Self::COUNTED {
-                if l as usize >= t.counts.len() {
-                    t.counts.resize(l as usize + 1, 0);
-                }
-                t.counts[l as usize] += 1;
-            } else {
-                t.far.push(l);
             }
-            // The last of the slowest (then longest), like `max_by_key`.
-            if t.worst.is_none_or(|(wl, wh, _)| (l, h) >= (wl, wh)) {
-                t.worst = Some((l, h, i));
+            if let Some((q, first, n)) = run {
+                t.add(q, first, n);
             }
+            run = Some((p, i, 1));
+        }
+        if let Some((q, first, n)) = run {
+            t.add(q, first, n);
         }
         t
+    }
+
+    /// Tallies `n` paths like `p`, the first of them path `first`.
+    fn add(&mut self, p: crate::routing::PathRef<'_>, first: usize, n: usize) {
+        let h = p.hops.len();
+        self.hop_sum += (h * n) as u64;
+        self.hop_min = self.hop_min.min(h);
+        self.hop_max = self.hop_max.max(h);
+        let Some(l) = p.latency_slots() else {
+            return;
+        };
+        self.lat_n += n as u64;
+        self.lat_sum += l as u64 * n as u64;
+        if (l as usize) < Self::COUNTED {
+            if l as usize >= self.counts.len() {
+                self.counts.resize(l as usize + 1, 0);
+            }
+            self.counts[l as usize] += n as u64;
+        } else {
+            self.far.extend(std::iter::repeat_n(l, n));
+        }
+        // The last of the slowest (then longest), like `max_by_key`.
+        if self.worst.is_none_or(|(wl, wh, _)| (l, h) >= (wl, wh)) {
+            self.worst = Some((l, h, first + n - 1));
+        }
     }
 
     /// `self` then `later` (paths after `self`'s).
@@ -436,5 +457,70 @@ impl fmt::Display for Summary {
             .map(|(n, ms)| format!("{n} {ms:.1} ms"))
             .collect();
         write!(f, "compile time  {}", stages.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routing::{Hop, Path, Paths};
+
+    /// Records sharing a path's hops (UCMP's classes) are tallied as runs:
+    /// the statistics equal a plain record-by-record tally, and the worst
+    /// path is the last of the slowest.
+    #[test]
+    fn path_stats_count_every_record_of_a_shared_run() {
+        let path = |src, dst, a, hops: &[(u16, u8, u32)]| Path {
+            src,
+            dst,
+            arrival: Some(a),
+            hops: hops
+                .iter()
+                .map(|&(tor, port, d)| Hop {
+                    tor,
+                    port,
+                    depart: Some(d),
+                })
+                .collect(),
+            class: None,
+        };
+        let cands: Paths = vec![
+            path(0, 1, 0, &[(0, 0, 3)]),
+            path(0, 1, 1, &[(0, 0, 3), (2, 1, 5)]),
+            path(1, 0, 0, &[(1, 0, 9)]),
+            path(1, 0, 2, &[(1, 1, 4)]),
+            path(1, 2, 0, &[(1, 0, 1), (3, 0, 4), (2, 1, 9)]),
+        ]
+        .into();
+        let picks = [
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (1, 0),
+            (2, 0),
+            (2, 1),
+            (3, 0),
+            (4, 0),
+            (4, 1),
+            (3, 1),
+        ];
+        let picked = cands.pick_with(picks.len(), |p| {
+            for (i, c) in picks {
+                p.push(i, Some(c));
+            }
+        });
+        let paths = cands.keep(picked);
+        let st = PathStats::of(&paths);
+        let hops: Vec<f64> = paths.iter().map(|p| p.hops.len() as f64).collect();
+        let lat: Vec<u32> = paths.iter().map(|p| p.latency_slots().unwrap()).collect();
+        assert_eq!(st.hops, Spread::of(hops.iter().copied()));
+        let (spread, p99) = st.latency.unwrap();
+        assert_eq!(spread, Spread::of(lat.iter().map(|&l| l as f64)));
+        assert_eq!(p99, 9);
+        // Latency 9 twice at 1 hop (records 4 and 5), and 9 at 3 hops
+        // (records 7 and 8): the last of those is the worst.
+        assert_eq!(st.worst, Some((1, 2, 0, 9, 3)));
+        let sum: f64 = hops.iter().sum();
+        assert_eq!(st.hops.mean, sum / 10.0);
     }
 }
