@@ -288,52 +288,31 @@ impl PathTally {
             lat_sum: 0,
             worst: None,
         };
-        // Consecutive paths with the same hops and arrival (UCMP's classes
-        // that pick the same Pareto path) are tallied as one run.
-        let mut run: Option<(crate::routing::PathRef<'_>, usize, usize)> = None;
         for i in range {
             let p = paths.get(i);
-            if let Some((q, _, n)) = &mut run
-                && std::ptr::eq(q.hops, p.hops)
-                && q.arrival == p.arrival
-            {
-                *n += 1;
+            let h = p.hops.len();
+            t.hop_sum += h as u64;
+            t.hop_min = t.hop_min.min(h);
+            t.hop_max = t.hop_max.max(h);
+            let Some(l) = p.latency_slots() else {
                 continue;
+            };
+            t.lat_n += 1;
+            t.lat_sum += l as u64;
+            if (l as usize) < Self::COUNTED {
+                if l as usize >= t.counts.len() {
+                    t.counts.resize(l as usize + 1, 0);
+                }
+                t.counts[l as usize] += 1;
+            } else {
+                t.far.push(l);
             }
-            if let Some((q, first, n)) = run {
-                t.add(q, first, n);
+            // The last of the slowest (then longest), like `max_by_key`.
+            if t.worst.is_none_or(|(wl, wh, _)| (l, h) >= (wl, wh)) {
+                t.worst = Some((l, h, i));
             }
-            run = Some((p, i, 1));
-        }
-        if let Some((q, first, n)) = run {
-            t.add(q, first, n);
         }
         t
-    }
-
-    /// Tallies `n` paths like `p`, the first of them path `first`.
-    fn add(&mut self, p: crate::routing::PathRef<'_>, first: usize, n: usize) {
-        let h = p.hops.len();
-        self.hop_sum += (h * n) as u64;
-        self.hop_min = self.hop_min.min(h);
-        self.hop_max = self.hop_max.max(h);
-        let Some(l) = p.latency_slots() else {
-            return;
-        };
-        self.lat_n += n as u64;
-        self.lat_sum += l as u64 * n as u64;
-        if (l as usize) < Self::COUNTED {
-            if l as usize >= self.counts.len() {
-                self.counts.resize(l as usize + 1, 0);
-            }
-            self.counts[l as usize] += n as u64;
-        } else {
-            self.far.extend(std::iter::repeat_n(l, n));
-        }
-        // The last of the slowest (then longest), like `max_by_key`.
-        if self.worst.is_none_or(|(wl, wh, _)| (l, h) >= (wl, wh)) {
-            self.worst = Some((l, h, first + n - 1));
-        }
     }
 
     /// `self` then `later` (paths after `self`'s).
@@ -465,9 +444,9 @@ mod tests {
     use super::*;
     use crate::routing::{Hop, Path, Paths};
 
-    /// Records sharing a path's hops (UCMP's classes) are tallied as runs:
-    /// the statistics equal a plain record-by-record tally, and the worst
-    /// path is the last of the slowest.
+    /// Records sharing a path's hops (UCMP's classes) each count: the
+    /// statistics equal a plain record-by-record tally, and the worst path
+    /// is the last of the slowest, then longest.
     #[test]
     fn path_stats_count_every_record_of_a_shared_run() {
         let path = |src, dst, a, hops: &[(u16, u8, u32)]| Path {
