@@ -267,6 +267,18 @@ impl Schedule {
         }
     }
 
+    /// `ts` within the cycle. Callers mostly pass a slice already in it
+    /// (`check_path` asks for every hop of millions of paths), so the
+    /// division is only done when needed.
+    #[inline]
+    fn wrap(&self, ts: SliceId) -> SliceId {
+        if (ts as usize) < self.slices {
+            ts
+        } else {
+            ts % self.slices as SliceId
+        }
+    }
+
     fn idx(&self, ts: SliceId, ep: Endpoint) -> usize {
         (ts as usize * self.tors + ep.tor as usize) * self.uplinks + ep.port as usize
     }
@@ -356,23 +368,23 @@ impl Schedule {
 
     /// Where a frame sent on `ep` in slice `ts` lands (optical fabrics).
     pub fn peer(&self, ts: SliceId, ep: Endpoint) -> Option<Endpoint> {
-        self.tx[self.idx(ts % self.slices as SliceId, ep)]
+        self.tx[self.idx(self.wrap(ts), ep)]
     }
 
     /// Remove the circuit `ep` transmits on in slice `ts` (one direction).
     /// Used for the routing view that avoids circuits too dark to carry a
     /// frame ([`timing::routable`]); the data plane keeps the real schedule.
     pub fn cut(&mut self, ts: SliceId, ep: Endpoint) {
-        let i = self.idx(ts % self.slices as SliceId, ep);
+        let i = self.idx(self.wrap(ts), ep);
         if let Some(to) = self.tx[i].take() {
-            let j = self.idx(ts % self.slices as SliceId, to);
+            let j = self.idx(self.wrap(ts), to);
             self.rx[j] = None;
         }
     }
 
     /// Which transmitter feeds `ep`'s receiver in slice `ts`.
     pub fn rx_peer(&self, ts: SliceId, ep: Endpoint) -> Option<Endpoint> {
-        self.rx[self.idx(ts % self.slices as SliceId, ep)]
+        self.rx[self.idx(self.wrap(ts), ep)]
     }
 
     /// Every `(uplink, next ToR)` reachable from `tor` in slice `ts`. An
