@@ -815,14 +815,17 @@ impl Ctx<'_> {
                 source: false,
                 steps: &[dec(val)],
             }),
-            Lookup::Source => {
-                let p = self.paths.get(val as usize - 1);
-                let steps = t.steps_mut();
-                let start = steps.len();
-                steps.extend(p.hops.iter().map(|h| self.dims.step(h)));
-                t.push_span(start as u32, p.hops.len(), true)
-            }
+            Lookup::Source => self.push_route(self.paths.get(val as usize - 1).hops, t),
         }
+    }
+
+    /// Appends a source-route action over `hops` to `t`; returns its index.
+    #[inline]
+    fn push_route(&self, hops: &[Hop], t: &mut FlatTable) -> u32 {
+        let steps = t.steps_mut();
+        let start = steps.len();
+        steps.extend(hops.iter().map(|h| self.dims.step(h)));
+        t.push_span(start as u32, hops.len(), true)
     }
 
     fn action(&self, val: u32) -> Action {
@@ -927,11 +930,8 @@ impl Ctx<'_> {
         out
     }
 
-    /// Appends the entry of cell value `val` for arrival index `ai` and
-    /// class-bucket `k`, and records where it landed in `scratch`. Its
-    /// action is `action` if given (one already in the table with the same
-    /// steps), else a new one; returns the entry's action.
-    #[allow(clippy::too_many_arguments)]
+    /// Appends the entry of cell value `val` for arrival index `ai`,
+    /// class-bucket `k` and `ingress`, with a new action.
     fn push(
         &self,
         dst: TorId,
@@ -939,33 +939,20 @@ impl Ctx<'_> {
         k: usize,
         ingress: Ingress,
         val: u32,
-        action: Option<u32>,
         entries: &mut FlatTable,
         scratch: &mut AltScratch,
-    ) -> u32 {
-        let d = self.dims;
-        let at = (ai * d.cb() + k) * 3 + ingress_col(ingress);
-        scratch.idx[at] = entries.len() as u32;
-        scratch.first[at] = match self.lookup {
+    ) {
+        let first = match self.lookup {
             Lookup::Hop => val,
-            Lookup::Source => enc(d.step(&self.paths.get(val as usize - 1).hops[0])),
+            Lookup::Source => enc(self.dims.step(&self.paths.get(val as usize - 1).hops[0])),
         };
-        scratch.timed[k] |= ai > 0;
-        scratch.cols[ingress_col(ingress)] = true;
-        let action = action.unwrap_or_else(|| self.push_action(val, entries));
-        let m = Match {
-            dst,
-            arrival: ai.checked_sub(1).map(|a| a as SliceId),
-            ingress,
-            class: d.keys[k].0,
-            bucket: d.keys[k].1,
-        };
-        entries.push_entry(m, action);
-        action
+        let action = self.push_action(val, entries);
+        self.place(dst, ai, k, ingress, first, action, entries, scratch);
     }
 
     /// [`Ctx::push`] of a source route given by its hops, from the Host
-    /// column.
+    /// column, with action `action` if given (one already in the table
+    /// with the same steps); returns the entry's action.
     #[allow(clippy::too_many_arguments)]
     fn push_source(
         &self,
@@ -977,28 +964,42 @@ impl Ctx<'_> {
         entries: &mut FlatTable,
         scratch: &mut AltScratch,
     ) -> u32 {
+        let first = enc(self.dims.step(&hops[0]));
+        let action = action.unwrap_or_else(|| self.push_route(hops, entries));
+        self.place(dst, ai, k, Ingress::Host, first, action, entries, scratch);
+        action
+    }
+
+    /// Appends the entry with action `action` whose first step is `first`
+    /// ([`enc`]), and records where it landed in `scratch`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn place(
+        &self,
+        dst: TorId,
+        ai: usize,
+        k: usize,
+        ingress: Ingress,
+        first: u32,
+        action: u32,
+        entries: &mut FlatTable,
+        scratch: &mut AltScratch,
+    ) {
         let d = self.dims;
-        let col = ingress_col(Ingress::Host);
+        let col = ingress_col(ingress);
         let at = (ai * d.cb() + k) * 3 + col;
         scratch.idx[at] = entries.len() as u32;
-        scratch.first[at] = enc(d.step(&hops[0]));
+        scratch.first[at] = first;
         scratch.timed[k] |= ai > 0;
         scratch.cols[col] = true;
-        let action = action.unwrap_or_else(|| {
-            let steps = entries.steps_mut();
-            let start = steps.len();
-            steps.extend(hops.iter().map(|h| d.step(h)));
-            entries.push_span(start as u32, hops.len(), true)
-        });
         let m = Match {
             dst,
             arrival: ai.checked_sub(1).map(|a| a as SliceId),
-            ingress: Ingress::Host,
+            ingress,
             class: d.keys[k].0,
             bucket: d.keys[k].1,
         };
         entries.push_entry(m, action);
-        action
     }
 
     /// Appends one block's entries in `Match` order (arrival, ingress,
@@ -1008,7 +1009,7 @@ impl Ctx<'_> {
         let cb = d.cb();
         scratch.idx.fill(NONE);
         let mut push = |ai: usize, k: usize, ingress: Ingress, val: u32, t: &mut FlatTable| {
-            self.push(dst, ai, k, ingress, val, None, t, scratch);
+            self.push(dst, ai, k, ingress, val, t, scratch);
         };
         for ai in 0..d.arrivals {
             let row = &cells[ai * cb * d.ingress..(ai + 1) * cb * d.ingress];
