@@ -313,31 +313,25 @@ impl<'a> Dp<'a> {
             }
             self.run_layer(l);
             self.layers = l + 1;
-            // Whether the next layer can search only around this one's
-            // changes (see `run_layer`): when few transit values changed.
-            if self.cap.is_some() && l > 0 && l + 1 < max_layers {
-                let (a, b) = ((l - 1) * per, l * per);
-                let t = if self.same_slice { &self.v } else { &self.w };
-                let changed = t[a..a + per]
-                    .iter()
-                    .zip(&t[b..b + per])
-                    .filter(|(x, y)| x != y)
-                    .count();
-                self.sparse = changed * 64 < per;
+            if self.cap.is_none() || l == 0 || l + 1 == max_layers {
+                continue;
             }
-            if self.cap.is_some() && l > 0 && l + 1 < max_layers && self.same_as_previous(l) {
-                // Layer l adds nothing, so no later layer would.
+            // Transit values this layer changed: none (and no source value
+            // either) means layer l adds nothing, so no later layer would;
+            // few let the next layer search only around them (`run_layer`).
+            let (a, b) = ((l - 1) * per, l * per);
+            let t = if self.same_slice { &self.v } else { &self.w };
+            let changed = t[a..a + per]
+                .iter()
+                .zip(&t[b..b + per])
+                .filter(|(x, y)| x != y)
+                .count();
+            if changed == 0 && self.v[a..a + per] == self.v[b..b + per] {
                 self.layers = l;
                 break;
             }
+            self.sparse = changed * 64 < per;
         }
-    }
-
-    fn same_as_previous(&self, l: usize) -> bool {
-        let per = self.horizon * self.n;
-        let (a, b) = ((l - 1) * per, l * per);
-        let t = if self.same_slice { &self.v } else { &self.w };
-        t[a..a + per] == t[b..b + per] && self.v[a..a + per] == self.v[b..b + per]
     }
 
     fn run_layer(&mut self, l: usize) {
@@ -452,26 +446,11 @@ impl<'a> Dp<'a> {
             let (best, ba) = if incremental && !dirty[x] {
                 (go_lo[below + x], ga_lo[below + x])
             } else {
-                let (a0, a1) = (starts[x] as usize, starts[x + 1] as usize);
-                let (mut best, mut ba) = (INF, NONE);
-                for (i, &y) in nexts[a0..a1].iter().enumerate() {
-                    let c = hop[y as usize];
-                    if c < best {
-                        best = c;
-                        ba = (a0 + i) as u32;
-                    }
-                }
-                (best, ba)
+                best_uplink(nexts, starts[x] as usize..starts[x + 1] as usize, hop)
             };
             go_row[x] = best;
             ga_row[x] = ba;
-            (v_row[x], vd_row[x]) = if waits && v_next[x] < best {
-                (v_next[x], vd_next[x])
-            } else if best == INF {
-                (INF, NONE)
-            } else {
-                (best, t as u32)
-            };
+            (v_row[x], vd_row[x]) = leave_or_wait(best, t, waits.then(|| (v_next[x], vd_next[x])));
         }
     }
 
@@ -515,33 +494,13 @@ impl<'a> Dp<'a> {
     /// [`Dp::fill_hop_values`]: the first uplink with the lowest key.
     #[inline]
     fn best_hop(&self, slice: usize, x: usize) -> (Key, u32) {
-        let mut best = INF;
-        let mut ba = NONE;
-        let r = self.adj.range(slice, x);
-        let first = r.start;
-        for (i, &y) in self.adj.next[r].iter().enumerate() {
-            let c = self.hop[y as usize];
-            if c < best {
-                best = c;
-                ba = (first + i) as u32;
-            }
-        }
-        (best, ba)
+        best_uplink(&self.adj.next, self.adj.range(slice, x), &self.hop)
     }
 
     /// Leave now (`go`, preferred on ties) or wait for the next slot.
     #[inline]
     fn pick(&self, go: Key, t: usize, next_row: Option<usize>, x: usize) -> (Key, u32) {
-        if let Some(r) = next_row
-            && self.v[r + x] < go
-        {
-            return (self.v[r + x], self.v_dep[r + x]);
-        }
-        if go == INF {
-            (INF, NONE)
-        } else {
-            (go, t as u32)
-        }
+        leave_or_wait(go, t, next_row.map(|r| (self.v[r + x], self.v_dep[r + x])))
     }
 
     /// Opera style, unlimited hops: values inside slot `t`, where a hop may
@@ -798,6 +757,33 @@ impl<'a> Dp<'a> {
             } as usize;
             x = y;
         }
+    }
+}
+
+/// The first uplink in `range` (of `nexts`) with the lowest hop key, and
+/// that key; `(INF, NONE)` if none reaches.
+#[inline]
+fn best_uplink(nexts: &[TorId], range: std::ops::Range<usize>, hop: &[Key]) -> (Key, u32) {
+    let (mut best, mut ba) = (INF, NONE);
+    let first = range.start;
+    for (i, &y) in nexts[range].iter().enumerate() {
+        let c = hop[y as usize];
+        if c < best {
+            best = c;
+            ba = (first + i) as u32;
+        }
+    }
+    (best, ba)
+}
+
+/// Leave in slot `t` with key `go`, or wait for the next slot's value and
+/// departure (`next`) when it is strictly better.
+#[inline]
+fn leave_or_wait(go: Key, t: usize, next: Option<(Key, u32)>) -> (Key, u32) {
+    match next {
+        Some((v, dep)) if v < go => (v, dep),
+        _ if go == INF => (INF, NONE),
+        _ => (go, t as u32),
     }
 }
 
