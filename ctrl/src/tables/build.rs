@@ -932,6 +932,7 @@ impl Ctx<'_> {
 
     /// Appends the entry of cell value `val` for arrival index `ai`,
     /// class-bucket `k` and `ingress`, with a new action.
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &self,
         dst: TorId,
