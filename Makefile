@@ -1,5 +1,6 @@
 # The two entry points of the README. Both do all the set-up they need.
 CARGO ?= cargo
+SHELL := /bin/bash
 BIN := target/release/lighthouse
 
 .PHONY: demo test setup build lint bench clean
@@ -15,8 +16,15 @@ demo: build
 	$(BIN) run topologies/rotornet-8.json --script scripts/demo.lh
 
 # The whole test suite (as root: the emulation tests make namespaces).
+# Its closing lines count the P4 tests that ran (scripts/test-summary.sh);
+# where the toolchain is required (scripts/check-p4.sh) none ran is a failure.
+TEST_LOG := target/test.log
 test: setup lint
-	$(CARGO) test --release --workspace -- --test-threads=1
+	@bash scripts/setup-p4.sh || true
+	@bash scripts/check-p4.sh
+	@mkdir -p target; set -o pipefail; \
+	$(CARGO) test --release --workspace -- --test-threads=1 2>&1 | tee $(TEST_LOG); \
+	bash scripts/test-summary.sh $(TEST_LOG) $$?
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -9,6 +9,8 @@
 //! - [`Bmv2Switch`]: one `simple_switch` process per ToR, started in its
 //!   namespace, waited for, checked, stopped.
 //! - [`toolchain`] and [`compile`]: finding and running `p4c-bm2-ss`.
+//! - [`require`]: whether the toolchain must be there, and what a P4 test
+//!   does when it is not (skip visibly, or fail where it is required).
 
 mod client;
 mod error;
@@ -20,6 +22,7 @@ pub use client::{Bmv2Client, EntryHandle, Key, Value};
 pub use error::Error;
 pub use model::{ActionInfo, CounterInfo, KeyField, MatchKind, Pipeline, RegisterInfo, TableInfo};
 pub use sys::run_in_netns;
+pub mod require;
 mod switch;
 pub mod toolchain;
 
