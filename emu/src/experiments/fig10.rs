@@ -184,10 +184,10 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     };
     let (lo, hi) = (ds[0], ds[ds.len() - 1]);
     let get = |a: &str, d: u64| p95.get(&(a.to_string(), d)).copied();
-    let mut checks = vec![Check {
-        what: "every run completed at least 95% of its flows".into(),
-        holds: complete,
-    }];
+    let mut checks = vec![Check::sanity(
+        "every run completed at least 95% of its flows".into(),
+        complete,
+    )];
     match (
         get("vlb", lo),
         get("vlb", hi),
@@ -195,39 +195,30 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         get("ucmp", hi),
     ) {
         (Some(v0), Some(v1), Some(u0), Some(u1)) if hi > lo => {
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(format!(
                     "VLB's tail grows with the slice: p95 {v0:.2} ms at {lo} us -> {v1:.2} ms at {hi} us (at least 2x)"
-                ),
-                holds: v1 >= 2.0 * v0,
-            });
+                ), v1 >= 2.0 * v0));
             let top = ds
                 .iter()
                 .filter_map(|&d| get("vlb", d))
                 .fold(f64::NEG_INFINITY, f64::max);
-            checks.push(Check {
-                what: format!("VLB's p95 is largest at the longest slice ({v1:.2} ms)"),
-                holds: v1 >= top,
-            });
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(
+                format!("VLB's p95 is largest at the longest slice ({v1:.2} ms)"),
+                v1 >= top,
+            ));
+            checks.push(Check::sanity(format!(
                     "UCMP stays nearly flat: its p95 grows {:.2} ms ({u0:.2} -> {u1:.2}), at most half of VLB's {:.2} ms",
                     u1 - u0,
                     v1 - v0
-                ),
-                holds: (u1 - u0) <= 0.5 * (v1 - v0),
-            });
-            checks.push(Check {
-                what: format!(
+                ), (u1 - u0) <= 0.5 * (v1 - v0)));
+            checks.push(Check::sanity(format!(
                     "UCMP's tail below VLB's at {hi} us slices: {u1:.2} ms vs {v1:.2} ms (at most 0.8x)"
-                ),
-                holds: u1 <= 0.8 * v1,
-            });
+                ), u1 <= 0.8 * v1));
         }
-        _ => checks.push(Check {
-            what: "both routings measured at two slice durations at least".into(),
-            holds: false,
-        }),
+        _ => checks.push(Check::sanity(
+            "both routings measured at two slice durations at least".into(),
+            false,
+        )),
     }
     let chart = Chart {
         title: format!("Fig. 10: {FLOW_BYTES} B flows on RotorNet-8, FCT vs slice duration"),

@@ -278,27 +278,27 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     }
     t.push('\n');
     let mut checks = vec![
-        Check {
-            what: format!(
+        Check::sanity(
+            format!(
                 "at least 3 distinct numbers of slices waited with 3+ answered pings (found {})",
                 mins.len()
             ),
-            holds: mins.len() >= 3,
-        },
-        Check {
-            what: format!("pings answered: {lost} of {sent} lost (at most 5%)"),
-            holds: (lost as f64) <= 0.05 * sent as f64,
-        },
-        Check {
-            what: format!(
+            mins.len() >= 3,
+        ),
+        Check::sanity(
+            format!("pings answered: {lost} of {sent} lost (at most 5%)"),
+            (lost as f64) <= 0.05 * sent as f64,
+        ),
+        Check::sanity(
+            format!(
                 "no ping beats its circuits (RTT >= floor - {FLOOR_SLACK_MS} ms): {} below{}",
                 beaten.len(),
                 beaten
                     .first()
                     .map_or(String::new(), |b| format!(", first {b}"))
             ),
-            holds: beaten.is_empty(),
-        },
+            beaten.is_empty(),
+        ),
     ];
     // Delays on a loaded machine only add (a descheduled data plane or
     // pinger), so the lower envelope shows the circuits: the fastest ping
@@ -318,13 +318,10 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         (Some(a), Some(b)) if b.0 > a.0 => (b.1 - a.1) / (b.0 - a.0) / d,
         _ => 0.0,
     };
-    checks.push(Check {
-        what: format!(
+    checks.push(Check::sanity(format!(
             "the fastest RTT rises with the slices waited: {rise:.2} slices per slice waited overall (at least 0.5), steps {} (none below -0.5)",
             steps.join(", ")
-        ),
-        holds: good && rise >= 0.5,
-    });
+        ), good && rise >= 0.5));
     let chart = Chart {
         title: format!("Fig. 13: ping RTT vs slices waited ({d} ms slices, HOHO)"),
         x_label: "slices waited (request + reply)".into(),

@@ -230,14 +230,14 @@ fn mice_checks(floor: &BTreeMap<String, (f64, f64)>, checks: &mut Vec<Check>, t:
     let f = |a: &str| floor.get(a).map(|x| x.0);
     let f25 = |a: &str| floor.get(a).map(|x| x.1);
     let mut claim = |what: String, holds: Option<bool>| {
-        checks.push(Check {
-            holds: holds == Some(true),
-            what: if holds.is_some() {
+        checks.push(Check::sanity(
+            if holds.is_some() {
                 what
             } else {
                 format!("{what}: not measured")
             },
-        })
+            holds == Some(true),
+        ))
     };
     let clos = f("Clos");
     for (a, why) in [
@@ -371,22 +371,22 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         .iter()
         .filter(|a| stat.keys().any(|(n, _, _)| n == a.name))
         .collect();
-    let mut checks = vec![Check {
-        what: "every architecture completed at least 95% of its SETs and allreduces".into(),
-        holds: complete,
-    }];
+    let mut checks = vec![Check::sanity(
+        "every architecture completed at least 95% of its SETs and allreduces".into(),
+        complete,
+    )];
     let mut all_measured = !sizes.is_empty();
     for a in &ARCHS {
         all_measured &= get(a.name, "mice", SET_BYTES as u64).is_some()
             && sizes.iter().all(|&s| get(a.name, "elephant", s).is_some());
     }
-    checks.push(Check {
-        what: format!(
+    checks.push(Check::sanity(
+        format!(
             "every architecture ({}) measured for mice and each elephant size",
             ARCHS.map(|a| a.name).join(", ")
         ),
-        holds: all_measured,
-    });
+        all_measured,
+    ));
     // Elephants: TO at least TO_ELEPHANT_MIN x Clos, TA at most
     // TA_ELEPHANT_MAX x Clos, on the median of each size.
     for &s in sizes.iter().filter(|&&s| s <= ELEPHANT_ASSERT_MAX) {
@@ -395,35 +395,26 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         };
         for a in ["RotorNet-VLB", "Opera"] {
             if let Some((v, _)) = get(a, "elephant", s) {
-                checks.push(Check {
-                    what: format!(
+                checks.push(Check::sanity(format!(
                         "{a}'s elephants ({s} B) slower than Clos's: median {v:.1} ms vs {clos:.1} ms = {:.2}x (at least {TO_ELEPHANT_MIN}x)",
                         v / clos
-                    ),
-                    holds: v >= TO_ELEPHANT_MIN * clos,
-                });
+                    ), v >= TO_ELEPHANT_MIN * clos));
             }
         }
         for a in ["Jupiter"] {
             if let Some((v, _)) = get(a, "elephant", s) {
-                checks.push(Check {
-                    what: format!(
+                checks.push(Check::sanity(format!(
                         "{a}'s elephants ({s} B) close to Clos's: median {v:.1} ms vs {clos:.1} ms = {:.2}x (at most {TA_ELEPHANT_MAX}x)",
                         v / clos
-                    ),
-                    holds: v <= TA_ELEPHANT_MAX * clos,
-                });
+                    ), v <= TA_ELEPHANT_MAX * clos));
             }
         }
         let med = |a: &str| get(a, "elephant", s).map(|x| x.0);
         if let (Some(v), Some(o), Some(ta)) = (med("RotorNet-VLB"), med("Opera"), med("Jupiter")) {
             let to = v.min(o);
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(format!(
                     "TO elephants ({s} B) slower than TA (Jupiter): the faster TO median {to:.1} ms vs {ta:.1} ms (at least {TO_OVER_TA_MIN}x)"
-                ),
-                holds: to >= TO_OVER_TA_MIN * ta,
-            });
+                ), to >= TO_OVER_TA_MIN * ta));
         }
         // Reported, not asserted: too noisy or not the paper's shape here
         // (docs/experiments.md says why).

@@ -279,67 +279,46 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             points: cell.mbps.iter().map(|&v| ((i + 1) as f64, v)).collect(),
         });
     }
-    let mut checks = vec![Check {
-        what: "every flow completed".into(),
-        holds: complete,
-    }];
+    let mut checks = vec![Check::sanity("every flow completed".into(), complete)];
     let get = |k: &str| med.get(k).copied();
     match (get("clos"), get("direct"), get("vlb r3")) {
         (Some(clos), Some(direct), Some(vlb)) => {
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(format!(
                     "Clos is the upper bound: median {clos:.0} Mb/s >= 1.5x direct's {direct:.0} Mb/s"
-                ),
-                holds: clos >= 1.5 * direct,
-            });
-            checks.push(Check {
-                what: format!(
-                    "VLB is below Clos: median {vlb:.0} Mb/s <= 0.9x Clos's {clos:.0} Mb/s"
-                ),
-                // 0.9, not lower: Clos is bounded by the shared CPU, not its links,
-                // so the ratio moves with load (0.34-0.71 measured).
-                holds: vlb <= 0.9 * clos,
-            });
+                ), clos >= 1.5 * direct));
+            checks.push(Check::sanity(
+                format!("VLB is below Clos: median {vlb:.0} Mb/s <= 0.9x Clos's {clos:.0} Mb/s"),
+                {
+                    // 0.9, not lower: Clos is bounded by the shared CPU, not its links,
+                    // so the ratio moves with load (0.34-0.71 measured).
+                    vlb <= 0.9 * clos
+                },
+            ));
         }
-        _ => checks.push(Check {
-            what: "clos, direct and vlb r3 all measured".into(),
-            holds: false,
-        }),
+        _ => checks.push(Check::sanity(
+            "clos, direct and vlb r3 all measured".into(),
+            false,
+        )),
     }
     let r = |k: &str| reord.get(k).copied();
     match (r("clos"), r("direct"), r("vlb r3")) {
-        (Some(clos), Some(direct), Some(vlb)) => checks.push(Check {
-            what: format!(
+        (Some(clos), Some(direct), Some(vlb)) => checks.push(Check::sanity(format!(
                 "VLB reorders, direct paths do not: {vlb} reordering events vs direct {direct}, Clos {clos} (at least 100, and 10x)"
-            ),
-            holds: vlb >= 100 && vlb >= 10 * direct.max(clos),
-        }),
-        _ => checks.push(Check {
-            what: "reordering measured on clos, direct and vlb r3".into(),
-            holds: false,
-        }),
+            ), vlb >= 100 && vlb >= 10 * direct.max(clos))),
+        _ => checks.push(Check::sanity("reordering measured on clos, direct and vlb r3".into(), false)),
     }
     // The hybrid: more capacity than direct (the circuit plus the
     // electrical port), yet slower, because it reorders.
     match (get("direct"), get("hyb r3"), r("direct"), r("hyb r3")) {
         (Some(direct), Some(hyb), Some(rd), Some(rh)) => {
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(format!(
                     "hybrid RotorNet lags direct at tcp_reordering 3: median {hyb:.0} Mb/s <= {HYBRID_BELOW_DIRECT}x direct's {direct:.0} Mb/s"
-                ),
-                holds: hyb <= HYBRID_BELOW_DIRECT * direct,
-            });
-            checks.push(Check {
-                what: format!(
+                ), hyb <= HYBRID_BELOW_DIRECT * direct));
+            checks.push(Check::sanity(format!(
                     "the hybrid reorders: {rh} reordering events vs direct {rd} (at least 100, and 10x)"
-                ),
-                holds: rh >= 100 && rh >= 10 * rd,
-            });
+                ), rh >= 100 && rh >= 10 * rd));
         }
-        _ => checks.push(Check {
-            what: "direct and hyb r3 measured".into(),
-            holds: false,
-        }),
+        _ => checks.push(Check::sanity("direct and hyb r3 measured".into(), false)),
     }
     // The paper's 3 -> 5 where the threshold is a duplicate-ACK count that
     // stays put (`rotornet-8-hybrid-dupack.json`: SACK off, max_reordering
@@ -350,24 +329,18 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     let (d3, d5) = ("dupack r3", "dupack r5");
     match (get(d3), get(d5), r(d3), r(d5), x(d3), x(d5)) {
         (Some(m3), Some(m5), Some(r3), Some(r5), Some(x3), Some(x5)) => {
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(format!(
                     "the dupack hybrid recovers at tcp_reordering 5: median {m3:.0} -> {m5:.0} Mb/s ({:.2}x, at least {DUPACK_GAIN}x)",
                     m5 / m3
-                ),
-                holds: m5 >= DUPACK_GAIN * m3,
-            });
-            checks.push(Check {
-                what: format!(
+                ), m5 >= DUPACK_GAIN * m3));
+            checks.push(Check::sanity(format!(
                     "tcp_reordering 5 almost eliminates its reordering events and retransmissions: {r3} -> {r5} and {x3} -> {x5} (at least 100 at 3, at most a tenth of that at 5)"
-                ),
-                holds: r3 >= 100 && x3 >= 100 && 10 * r5 <= r3 && 10 * x5 <= x3,
-            });
+                ), r3 >= 100 && x3 >= 100 && 10 * r5 <= r3 && 10 * x5 <= x3));
         }
-        _ => checks.push(Check {
-            what: "dupack r3 and dupack r5 measured".into(),
-            holds: false,
-        }),
+        _ => checks.push(Check::sanity(
+            "dupack r3 and dupack r5 measured".into(),
+            false,
+        )),
     }
     // Reported, not asserted (docs/experiments.md: with SACK, this
     // kernel's RACK and adaptive reordering threshold absorb what 3 -> 5

@@ -502,56 +502,49 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
                 .collect(),
         });
     }
-    let mut checks = vec![Check {
-        what: "every response completed".into(),
-        holds: complete,
-    }];
+    let mut checks = vec![Check::sanity("every response completed".into(), complete)];
     match (cells.get("default"), cells.get("otcp")) {
         (Some(d), Some(o)) => {
             let rounds = d.round.len().max(1);
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(
+                format!(
                     "incast happens: default TCP timed out in {} of {} rounds (at least a tenth)",
                     d.rto_rounds.len(),
                     d.round.len()
                 ),
-                holds: d.rto_rounds.len() * 10 >= rounds,
-            });
+                d.rto_rounds.len() * 10 >= rounds,
+            ));
             let (dp, op) = (super::pct(&d.fct, 99.0), super::pct(&o.fct, 99.0));
             let (dr, or) = (super::pct(&d.rounds(), 99.0), super::pct(&o.rounds(), 99.0));
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(format!(
                     "OTCP cuts the tail: p99 response FCT {} ms vs default {} ms, p99 round {} vs {} ms (both at most a third)",
                     f(op),
                     f(dp),
                     f(or),
                     f(dr)
-                ),
-                holds: matches!((dp, op, dr, or), (Some(dp), Some(op), Some(dr), Some(or))
-                    // A third, not less: 6.6-17x measured under load
-                    // (the fabric is CPU-bound, which stretches OTCP's
-                    // millisecond rounds, not the 200 ms RTOs).
-                    if 3.0 * op <= dp && 3.0 * or <= dr),
-            });
-            checks.push(Check {
-                what: format!(
+                ), {
+// A third, not less: 6.6-17x measured under load
+// (the fabric is CPU-bound, which stretches OTCP's
+// millisecond rounds, not the 200 ms RTOs).
+matches!((dp, op, dr, or), (Some(dp), Some(op), Some(dr), Some(or))
+                    if 3.0 * op <= dp && 3.0 * or <= dr)}));
+            checks.push(Check::sanity(format!(
                     "OTCP cuts the timeouts: {} RTOs (in {} rounds) vs default {} (in {} rounds), at most half",
                     o.rto,
                     o.rto_rounds.len(),
                     d.rto,
                     d.rto_rounds.len()
-                ),
-                // The count only: OTCP's 4 ms RTO also fires spuriously
-                // when the loaded fabric stalls for tens of ms, which
-                // spreads its few RTOs over more rounds (3.9x fewer RTOs
-                // but only 2.6x fewer rounds with one, measured).
-                holds: 2 * o.rto <= d.rto,
-            });
+                ), {
+// The count only: OTCP's 4 ms RTO also fires spuriously
+// when the loaded fabric stalls for tens of ms, which
+// spreads its few RTOs over more rounds (3.9x fewer RTOs
+// but only 2.6x fewer rounds with one, measured).
+2 * o.rto <= d.rto}));
         }
-        _ => checks.push(Check {
-            what: "default and otcp both measured".into(),
-            holds: false,
-        }),
+        _ => checks.push(Check::sanity(
+            "default and otcp both measured".into(),
+            false,
+        )),
     }
     let chart = Chart {
         title: "OTCP under incast: response FCT, default TCP vs OTCP".into(),

@@ -349,46 +349,34 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             points: cell.mbps.iter().map(|&v| ((i + 1) as f64, v)).collect(),
         });
     }
-    let mut checks = vec![Check {
-        what: "every flow completed".into(),
-        holds: complete,
-    }];
+    let mut checks = vec![Check::sanity("every flow completed".into(), complete)];
     let get = |k: &str| sums.get(k).copied();
     match (get("ecmp r3"), get("rps r3"), get("sopa r10")) {
         (Some(ecmp), Some(rps), Some(sopa)) => {
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(format!(
                     "SOPA reorders far less than RPS: {} reordering events and {} retransmissions vs {} and {} (at most {REORDER_MAX}x and {RETRANS_MAX}x; RPS at least 100 events)",
                     sopa.reord, sopa.retrans, rps.reord, rps.retrans
-                ),
-                holds: rps.reord >= 100
+                ), rps.reord >= 100
                     && (sopa.reord as f64) <= REORDER_MAX * rps.reord as f64
-                    && (sopa.retrans as f64) <= RETRANS_MAX * rps.retrans as f64,
-            });
+                    && (sopa.retrans as f64) <= RETRANS_MAX * rps.retrans as f64));
             let best = sums
                 .iter()
                 .filter(|(k, _)| !k.ends_with("(F)"))
                 .map(|(_, s)| s.mean)
                 .fold(0.0, f64::max);
-            checks.push(Check {
-                what: format!(
+            checks.push(Check::sanity(format!(
                     "with FR threshold 10, SOPA's throughput is near the best: mean {:.0} Mb/s >= 0.9x the best mean {best:.0}",
                     sopa.mean
-                ),
-                holds: sopa.mean >= 0.9 * best,
-            });
-            checks.push(Check {
-                what: format!(
+                ), sopa.mean >= 0.9 * best));
+            checks.push(Check::sanity(format!(
                     "ECMP suffers from hash collisions: its slowest flow {:.0} Mb/s <= 0.7x SOPA's median {:.0}, and its mean {:.0} below SOPA's {:.0}",
                     ecmp.min, sopa.median, ecmp.mean, sopa.mean
-                ),
-                holds: ecmp.min <= 0.7 * sopa.median && ecmp.mean < sopa.mean,
-            });
+                ), ecmp.min <= 0.7 * sopa.median && ecmp.mean < sopa.mean));
         }
-        _ => checks.push(Check {
-            what: "ecmp r3, rps r3 and sopa r10 all measured".into(),
-            holds: false,
-        }),
+        _ => checks.push(Check::sanity(
+            "ecmp r3, rps r3 and sopa r10 all measured".into(),
+            false,
+        )),
     }
     let chart = Chart {
         title: "SOPA: permutation on a k=4 Fat-Tree, throughput per flow".into(),
