@@ -34,8 +34,37 @@ pub struct SetLoad {
     pub count: usize,
     /// Value bytes per SET.
     pub size: usize,
-    /// From one SET's start to the next's (a late SET starts at once).
+    /// From one SET's start to the next's (a late SET starts at once); the
+    /// mean gap when `poisson` is set.
     pub interval: Duration,
+    /// Exponential gaps (a Poisson process) from this seed, each client its
+    /// own stream: a fixed interval can lock to the optical cycle (2 ms is
+    /// 20 slices of 100 µs, so every SET of a client lands at one offset
+    /// into its slice) and then one run measures one phase of the cycle;
+    /// Poisson arrivals see the cycle's time average (PASTA).
+    pub poisson: Option<u64>,
+}
+
+impl SetLoad {
+    /// Each SET's start, from the first one's, for client `me`.
+    pub fn starts(&self, me: usize) -> Vec<Duration> {
+        use rand::SeedableRng;
+        let Some(seed) = self.poisson else {
+            return (0..self.count).map(|i| self.interval * i as u32).collect();
+        };
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(
+            seed ^ (me as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        );
+        let rate = 1.0 / self.interval.as_secs_f64().max(1e-9);
+        let mut at = 0.0;
+        (0..self.count)
+            .map(|_| {
+                let t = Duration::from_secs_f64(at);
+                at += crate::workload::arrivals::exponential_gap(&mut rng, rate);
+                t
+            })
+            .collect()
+    }
 }
 
 impl Default for SetLoad {
@@ -45,6 +74,7 @@ impl Default for SetLoad {
             count: 100,
             size: 4200,
             interval: Duration::from_millis(1),
+            poisson: None,
         }
     }
 }
@@ -181,9 +211,10 @@ fn client(
     // "set KEY 0 0 SIZE\r\n" + value + "\r\n", the key rewritten per SET.
     let mut req = Vec::with_capacity(load.size + 64);
     let mut reply = [0u8; 256];
+    let starts = load.starts(me);
     let begin = Instant::now();
-    for i in 0..load.count {
-        let at = begin + load.interval * i as u32;
+    for (i, &offset) in starts.iter().enumerate() {
+        let at = begin + offset;
         while Instant::now() < at {
             if stop() {
                 run.error = Some("interrupted".into());
@@ -259,5 +290,54 @@ fn read_line<'b>(
             }
             Err(e) => return Err(e.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How many of 10 equal bins of a 100 µs slice the starts fall in.
+    fn phases(starts: &[Duration]) -> usize {
+        let mut bins = [0usize; 10];
+        for s in starts {
+            bins[(s.as_nanos() % 100_000 / 10_000) as usize] += 1;
+        }
+        bins.iter().filter(|&&n| n * 20 >= starts.len()).count()
+    }
+
+    #[test]
+    fn poisson_starts_sample_every_phase_of_a_slice_and_fixed_ones_do_not() {
+        let fixed = SetLoad {
+            count: 500,
+            size: 4200,
+            interval: Duration::from_millis(2),
+            poisson: None,
+        };
+        let s = fixed.starts(3);
+        assert_eq!(s[1], Duration::from_millis(2));
+        assert_eq!(
+            phases(&s),
+            1,
+            "a 2 ms interval lands at one offset of a 100 us slice"
+        );
+        let p = SetLoad {
+            poisson: Some(7),
+            ..fixed
+        };
+        let s = p.starts(3);
+        assert_eq!(s.len(), 500);
+        assert_eq!(s[0], Duration::ZERO);
+        assert!(s.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(
+            phases(&s),
+            10,
+            "every tenth of the slice gets at least 5% of the SETs"
+        );
+        let mean = s[499].as_secs_f64() / 499.0;
+        assert!((0.0017..0.0023).contains(&mean), "mean gap {mean}");
+        // Deterministic per seed and client, and clients differ.
+        assert_eq!(p.starts(3), s);
+        assert_ne!(p.starts(4), s);
     }
 }

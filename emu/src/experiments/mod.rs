@@ -286,20 +286,21 @@ pub fn verdict(name: &str, checks: &[Check]) -> (String, bool) {
         s += &format!("{indent}[{mark}] {}\n", c.what);
     }
     let ok = !checks.iter().any(Check::fails);
-    let claims = |asserted: bool| {
-        let mut v: Vec<&'static str> = checks
-            .iter()
-            .filter(|c| c.asserted == asserted)
-            .filter_map(|c| c.claim.map(|cl| cl.quote))
-            .collect();
-        v.dedup();
-        v.len()
-    };
+    let asserted: std::collections::BTreeSet<&str> = checks
+        .iter()
+        .filter(|c| c.asserted)
+        .filter_map(|c| c.claim.map(|cl| cl.quote))
+        .collect();
+    let reported: std::collections::BTreeSet<&str> = checks
+        .iter()
+        .filter_map(|c| c.claim.map(|cl| cl.quote))
+        .filter(|q| !asserted.contains(q))
+        .collect();
     s += &format!(
         "{name}: the paper's shape {} ({} claims asserted, {} reported only)\n",
         if ok { "holds" } else { "does NOT hold" },
-        claims(true),
-        claims(false)
+        asserted.len(),
+        reported.len()
     );
     (s, ok)
 }
@@ -464,6 +465,42 @@ mod tests {
             e.contains("fig99") && e.contains("fig10") && e.contains("fig13"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_verdict_quotes_each_claim_once_and_only_asserted_checks_fail_it() {
+        const A: Claim = Claim {
+            source: "P §1",
+            quote: "a holds",
+        };
+        const B: Claim = Claim {
+            source: "P §2",
+            quote: "b holds",
+        };
+        let mut checks = vec![
+            Check::sanity("ran".into(), true),
+            Check::assert(A, "a1".into(), true),
+            Check::report(A, "a2".into()),
+            Check::report(B, "b1".into()),
+        ];
+        let (text, ok) = verdict("x", &checks);
+        assert!(ok, "{text}");
+        assert_eq!(text.matches("\"a holds\"").count(), 1, "{text}");
+        assert!(text.contains("  [ok] ran\n  P §1: \"a holds\"\n    [ok] a1\n    [reported] a2\n  P §2: \"b holds\"\n    [reported] b1"), "{text}");
+        assert!(
+            text.ends_with("x: the paper's shape holds (1 claims asserted, 1 reported only)\n"),
+            "{text}"
+        );
+        checks[1].holds = false;
+        let (text, ok) = verdict("x", &checks);
+        assert!(
+            !ok && text.contains("[FAILED] a1") && text.contains("does NOT hold"),
+            "{text}"
+        );
+        // A reported check that does not hold still does not fail.
+        checks[1].holds = true;
+        checks[3].holds = false;
+        assert!(verdict("x", &checks).1);
     }
 
     #[test]

@@ -93,8 +93,7 @@ pub fn generate(cdf: &SizeCdf, spec: &Spec) -> Vec<FlowSpec> {
     for &src in &senders {
         let mut t = 0.0f64;
         loop {
-            let u: f64 = rng.r#gen::<f64>().max(f64::MIN_POSITIVE);
-            t += -u.ln() / rate;
+            t += exponential_gap(&mut rng, rate);
             if t >= spec.duration_ns as f64 {
                 break;
             }
@@ -133,6 +132,13 @@ fn derangement(n: usize, rng: &mut SmallRng) -> Vec<usize> {
         p.swap(i, j);
     }
     p
+}
+
+/// One gap of a Poisson process of `rate` events per unit of time: the
+/// exponential's inverse CDF.
+pub fn exponential_gap(rng: &mut impl Rng, rate: f64) -> f64 {
+    let u: f64 = rng.r#gen::<f64>().max(f64::MIN_POSITIVE);
+    -u.ln() / rate
 }
 
 #[cfg(test)]
