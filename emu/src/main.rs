@@ -486,8 +486,15 @@ fn experiment_cmd(
         }
     };
     spin.finish();
-    print!("{text}");
-    Ok(ExitCode::SUCCESS)
+    let (text, checks) = text;
+    let name = format!("{which:?}").to_lowercase();
+    let (verdict, ok) = lh_emu::experiments::verdict(&name, &checks);
+    print!("{text}\n{verdict}");
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// An error and its causes as one statement: `context: error: cause`,

@@ -102,3 +102,38 @@ fn bad_names_and_parameters_exit_2_and_leave_nothing() {
     refused(&["experiment", "fig13", "--seed", "x"], &["seed"]);
     refused(&["report", "."], &["no saved experiment"]);
 }
+
+/// `experiment table3` prints the paper's claims and a verdict, and exits
+/// 1 when the shape does not hold: at 5% load nothing overflows, so column
+/// 1 loses nothing, unlike the paper's.
+#[test]
+fn table3_prints_a_verdict_and_exits_1_without_the_papers_shape() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(["experiment", "table3", "--duration-ms", "5", "--out"])
+            .arg(d.path().join("t3.json"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    for w in [
+        "Lighthouse §9.3, slice-miss prevention (Table 3): \"With slice-miss detection alone",
+        "[ok] column 2 below column 1 in loss rate and average delay",
+        "[ok] column 3 loses nothing",
+        "table3: the paper's shape holds (3 claims asserted, 0 reported only)",
+    ] {
+        assert!(out.contains(w), "{w:?} not in:\n{out}");
+    }
+    let o = run(&["--load", "0.05"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("[FAILED] column 1 loses frames")
+            && out.contains("table3: the paper's shape does NOT hold"),
+        "{out}"
+    );
+}
