@@ -53,7 +53,7 @@ fn fig8_quick_asserts_the_claims_it_can_show_live_and_reports_the_rest() {
     for w in [
         "fig8: the paper's shape holds (2 claims asserted, 5 reported only)",
         "Lighthouse §9.2, case I (Fig. 8): \"RotorNet employs VLB",
-        "[ok] Opera's mice median below RotorNet-VLB's",
+        "[ok] Opera's mice below RotorNet-VLB's at the lower quartile",
         "[ok] RotorNet-UCMP's elephants (2 MB) below RotorNet-VLB's",
         "[reported] 2 MB: RotorNet-VLB",
         "[reported] 2 MB: c-Through",
