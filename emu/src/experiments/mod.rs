@@ -206,9 +206,9 @@ fn make_dirs(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+fn write(path: &Path, data: impl AsRef<[u8]>) -> anyhow::Result<()> {
     let mut f = crate::securefs::create_file(path, 0o644)?;
-    f.write_all(text.as_bytes())
+    f.write_all(data.as_ref())
         .with_context(|| format!("writing {}", path.display()))
 }
 
@@ -226,25 +226,40 @@ pub fn verdict(name: &str, checks: &[Check]) -> (String, bool) {
     (s, ok)
 }
 
-/// Writes `NAME.csv` and `NAME.svg` into `dir` and prints the analysis;
-/// whether the shape holds.
+/// Writes `NAME.csv`, `NAME.svg` and `NAME.png` into `dir` and prints the
+/// analysis; whether the shape holds. The CSV and the SVG are written even
+/// when the PNG cannot be (no font), and the error says so.
 fn save_and_show(e: &Experiment, data: &Csv, dir: &Path, write_csv: bool) -> anyhow::Result<bool> {
     let a = (e.analyze)(data)?;
     let svg = plot::svg(&a.chart).map_err(anyhow::Error::msg)?;
     make_dirs(dir)?;
     let csv_path = dir.join(format!("{}.csv", e.name));
     if write_csv {
-        write(&csv_path, &data.to_text())?;
+        write(&csv_path, data.to_text())?;
     }
     let svg_path = dir.join(format!("{}.svg", e.name));
     write(&svg_path, &svg)?;
+    let png_path = dir.join(format!("{}.png", e.name));
+    let png = plot::png_of_svg(&svg);
+    if let Ok(p) = &png {
+        write(&png_path, p)?;
+    }
     let (v, ok) = verdict(e.name, &a.checks);
-    print!(
-        "{}\n{v}wrote {} and {}\n",
-        a.table,
-        csv_path.display(),
-        svg_path.display()
-    );
+    print!("{}\n{v}", a.table);
+    match png {
+        Ok(_) => println!(
+            "wrote {}, {} and {}",
+            csv_path.display(),
+            svg_path.display(),
+            png_path.display()
+        ),
+        Err(err) => anyhow::bail!(
+            "wrote {} and {}, but not {}: {err}",
+            csv_path.display(),
+            svg_path.display(),
+            png_path.display()
+        ),
+    }
     Ok(ok)
 }
 
