@@ -16,6 +16,7 @@ pub mod fig9;
 pub mod otcp;
 pub mod plot;
 pub mod sopa;
+pub mod tables_plot;
 
 use anyhow::Context;
 use csv::Csv;
@@ -292,8 +293,9 @@ pub fn run(name: &str, opts: &Opts, out: Option<PathBuf>) -> anyhow::Result<bool
 }
 
 /// `lighthouse report DIR`: re-plots every saved experiment in `DIR` and
-/// in its subdirectories (`results/` holds one per experiment); whether
-/// every shape holds.
+/// in its subdirectories (`results/` holds one per experiment), the
+/// figures' CSVs and the tables' JSON reports (`table2.json`,
+/// `table3.json`); whether every figure's shape holds.
 pub fn report(dir: &Path) -> anyhow::Result<bool> {
     let mut dirs = vec![dir.to_path_buf()];
     let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -319,10 +321,26 @@ pub fn report(dir: &Path) -> anyhow::Result<bool> {
             println!("== {} ({})", e.name, p.display());
             ok &= save_and_show(e, &data, d, false).with_context(|| format!("{}", p.display()))?;
         }
+        // Tables 2 and 3: their JSON report, plotted again.
+        for t in ["table2", "table3"] {
+            let p = d.join(format!("{t}.json"));
+            if !p.is_file() {
+                continue;
+            }
+            found += 1;
+            let text =
+                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            let v: serde_json::Value =
+                serde_json::from_str(&text).with_context(|| format!("{}", p.display()))?;
+            println!("== {t} ({})", p.display());
+            let wrote =
+                tables_plot::save_beside(&p, &v).with_context(|| format!("{}", p.display()))?;
+            println!("wrote {wrote}");
+        }
     }
     if found == 0 {
         anyhow::bail!(
-            "{}: no saved experiment ({}.csv) here or in its subdirectories",
+            "{}: no saved experiment ({}.csv, table2.json, table3.json) here or in its subdirectories",
             dir.display(),
             names().join(".csv, ")
         );
