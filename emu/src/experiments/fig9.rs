@@ -380,6 +380,7 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     }
     let chart = super::plot::strip(
         "Fig. 9: long TCP flows, throughput per flow",
+        "one marker per flow, the bar at the median",
         "setting (rN: tcp_reordering N)",
         Axis::linear("throughput per flow", Unit::BitsPerSecond),
         series,

@@ -181,9 +181,11 @@ impl Chart {
 
 /// A strip plot: per named setting, its samples (in `y`'s unit) around
 /// its category, with a bar at their median; the settings name the x axis,
-/// so there is no legend.
+/// so there is no legend. `what` says so above the plot (e.g. "one marker
+/// per flow, the bar at the median").
 pub fn strip(
     title: impl Into<String>,
+    what: &str,
     x_label: &str,
     y: Axis,
     samples: Vec<(String, Vec<f64>)>,
@@ -203,7 +205,7 @@ pub fn strip(
     Chart {
         title: title.into(),
         panels: vec![Panel {
-            title: String::new(),
+            title: what.to_string(),
             x: Axis::categories(x_label, names),
             y,
             series,

@@ -392,6 +392,7 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     }
     let chart = super::plot::strip(
         "SOPA: permutation on a k=4 Fat-Tree, throughput per flow",
+        "one marker per flow, the bar at the median",
         "setting (rN: fast-retransmit threshold N; (F): a failed link)",
         Axis::linear("throughput per flow", Unit::BitsPerSecond),
         series,

@@ -55,7 +55,7 @@ pub fn table2_chart(report: &Value) -> anyhow::Result<Chart> {
                 load * 100.0
             ),
             x: Axis::categories("", vec!["99.9th percentile".into(), "maximum".into()]),
-            y: Axis::log("buffer of one ToR", Unit::Bytes),
+            y: Axis::log("buffer of one ToR (log scale)", Unit::Bytes),
             series,
         },
     ))
