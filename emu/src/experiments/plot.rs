@@ -937,7 +937,7 @@ fn draw_panel(p: &Panel, area: &Root, root: &Root, names: &[(String, Style)]) ->
     b.margin_top(6)
         .margin_bottom(6)
         .margin_left(8)
-        .margin_right(22)
+        .margin_right(36)
         .x_label_area_size(if p.x.label.is_empty() { 30 } else { 52 })
         .y_label_area_size((ylab + if p.y.label.is_empty() { 16.0 } else { 40.0 }) as u32);
     if !p.title.is_empty() {
