@@ -11,7 +11,7 @@
 #
 # Steps: a Rust toolchain >= 1.85 (rustup into /opt/rust when missing or
 # too old); scripts/setup.sh (iproute2, ping, iperf3, ethtool, python3,
-# memcached, procps);
+# memcached, procps, fonts-dejavu-core);
 # scripts/setup-p4.sh (BMv2 and p4c; package-repository lines isolated
 # there); a release build of the workspace; `lighthouse lab list`.
 set -euo pipefail

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the demo and the tests need on a fresh Debian 12 or Ubuntu 24.04
 # machine (python3: the Mininet topology exporter, docs/mininet.md; memcached:
-# the memcached application, docs/cli.md#applications-memcached-allreduce).
+# the memcached application, docs/cli.md#applications-memcached-allreduce;
+# fonts-dejavu-core: the font of the experiments' PNG plots).
 # Idempotent and quick when everything is present.
 set -euo pipefail
 
@@ -10,6 +11,8 @@ for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:
   cmd=${pair%%:*}; pkg=${pair##*:}
   command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done
+# DejaVu Sans: the font of the experiments' PNG plots (emu/src/experiments/plot.rs).
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_pkgs+=(fonts-dejavu-core)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: need root to install: ${need_pkgs[*]} (run with sudo)" >&2

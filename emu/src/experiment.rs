@@ -409,7 +409,9 @@ pub fn table3(
     };
     std::fs::write(out, serde_json::to_string_pretty(&report)? + "\n")
         .with_context(|| format!("writing {}", out.display()))?;
+    let plots = crate::experiments::tables_plot::save_beside(out, &serde_json::to_value(&report)?)?;
     let _ = writeln!(s, "figures: {}", out.display());
+    let _ = writeln!(s, "plots: {plots}");
     Ok((s, checks))
 }
 
@@ -668,7 +670,9 @@ pub fn table2(
     };
     std::fs::write(out, serde_json::to_string_pretty(&report)? + "\n")
         .with_context(|| format!("writing {}", out.display()))?;
+    let plots = crate::experiments::tables_plot::save_beside(out, &serde_json::to_value(&report)?)?;
     let _ = writeln!(s, "figures: {}", out.display());
+    let _ = writeln!(s, "plots: {plots}");
     Ok((s, checks))
 }
 

@@ -129,9 +129,10 @@ enum Cmd {
     },
     /// Reproduce a table or figure of the paper, scaled to this machine
     /// (docs/experiments.md). table2/table3 run in virtual time and write
-    /// JSON; the figures (fig8, fig9, fig10, fig13), otcp and sopa drive live runs,
-    /// print a table, write a CSV and an SVG plot, and exit 1 if the
-    /// paper's shape does not hold.
+    /// JSON and a bar chart (SVG and PNG beside it); the figures (fig8,
+    /// fig9, fig10, fig13), otcp and sopa drive live runs, print a table,
+    /// write a CSV and a plot (SVG and PNG), and exit 1 if the paper's
+    /// shape does not hold.
     Experiment {
         which: ExperimentKind,
         /// Figures: fewer samples and settings (under a minute, for CI).
@@ -179,8 +180,9 @@ enum Cmd {
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
     },
-    /// Re-plot saved figure results: every fig*.csv (and otcp.csv, sopa.csv) in DIR
-    /// and in its subdirectories gets its table, checks and SVG plot again.
+    /// Re-plot saved results: every fig*.csv (and otcp.csv, sopa.csv) in DIR
+    /// and in its subdirectories gets its table, checks and plot (SVG and
+    /// PNG) again, every table2.json and table3.json its bar chart.
     Report { dir: PathBuf },
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
     #[command(subcommand)]

@@ -1,6 +1,6 @@
 //! `lighthouse experiment fig10|fig13 --quick` through the binary, with
 //! real runs (namespaces, kernel TCP, the native fabric): the paper's
-//! shape must hold, the CSV and SVG must be written, and `report` must
+//! shape must hold, the CSV, SVG and PNG must be written, and `report` must
 //! re-plot them. Each run's prefixes are read from its own output, and
 //! none of their namespaces may be left. Bad names and parameters exit 2
 //! and create nothing.

@@ -12,7 +12,7 @@
 //! by one slice per extra slice waited.
 
 use super::csv::Csv;
-use super::plot::{Chart, Series, Style};
+use super::plot::{Axis, Chart, Panel, Series, Style, Unit, si};
 use super::{Analysis, Check, Claim, Opts, Progress, pct};
 use anyhow::Context;
 use lh_ctrl::{SliceId, TorId};
@@ -340,29 +340,30 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             monotone && rise >= 0.5,
         ));
     }
-    let chart = Chart {
-        title: format!("Fig. 13: ping RTT vs slices waited ({d} ms slices, HOHO)"),
-        x_label: "slices waited (request + reply)".into(),
-        y_label: "RTT (ms)".into(),
-        log_x: false,
-        series: vec![
-            Series {
-                name: "each ping".into(),
-                style: Style::Points,
-                points: samples,
-            },
-            Series {
-                name: "fastest".into(),
-                style: Style::Line,
-                points: mins,
-            },
-            Series {
-                name: "median".into(),
-                style: Style::Line,
-                points: medians,
-            },
-        ],
-    };
+    // The chart, in seconds; the pings spread a little around their
+    // number of slices waited, as their RTTs come in whole milliseconds.
+    let secs = |v: Vec<(f64, f64)>| v.into_iter().map(|(k, ms)| (k, ms / 1e3)).collect();
+    let spread = samples
+        .iter()
+        .enumerate()
+        .map(|(j, &(k, ms))| (k + 0.5 * super::plot::jitter(j), ms / 1e3))
+        .collect();
+    let chart = Chart::single(
+        format!(
+            "Fig. 13: ping RTT vs slices waited ({} slices, HOHO)",
+            si(d / 1e3, Unit::Seconds)
+        ),
+        Panel {
+            title: String::new(),
+            x: Axis::linear("slices waited (request + reply)", Unit::Plain),
+            y: Axis::linear("round-trip time", Unit::Seconds),
+            series: vec![
+                Series::new("each ping", Style::Points, spread),
+                Series::new("fastest", Style::Line, secs(mins)),
+                Series::new("median", Style::Line, secs(medians)),
+            ],
+        },
+    );
     Ok(Analysis {
         table: t,
         chart,

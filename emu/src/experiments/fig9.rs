@@ -25,7 +25,7 @@
 //! `TCP_INFO`.
 
 use super::csv::Csv;
-use super::plot::{Chart, Series, Style};
+use super::plot::{Axis, Unit};
 use super::{Analysis, Check, Opts, Progress};
 use crate::workload::arrivals::FlowSpec;
 use anyhow::Context;
@@ -251,7 +251,7 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     let mut retrans: BTreeMap<String, u64> = BTreeMap::new();
     let mut series = Vec::new();
     let mut complete = true;
-    for (i, ((_, name, re), cell)) in cells.iter().enumerate() {
+    for ((_, name, re), cell) in cells.iter() {
         let l = label(name, *re);
         let m = super::pct(&cell.mbps, 50.0);
         let lo = cell.mbps.iter().copied().reduce(f64::min);
@@ -273,11 +273,8 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         }
         reord.insert(l.clone(), cell.reord);
         retrans.insert(l.clone(), cell.retrans);
-        series.push(Series {
-            name: l,
-            style: Style::Points,
-            points: cell.mbps.iter().map(|&v| ((i + 1) as f64, v)).collect(),
-        });
+        // The chart's samples, in bit/s.
+        series.push((l, cell.mbps.iter().map(|v| v * 1e6).collect::<Vec<f64>>()));
     }
     let mut checks = vec![Check::sanity("every flow completed".into(), complete)];
     let get = |k: &str| med.get(k).copied();
@@ -354,13 +351,13 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             );
         }
     }
-    let chart = Chart {
-        title: "Fig. 9: long TCP flows, throughput per flow".into(),
-        x_label: "setting (see legend)".into(),
-        y_label: "throughput (Mb/s)".into(),
-        log_x: false,
+    let chart = super::plot::strip(
+        "Fig. 9: long TCP flows, throughput per flow",
+        "one marker per flow, the bar at the median",
+        "setting (rN: tcp_reordering N)",
+        Axis::linear("throughput per flow", Unit::BitsPerSecond),
         series,
-    };
+    );
     Ok(Analysis {
         table: t,
         chart,

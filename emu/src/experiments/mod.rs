@@ -16,6 +16,7 @@ pub mod fig9;
 pub mod otcp;
 pub mod plot;
 pub mod sopa;
+pub mod tables_plot;
 
 use anyhow::Context;
 use csv::Csv;
@@ -258,9 +259,9 @@ fn make_dirs(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+fn write(path: &Path, data: impl AsRef<[u8]>) -> anyhow::Result<()> {
     let mut f = crate::securefs::create_file(path, 0o644)?;
-    f.write_all(text.as_bytes())
+    f.write_all(data.as_ref())
         .with_context(|| format!("writing {}", path.display()))
 }
 
@@ -305,25 +306,40 @@ pub fn verdict(name: &str, checks: &[Check]) -> (String, bool) {
     (s, ok)
 }
 
-/// Writes `NAME.csv` and `NAME.svg` into `dir` and prints the analysis;
-/// whether the shape holds.
+/// Writes `NAME.csv`, `NAME.svg` and `NAME.png` into `dir` and prints the
+/// analysis; whether the shape holds. The CSV and the SVG are written even
+/// when the PNG cannot be (no font), and the error says so.
 fn save_and_show(e: &Experiment, data: &Csv, dir: &Path, write_csv: bool) -> anyhow::Result<bool> {
     let a = (e.analyze)(data)?;
     let svg = plot::svg(&a.chart).map_err(anyhow::Error::msg)?;
     make_dirs(dir)?;
     let csv_path = dir.join(format!("{}.csv", e.name));
     if write_csv {
-        write(&csv_path, &data.to_text())?;
+        write(&csv_path, data.to_text())?;
     }
     let svg_path = dir.join(format!("{}.svg", e.name));
     write(&svg_path, &svg)?;
+    let png_path = dir.join(format!("{}.png", e.name));
+    let png = plot::png_of_svg(&svg);
+    if let Ok(p) = &png {
+        write(&png_path, p)?;
+    }
     let (v, ok) = verdict(e.name, &a.checks);
-    print!(
-        "{}\n{v}wrote {} and {}\n",
-        a.table,
-        csv_path.display(),
-        svg_path.display()
-    );
+    print!("{}\n{v}", a.table);
+    match png {
+        Ok(_) => println!(
+            "wrote {}, {} and {}",
+            csv_path.display(),
+            svg_path.display(),
+            png_path.display()
+        ),
+        Err(err) => anyhow::bail!(
+            "wrote {} and {}, but not {}: {err}",
+            csv_path.display(),
+            svg_path.display(),
+            png_path.display()
+        ),
+    }
     Ok(ok)
 }
 
@@ -356,8 +372,9 @@ pub fn run(name: &str, opts: &Opts, out: Option<PathBuf>) -> anyhow::Result<bool
 }
 
 /// `lighthouse report DIR`: re-plots every saved experiment in `DIR` and
-/// in its subdirectories (`results/` holds one per experiment); whether
-/// every shape holds.
+/// in its subdirectories (`results/` holds one per experiment), the
+/// figures' CSVs and the tables' JSON reports (`table2.json`,
+/// `table3.json`); whether every figure's shape holds.
 pub fn report(dir: &Path) -> anyhow::Result<bool> {
     let mut dirs = vec![dir.to_path_buf()];
     let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -383,10 +400,26 @@ pub fn report(dir: &Path) -> anyhow::Result<bool> {
             println!("== {} ({})", e.name, p.display());
             ok &= save_and_show(e, &data, d, false).with_context(|| format!("{}", p.display()))?;
         }
+        // Tables 2 and 3: their JSON report, plotted again.
+        for t in ["table2", "table3"] {
+            let p = d.join(format!("{t}.json"));
+            if !p.is_file() {
+                continue;
+            }
+            found += 1;
+            let text =
+                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            let v: serde_json::Value =
+                serde_json::from_str(&text).with_context(|| format!("{}", p.display()))?;
+            println!("== {t} ({})", p.display());
+            let wrote =
+                tables_plot::save_beside(&p, &v).with_context(|| format!("{}", p.display()))?;
+            println!("wrote {wrote}");
+        }
     }
     if found == 0 {
         anyhow::bail!(
-            "{}: no saved experiment ({}.csv) here or in its subdirectories",
+            "{}: no saved experiment ({}.csv, table2.json, table3.json) here or in its subdirectories",
             dir.display(),
             names().join(".csv, ")
         );

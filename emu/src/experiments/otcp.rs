@@ -24,7 +24,7 @@
 //! a socket only through it) — in both settings alike.
 
 use super::csv::Csv;
-use super::plot::{Chart, Series, Style};
+use super::plot::{Axis, Chart, Panel, Series, Unit};
 use super::{Analysis, Check, Opts, Progress};
 use crate::tcpinfo::{self, TcpCounters};
 use crate::workload::run::{Endpoint, is_timeout};
@@ -489,18 +489,16 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             cell.retrans
         );
         complete &= cell.fct.len() == cell.responses;
-        let mut v = cell.fct.clone();
-        v.sort_by(f64::total_cmp);
-        let k = v.len() as f64;
-        series.push(Series {
-            name: format!("{name} TCP"),
-            style: Style::Steps,
-            points: v
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| (x.max(1e-3), (i + 1) as f64 / k))
-                .collect(),
-        });
+        // The chart's CDF, in seconds (at least 1 µs, for the log axis).
+        let secs: Vec<f64> = cell.fct.iter().map(|ms| (ms / 1e3).max(1e-6)).collect();
+        series.push(Series::cdf(
+            if name == "otcp" {
+                "OTCP".to_string()
+            } else {
+                format!("{name} TCP")
+            },
+            &secs,
+        ));
     }
     let mut checks = vec![Check::sanity("every response completed".into(), complete)];
     match (cells.get("default"), cells.get("otcp")) {
@@ -546,13 +544,15 @@ matches!((dp, op, dr, or), (Some(dp), Some(op), Some(dr), Some(or))
             false,
         )),
     }
-    let chart = Chart {
-        title: "OTCP under incast: response FCT, default TCP vs OTCP".into(),
-        x_label: "response completion time (ms)".into(),
-        y_label: "CDF".into(),
-        log_x: true,
-        series,
-    };
+    let chart = Chart::single(
+        "OTCP under incast: response completion time, default TCP vs OTCP (CDF)",
+        Panel {
+            title: String::new(),
+            x: Axis::log("response completion time", Unit::Seconds),
+            y: Axis::cdf().with_label("fraction of responses"),
+            series,
+        },
+    );
     Ok(Analysis {
         table: t,
         chart,
@@ -595,7 +595,7 @@ mod tests {
         // 20 of 320 responses at 205 ms: p99 is one of them (nearest rank).
         assert!(a.table.contains("205.0"), "{}", a.table);
         assert!(a.table.contains("20/40"), "{}", a.table);
-        assert_eq!(a.chart.series.len(), 2);
+        assert_eq!(a.chart.series().count(), 2);
         // OTCP with the default's timeouts: neither the tail nor the count.
         let mut same = Csv::new(&COLUMNS);
         add(&mut same, "default", 40, 2.0, 205.0, 2, 1);

@@ -1,18 +1,122 @@
-//! SVG line and point charts with `plotters`' SVG backend. Text is written
-//! as SVG `<text>` elements (the crate's font features are off), so no
-//! system font or fontconfig is needed; viewers pick the font.
+//! The figures' one plot style: SVG with `plotters`' SVG backend, PNG by
+//! rendering that SVG with `resvg`.
+//!
+//! A [`Chart`] is a title, a legend shared by its panels and one or more
+//! [`Panel`]s in a grid. Every series gets its look (a colour of the
+//! Okabe–Ito palette and a marker, so curves stay apart in grey-scale
+//! print) from its name, the same in every panel of a chart. Axes carry a
+//! [`Unit`]: ticks read `10 KB`, `100 µs`, `1 ms`, `100 Mb/s`; log axes
+//! have decade ticks with minor grid lines between; categorical axes name
+//! their categories.
+//!
+//! Text is SVG `<text>` in DejaVu Sans (falling back to the viewer's
+//! sans-serif). The PNG needs that font on the machine: Debian's
+//! `fonts-dejavu-core`, which `scripts/setup.sh` installs; [`png`] says so
+//! when it is missing.
 
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::sync::{Arc, OnceLock};
+
+/// What an axis measures; its ticks are printed with SI prefixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A plain number (`0.25`, `12`, `10k`).
+    Plain,
+    /// Bytes: `999 B`, `4.2 KB`, `4 MB` (decimal prefixes).
+    Bytes,
+    /// Seconds: `100 µs`, `1 ms`, `2.5 s`.
+    Seconds,
+    /// Bits per second: `100 Mb/s`, `1 Gb/s`.
+    BitsPerSecond,
+    /// A fraction shown as a percentage: 0.1 is `10%`.
+    Percent,
+}
+
+/// One axis of a panel. Values are in the unit's base (seconds, bytes,
+/// bits per second), or category indices (0, 1, ...) on a categorical axis.
+#[derive(Clone, Debug)]
+pub struct Axis {
+    pub label: String,
+    pub unit: Unit,
+    /// Logarithmic (values must be > 0; others are not drawn).
+    pub log: bool,
+    /// Fixed bounds; `None`: from the data.
+    pub range: Option<(f64, f64)>,
+    /// Non-empty: a categorical axis, value `i` is `categories[i]`.
+    pub categories: Vec<String>,
+    /// Non-empty: the ticks (values), instead of ones chosen from the range.
+    pub ticks: Vec<f64>,
+}
+
+impl Axis {
+    pub fn linear(label: impl Into<String>, unit: Unit) -> Axis {
+        Axis {
+            label: label.into(),
+            unit,
+            log: false,
+            range: None,
+            categories: Vec::new(),
+            ticks: Vec::new(),
+        }
+    }
+    pub fn log(label: impl Into<String>, unit: Unit) -> Axis {
+        Axis {
+            log: true,
+            ..Axis::linear(label, unit)
+        }
+    }
+    /// A categorical axis of `names`.
+    pub fn categories(label: impl Into<String>, names: Vec<String>) -> Axis {
+        Axis {
+            categories: names,
+            ..Axis::linear(label, Unit::Plain)
+        }
+    }
+    /// The fraction-of-flows axis of a CDF: 0 to 1.
+    pub fn cdf() -> Axis {
+        Axis {
+            // A hair above 1, so markers at 1 are not cut.
+            range: Some((0.0, 1.02)),
+            ..Axis::linear("fraction of flows", Unit::Plain)
+        }
+    }
+    /// Ticks at these values (e.g. the settings measured).
+    pub fn with_ticks(self, ticks: Vec<f64>) -> Axis {
+        Axis { ticks, ..self }
+    }
+    pub fn with_label(self, label: impl Into<String>) -> Axis {
+        Axis {
+            label: label.into(),
+            ..self
+        }
+    }
+    pub fn with_range(self, lo: f64, hi: f64) -> Axis {
+        Axis {
+            range: Some((lo, hi)),
+            ..self
+        }
+    }
+}
 
 /// How a series is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Style {
     /// Points joined by a line, with a marker at each point.
     Line,
-    /// Markers only (raw samples).
+    /// Markers only (raw samples), translucent.
     Points,
-    /// A step function (CDFs).
+    /// A step function (CDFs, from [`cdf`]) with a few markers on it.
     Steps,
+    /// Raw samples spread around their category of a categorical x axis,
+    /// with a bar at their median (a strip plot).
+    Strip,
+    /// Bars at the categories of a categorical x axis; several bar series
+    /// in a panel stand side by side (grouped bars), labelled with their
+    /// value.
+    Bars,
 }
 
 /// One named series of (x, y) points.
@@ -23,167 +127,1241 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A chart: axes, labels and series.
+impl Series {
+    pub fn new(name: impl Into<String>, style: Style, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.into(),
+            style,
+            points,
+        }
+    }
+    /// The empirical CDF of `values` as a step series.
+    pub fn cdf(name: impl Into<String>, values: &[f64]) -> Series {
+        Series::new(name, Style::Steps, cdf(values))
+    }
+}
+
+/// One plot of a chart.
 #[derive(Clone, Debug)]
-pub struct Chart {
+pub struct Panel {
+    /// Above the panel, e.g. `(a) mice`; may be empty.
     pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    /// A logarithmic x axis (values must be > 0).
-    pub log_x: bool,
+    pub x: Axis,
+    pub y: Axis,
     pub series: Vec<Series>,
 }
 
-const PALETTE: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(255, 127, 14),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-];
+/// A figure: a title, a legend and panels in a grid.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    pub title: String,
+    pub panels: Vec<Panel>,
+    /// Panels per row; 0 picks (1, 2, 3, 2x2, 3 per row beyond).
+    pub columns: usize,
+    /// A legend of the series' names above the panels (drawn when there
+    /// are at least two names).
+    pub legend: bool,
+}
 
-fn bounds(c: &Chart) -> ((f64, f64), (f64, f64)) {
-    let pts = || c.series.iter().flat_map(|s| s.points.iter());
-    let fold = |f: &dyn Fn(&(f64, f64)) -> f64| {
-        pts()
-            .map(f)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                (a.min(v), b.max(v))
-            })
-    };
-    let (mut x0, mut x1) = fold(&|p| p.0);
-    let (_, y1) = fold(&|p| p.1);
-    if !x0.is_finite() {
-        (x0, x1) = (1.0, 2.0);
+impl Chart {
+    /// A chart of one panel, with a legend.
+    pub fn single(title: impl Into<String>, panel: Panel) -> Chart {
+        Chart {
+            title: title.into(),
+            panels: vec![panel],
+            columns: 0,
+            legend: true,
+        }
     }
-    if x1 <= x0 {
-        x1 = x0 + 1.0;
-    }
-    let y1 = if y1.is_finite() && y1 > 0.0 { y1 } else { 1.0 };
-    if c.log_x {
-        ((x0 / 1.5, x1 * 1.5), (0.0, y1 * 1.1))
-    } else {
-        let pad = (x1 - x0) * 0.05;
-        ((x0 - pad, x1 + pad), (0.0, y1 * 1.1))
+    /// Every series of every panel.
+    pub fn series(&self) -> impl Iterator<Item = &Series> {
+        self.panels.iter().flat_map(|p| p.series.iter())
     }
 }
+
+/// A strip plot: per named setting, its samples (in `y`'s unit) around
+/// its category, with a bar at their median; the settings name the x axis,
+/// so there is no legend. `what` says so above the plot (e.g. "one marker
+/// per flow, the bar at the median").
+pub fn strip(
+    title: impl Into<String>,
+    what: &str,
+    x_label: &str,
+    y: Axis,
+    samples: Vec<(String, Vec<f64>)>,
+) -> Chart {
+    let names = samples.iter().map(|(n, _)| n.clone()).collect();
+    let series = samples
+        .into_iter()
+        .enumerate()
+        .map(|(i, (n, v))| {
+            Series::new(
+                n,
+                Style::Strip,
+                v.into_iter().map(|y| (i as f64, y)).collect(),
+            )
+        })
+        .collect();
+    Chart {
+        title: title.into(),
+        panels: vec![Panel {
+            title: what.to_string(),
+            x: Axis::categories(x_label, names),
+            y,
+            series,
+        }],
+        columns: 0,
+        legend: false,
+    }
+}
+
+// ---------------------------------------------------------------- style
+
+/// The Okabe–Ito palette (colour-blind safe), yellow last as it is the
+/// faintest on white.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black
+    RGBColor(240, 228, 66),  // yellow
+];
+
+/// Marker shapes, one per series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Marker {
+    Circle,
+    Square,
+    TriangleUp,
+    Diamond,
+    TriangleDown,
+    Cross,
+    Plus,
+    Star,
+}
+
+pub const MARKERS: [Marker; 8] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::TriangleUp,
+    Marker::Diamond,
+    Marker::TriangleDown,
+    Marker::Cross,
+    Marker::Plus,
+    Marker::Star,
+];
+
+/// How series number `i` of a chart is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Look {
+    pub color: RGBColor,
+    pub marker: Marker,
+}
+
+/// The look of series `i`: colours and markers both cycle over 8, the
+/// markers shifted by one each round, so the first 64 looks all differ.
+pub fn look(i: usize) -> Look {
+    let n = PALETTE.len();
+    Look {
+        color: PALETTE[i % n],
+        marker: MARKERS[(i + i / n) % MARKERS.len()],
+    }
+}
+
+/// The font of every text (then the viewer's sans-serif).
+pub const FONT: &str = "DejaVu Sans";
+const FONT_FAMILY: &str = "DejaVu Sans, Bitstream Vera Sans, Arial, Helvetica, sans-serif";
+/// Text sizes in pixels of the SVG.
+const TITLE_PX: f64 = 19.0;
+const PANEL_TITLE_PX: f64 = 15.0;
+const AXIS_PX: f64 = 14.0;
+const TICK_PX: f64 = 12.5;
+const LEGEND_PX: f64 = 13.5;
+const VALUE_PX: f64 = 10.0;
+/// Marker radius, line width.
+const MARKER_R: f64 = 4.5;
+const LINE_W: u32 = 2;
+const GRID: RGBColor = RGBColor(215, 215, 215);
+const GRID_MINOR: RGBColor = RGBColor(238, 238, 238);
+/// A panel's size alone in a chart, and in a grid.
+const SINGLE: (u32, u32) = (780, 470);
+const CELL: (u32, u32) = (530, 390);
+const TITLE_H: u32 = 38;
+const LEGEND_ROW_H: u32 = 24;
+/// The PNG's pixels per SVG pixel.
+pub const PNG_SCALE: f32 = 2.0;
+
+/// A text style `px` pixels high (plotters' SVG backend writes size/1.24).
+fn font(px: f64) -> TextStyle<'static> {
+    (FONT_FAMILY, px * 1.24).into_font().color(&BLACK)
+}
+
+/// Estimated width of `s` in pixels at `px` (DejaVu Sans' advances:
+/// about 0.55 em for lower case, 0.65 for capitals and digits, 0.32 for
+/// spaces and punctuation).
+fn text_width(s: &str, px: f64) -> f64 {
+    s.chars()
+        .map(|c| match c {
+            'a'..='z' => 0.55,
+            'A'..='Z' | '0'..='9' | '%' => 0.66,
+            _ => 0.34,
+        })
+        .sum::<f64>()
+        * px
+}
+
+// ---------------------------------------------------------------- ticks
+
+fn trim(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// `v` with at most 3 significant digits (`decimals` more if given),
+/// trailing zeros dropped.
+fn num(v: f64, decimals: Option<usize>) -> String {
+    let d = decimals.unwrap_or_else(|| {
+        let a = v.abs();
+        if a >= 100.0 || a == 0.0 {
+            0
+        } else if a >= 10.0 {
+            1
+        } else if a >= 1.0 {
+            2
+        } else {
+            (2.0 - a.log10().floor()) as usize
+        }
+    });
+    let s = trim(format!("{v:.d$}"));
+    if s == "-0" { "0".into() } else { s }
+}
+
+/// The prefixes of `unit`: (scale, suffix), ascending.
+fn prefixes(unit: Unit) -> &'static [(f64, &'static str)] {
+    match unit {
+        Unit::Bytes => &[
+            (1.0, " B"),
+            (1e3, " KB"),
+            (1e6, " MB"),
+            (1e9, " GB"),
+            (1e12, " TB"),
+        ],
+        Unit::Seconds => &[(1e-9, " ns"), (1e-6, " µs"), (1e-3, " ms"), (1.0, " s")],
+        Unit::BitsPerSecond => &[
+            (1.0, " b/s"),
+            (1e3, " kb/s"),
+            (1e6, " Mb/s"),
+            (1e9, " Gb/s"),
+            (1e12, " Tb/s"),
+        ],
+        Unit::Plain => &[(1.0, ""), (1e3, "k"), (1e6, "M"), (1e9, "G")],
+        Unit::Percent => &[(0.01, "%")],
+    }
+}
+
+/// The prefix for `v`: the largest scale at most |v| (the smallest for
+/// tiny values); plain numbers below 10 000 keep no prefix.
+fn prefix_for(v: f64, unit: Unit) -> (f64, &'static str) {
+    let p = prefixes(unit);
+    let a = v.abs();
+    if unit == Unit::Plain && a < 1e4 {
+        return p[0];
+    }
+    let mut best = p[0];
+    for &q in p {
+        // A hair of slack so that 999.9996 ms reads 1 s.
+        if a >= q.0 * 0.9995 {
+            best = q;
+        }
+    }
+    best
+}
+
+/// `v` in `unit` with an SI prefix: `si(10_000.0, Bytes)` is `10 KB`,
+/// `si(1e-3, Seconds)` is `1 ms`.
+pub fn si(v: f64, unit: Unit) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    if v == 0.0 {
+        let base = prefixes(unit)
+            .iter()
+            .find(|p| p.0 == 1.0)
+            .or(prefixes(unit).first())
+            .map_or("", |p| p.1);
+        return format!("0{base}");
+    }
+    let (scale, suffix) = prefix_for(v, unit);
+    format!("{}{suffix}", num(v / scale, None))
+}
+
+/// Ticks of a linear axis, all with one prefix (that of the largest), as
+/// many decimals as the step needs.
+fn linear_labels(ticks: &[f64], unit: Unit) -> Vec<String> {
+    let big = ticks.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let (scale, suffix) = prefix_for(big, unit);
+    let step = ticks
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .fold(f64::INFINITY, f64::min);
+    let decimals = if step.is_finite() && step > 0.0 {
+        (-(step / scale).log10().floor()).max(0.0) as usize
+    } else {
+        2
+    };
+    ticks
+        .iter()
+        .map(|&v| {
+            if v == 0.0 {
+                format!("0{suffix}")
+            } else {
+                format!("{}{suffix}", num(v / scale, Some(decimals)))
+            }
+        })
+        .collect()
+}
+
+/// A "nice" step (1, 2 or 5 times a power of ten) near `raw`.
+fn nice_step(raw: f64) -> f64 {
+    let p = 10f64.powf(raw.log10().floor());
+    let m = raw / p;
+    p * if m <= 1.0 {
+        1.0
+    } else if m <= 2.0 {
+        2.0
+    } else if m <= 5.0 {
+        5.0
+    } else {
+        10.0
+    }
+}
+
+/// About `n` nice ticks covering [lo, hi] (the smallest nice step that
+/// gives at most n + 1 intervals), and the range they span.
+pub fn linear_ticks(lo: f64, hi: f64, n: usize) -> (Vec<f64>, (f64, f64)) {
+    let (lo, hi) = if hi > lo { (lo, hi) } else { (lo, lo + 1.0) };
+    let n = n.max(1) as f64;
+    let mut step = nice_step((hi - lo) / (n + 1.0));
+    while (hi - lo) / step > n + 1.0 + 1e-9 {
+        step = nice_step(step * 1.01);
+    }
+    let a = (lo / step + 1e-9).floor() as i64;
+    let b = (hi / step - 1e-9).ceil() as i64;
+    let ticks = (a..=b).map(|k| k as f64 * step).collect();
+    (ticks, (a as f64 * step, b as f64 * step))
+}
+
+/// Ticks of a log axis over [lo, hi]: the decades when there are at least
+/// three, else 1-3, 1-2-5 or 1-2-3-5 times them, else nice linear ones.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let within = |m: &[f64]| -> Vec<f64> {
+        decade_ticks(lo / 10.0, hi * 10.0)
+            .into_iter()
+            .flat_map(|d| m.iter().map(move |k| k * d))
+            .filter(|&t| t >= lo * (1.0 - 1e-9) && t <= hi * (1.0 + 1e-9))
+            .collect()
+    };
+    for m in [
+        &[1.0][..],
+        &[1.0, 3.0],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 2.0, 3.0, 5.0],
+    ] {
+        let t = within(m);
+        if t.len() >= 3 {
+            return t;
+        }
+    }
+    let (t, _) = linear_ticks(lo, hi, 4);
+    t.into_iter().filter(|&t| t >= lo && t <= hi).collect()
+}
+
+/// Every power of ten in [lo, hi] (lo > 0).
+pub fn decade_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let a = (lo.log10() - 1e-9).ceil() as i32;
+    let b = (hi.log10() + 1e-9).floor() as i32;
+    (a..=b).map(|e| 10f64.powi(e)).collect()
+}
+
+/// The empirical CDF of `values`: (value, fraction of values at most it)
+/// at each distinct finite value, ascending.
+pub fn cdf(values: &[f64]) -> Vec<(f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len() as f64;
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for (i, &x) in v.iter().enumerate() {
+        let f = (i + 1) as f64 / n;
+        match out.last_mut() {
+            Some(last) if last.0 == x => last.1 = f,
+            _ => out.push((x, f)),
+        }
+    }
+    out
+}
+
+/// An axis as drawn: the range, ticks and minor grid lines in drawing
+/// coordinates (log10 of the value on a log axis) and the tick labels.
+struct Frame {
+    range: (f64, f64),
+    ticks: Vec<f64>,
+    minor: Vec<f64>,
+    labels: Vec<String>,
+}
+
+impl Frame {
+    fn label(&self, v: f64) -> String {
+        self.ticks
+            .iter()
+            .position(|t| (t - v).abs() <= 1e-9 * (1.0 + t.abs()))
+            .map_or(String::new(), |i| self.labels[i].clone())
+    }
+}
+
+/// A linear coordinate with the frame's ticks as its key points: labelled
+/// grid lines at the ticks, light ones at the minor ticks.
+struct Ticked {
+    lo: f64,
+    hi: f64,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl Ticked {
+    fn of(f: &Frame) -> Ticked {
+        Ticked {
+            lo: f.range.0,
+            hi: f.range.1,
+            bold: f.ticks.clone(),
+            light: f.minor.clone(),
+        }
+    }
+}
+
+impl Ranged for Ticked {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let t = (v - self.lo) / (self.hi - self.lo);
+        limit.0 + (t * f64::from(limit.1 - limit.0)).round() as i32
+    }
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.light.clone()
+        } else {
+            self.bold.clone()
+        }
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// The drawing coordinate of `v` on `a` (None: not drawable).
+fn coord(a: &Axis, v: f64) -> Option<f64> {
+    match (a.log, v.is_finite()) {
+        (_, false) => None,
+        (true, _) if v <= 0.0 => None,
+        (true, _) => Some(v.log10()),
+        (false, _) => Some(v),
+    }
+}
+
+fn frame(a: &Axis, values: &[f64], bars: bool) -> Frame {
+    if !a.categories.is_empty() {
+        let n = a.categories.len();
+        return Frame {
+            range: (-0.5, n as f64 - 0.5),
+            ticks: (0..n).map(|i| i as f64).collect(),
+            minor: Vec::new(),
+            labels: a.categories.clone(),
+        };
+    }
+    let vals: Vec<f64> = values
+        .iter()
+        .copied()
+        .filter(|&v| coord(a, v).is_some())
+        .collect();
+    let (mut lo, mut hi) = vals
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+            (l.min(v), h.max(v))
+        });
+    if let Some(r) = a.range {
+        (lo, hi) = r;
+    }
+    if !lo.is_finite() {
+        (lo, hi) = if a.log { (1.0, 10.0) } else { (0.0, 1.0) };
+    }
+    if a.log {
+        if hi <= lo {
+            (lo, hi) = (lo / 2.0, hi * 2.0);
+        }
+        let (mut l, mut h) = (lo.log10(), hi.log10());
+        if bars && a.range.is_none() {
+            // Bars grow from a decade, not from just under the smallest.
+            l = (l - 1e-9).floor();
+        }
+        if bars {
+            // Room for the value labels above the bars.
+            h += 0.12 * (h - l).max(0.5);
+        }
+        let pad = if a.range.is_some() || bars {
+            0.0
+        } else {
+            0.04 * (h - l).max(0.3)
+        };
+        let range = (l - pad, h + pad);
+        let (vlo, vhi) = (10f64.powf(range.0), 10f64.powf(range.1));
+        let ticks = if a.ticks.is_empty() {
+            log_ticks(vlo, vhi)
+        } else {
+            a.ticks.clone()
+        };
+        let minor = decade_ticks(vlo / 10.0, vhi)
+            .into_iter()
+            .flat_map(|d| (2..10).map(move |k| k as f64 * d))
+            .filter(|&t| t >= vlo && t <= vhi)
+            .map(f64::log10)
+            .collect();
+        return Frame {
+            range,
+            labels: ticks.iter().map(|&t| si(t, a.unit)).collect(),
+            ticks: ticks.iter().map(|t| t.log10()).collect(),
+            minor,
+        };
+    }
+    // Positive data start at 0 when 0 is not far off (bars always).
+    let zero = a.range.is_none() && lo >= 0.0 && (bars || lo < 0.5 * hi);
+    if zero {
+        lo = 0.0;
+    }
+    if hi <= lo {
+        hi = lo + if lo == 0.0 { 1.0 } else { lo.abs() };
+    }
+    let (mut ticks, span) = linear_ticks(lo, hi, 6);
+    if !a.ticks.is_empty() {
+        ticks = a.ticks.clone();
+    }
+    let pad = 0.04 * (hi - lo);
+    let range = match a.range {
+        Some(r) => r,
+        // Room for the value labels above the bars.
+        None if bars => (lo, span.1.max(hi + 0.12 * (hi - lo))),
+        // Markers at 0 are not cut in half.
+        None => (if zero { -0.02 * hi } else { lo - pad }, hi + pad),
+    };
+    let eps = 1e-9 * (range.1 - range.0);
+    let ticks: Vec<f64> = ticks
+        .into_iter()
+        .filter(|&t| t >= range.0 - eps && t <= range.1 + eps)
+        .collect();
+    Frame {
+        labels: linear_labels(&ticks, a.unit),
+        ticks,
+        minor: Vec::new(),
+        range,
+    }
+}
+
+// ---------------------------------------------------------------- layout
+
+/// Panels per row.
+fn columns(c: &Chart) -> usize {
+    let n = c.panels.len().max(1);
+    match c.columns {
+        0 if n == 4 => 2,
+        0 => n.min(3),
+        k => k.min(n),
+    }
+}
+
+/// The series names of the legend, in order of first appearance, with the
+/// style of their first series: each name's look is its index here.
+fn names(c: &Chart) -> Vec<(String, Style)> {
+    let mut v: Vec<(String, Style)> = Vec::new();
+    for s in c.series() {
+        if !v.iter().any(|(n, _)| *n == s.name) {
+            v.push((s.name.clone(), s.style));
+        }
+    }
+    v
+}
+
+fn look_of(names: &[(String, Style)], name: &str) -> Look {
+    look(names.iter().position(|(n, _)| n == name).unwrap_or(0))
+}
+
+const LEGEND_SAMPLE: f64 = 34.0;
+const LEGEND_GAP: f64 = 22.0;
+
+/// The legend's entries per row (indices into `names`) for a width.
+fn legend_rows(names: &[(String, Style)], width: u32) -> Vec<Vec<usize>> {
+    let avail = width as f64 - 40.0;
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut used = f64::INFINITY;
+    for (i, (n, _)) in names.iter().enumerate() {
+        let w = LEGEND_SAMPLE + 6.0 + text_width(n, LEGEND_PX) + LEGEND_GAP;
+        if used + w > avail {
+            rows.push(Vec::new());
+            used = 0.0;
+        }
+        rows.last_mut().expect("pushed above").push(i);
+        used += w;
+    }
+    // As many per row as the greedy fill needed rows, spread evenly (4 + 3,
+    // not 6 + 1), when that fits.
+    if rows.len() > 1 {
+        let per = names.len().div_ceil(rows.len());
+        let even: Vec<Vec<usize>> = (0..names.len())
+            .collect::<Vec<_>>()
+            .chunks(per)
+            .map(<[usize]>::to_vec)
+            .collect();
+        let width = |row: &[usize]| -> f64 {
+            row.iter()
+                .map(|&i| LEGEND_SAMPLE + 6.0 + text_width(&names[i].0, LEGEND_PX) + LEGEND_GAP)
+                .sum()
+        };
+        if even.len() == rows.len() && even.iter().all(|r| width(r) <= avail) {
+            return even;
+        }
+    }
+    rows
+}
+
+fn show_legend(c: &Chart, names: &[(String, Style)]) -> bool {
+    c.legend && names.len() >= 2
+}
+
+/// The chart's size in SVG pixels.
+pub fn size(c: &Chart) -> (u32, u32) {
+    let cols = columns(c) as u32;
+    let rows = c.panels.len().max(1).div_ceil(cols as usize) as u32;
+    let cell = if c.panels.len() <= 1 { SINGLE } else { CELL };
+    let w = cell.0 * cols;
+    let names = names(c);
+    let legend = if show_legend(c, &names) {
+        legend_rows(&names, w).len() as u32 * LEGEND_ROW_H + 6
+    } else {
+        0
+    };
+    (w, TITLE_H + legend + cell.1 * rows)
+}
+
+// ---------------------------------------------------------------- drawing
+
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+type Root<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// The chart as an SVG document.
 pub fn svg(c: &Chart) -> Result<String, String> {
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (800, 500)).into_drawing_area();
-        draw(c, root).map_err(|e| format!("plotting {}: {e}", c.title))?;
+        let root = SVGBackend::with_string(&mut out, size(c)).into_drawing_area();
+        draw(c, &root).map_err(|e| format!("plotting {}: {e}", c.title))?;
     }
     Ok(out)
 }
 
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
+/// A marker of shape `m` centred on pixel `(x, y)`.
+/// A marker of shape `m` centred on pixel `(x, y)`, filled with `color`;
+/// with `edge`, outlined in a darker shade of it (which keeps light
+/// colours such as yellow visible on white).
+fn marker(
+    root: &Root,
+    m: Marker,
+    (x, y): (i32, i32),
+    r: f64,
+    color: RGBAColor,
+    edge: bool,
+) -> DrawResult {
+    let style = color.filled();
+    let dark = RGBAColor(
+        (f64::from(color.0) * 0.55) as u8,
+        (f64::from(color.1) * 0.55) as u8,
+        (f64::from(color.2) * 0.55) as u8,
+        color.3.max(0.8),
+    );
+    let p = |dx: f64, dy: f64| (x + dx.round() as i32, y + dy.round() as i32);
+    let poly = |pts: Vec<(i32, i32)>| -> DrawResult {
+        root.draw(&Polygon::new(pts.clone(), style))?;
+        if edge {
+            let mut ring = pts;
+            ring.push(ring[0]);
+            root.draw(&PathElement::new(ring, dark.stroke_width(1)))?;
+        }
+        Ok(())
+    };
+    match m {
+        Marker::Circle => {
+            root.draw(&Circle::new((x, y), r.round() as i32, style))?;
+            if edge {
+                root.draw(&Circle::new((x, y), r.round() as i32, dark.stroke_width(1)))?;
+            }
+        }
+        Marker::Square => {
+            let a = r * 0.85;
+            poly(vec![p(-a, -a), p(a, -a), p(a, a), p(-a, a)])?
+        }
+        Marker::TriangleUp => {
+            let a = r * 1.15;
+            poly(vec![p(0.0, -a), p(a, a * 0.75), p(-a, a * 0.75)])?
+        }
+        Marker::TriangleDown => {
+            let a = r * 1.15;
+            poly(vec![p(0.0, a), p(a, -a * 0.75), p(-a, -a * 0.75)])?
+        }
+        Marker::Diamond => {
+            let a = r * 1.2;
+            poly(vec![p(0.0, -a), p(a, 0.0), p(0.0, a), p(-a, 0.0)])?
+        }
+        Marker::Cross | Marker::Plus => {
+            let a = r;
+            let s = style.stroke_width(2);
+            let (l1, l2) = if m == Marker::Cross {
+                ([p(-a, -a), p(a, a)], [p(-a, a), p(a, -a)])
+            } else {
+                let b = a * 1.2;
+                ([p(-b, 0.0), p(b, 0.0)], [p(0.0, -b), p(0.0, b)])
+            };
+            root.draw(&PathElement::new(l1.to_vec(), s))?;
+            root.draw(&PathElement::new(l2.to_vec(), s))?
+        }
+        Marker::Star => {
+            let pts = (0..10)
+                .map(|k| {
+                    let a = std::f64::consts::PI * (k as f64 / 5.0 - 0.5);
+                    let rr = if k % 2 == 0 { r * 1.35 } else { r * 0.6 };
+                    p(rr * a.cos(), rr * a.sin())
+                })
+                .collect();
+            poly(pts)?
+        }
+    }
+    Ok(())
+}
 
-fn draw(c: &Chart, root: DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> DrawResult {
+fn draw(c: &Chart, root: &Root) -> DrawResult {
     root.fill(&WHITE)?;
-    let ((x0, x1), (y0, y1)) = bounds(c);
-    let mut b = ChartBuilder::on(&root);
-    b.caption(&c.title, ("sans-serif", 20))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(70);
-    if c.log_x {
-        let mut ch = b.build_cartesian_2d((x0..x1).log_scale(), y0..y1)?;
-        ch.configure_mesh()
-            .x_desc(&c.x_label)
-            .y_desc(&c.y_label)
-            .draw()?;
-        series(c, &mut ch)?;
-    } else {
-        let mut ch = b.build_cartesian_2d(x0..x1, y0..y1)?;
-        ch.configure_mesh()
-            .x_desc(&c.x_label)
-            .y_desc(&c.y_label)
-            .draw()?;
-        series(c, &mut ch)?;
+    let (w, _) = root.dim_in_pixel();
+    root.draw(&Text::new(
+        c.title.clone(),
+        ((w / 2) as i32, 10),
+        font(TITLE_PX).pos(Pos::new(HPos::Center, VPos::Top)),
+    ))?;
+    let names = names(c);
+    let mut top = TITLE_H;
+    if show_legend(c, &names) {
+        let rows = legend_rows(&names, w);
+        for (r, row) in rows.iter().enumerate() {
+            let width: f64 = row
+                .iter()
+                .map(|&i| LEGEND_SAMPLE + 6.0 + text_width(&names[i].0, LEGEND_PX) + LEGEND_GAP)
+                .sum::<f64>()
+                - LEGEND_GAP;
+            let mut x = (w as f64 - width) / 2.0;
+            let y = (top + r as u32 * LEGEND_ROW_H + LEGEND_ROW_H / 2) as i32;
+            for &i in row {
+                let (name, style) = &names[i];
+                let l = look(i);
+                let (x0, x1) = (x as i32, (x + LEGEND_SAMPLE) as i32);
+                match style {
+                    Style::Bars => root.draw(&Rectangle::new(
+                        [(x0 + 4, y - 7), (x1 - 4, y + 7)],
+                        l.color.filled(),
+                    ))?,
+                    Style::Line | Style::Steps => root.draw(&PathElement::new(
+                        vec![(x0, y), (x1, y)],
+                        l.color.stroke_width(LINE_W),
+                    ))?,
+                    _ => {}
+                }
+                let (mc, edge) = match style {
+                    Style::Bars => (WHITE.to_rgba(), false),
+                    _ => (l.color.to_rgba(), true),
+                };
+                marker(root, l.marker, ((x0 + x1) / 2, y), MARKER_R, mc, edge)?;
+                root.draw(&Text::new(
+                    name.clone(),
+                    (x1 + 6, y),
+                    font(LEGEND_PX).pos(Pos::new(HPos::Left, VPos::Center)),
+                ))?;
+                x += LEGEND_SAMPLE + 6.0 + text_width(name, LEGEND_PX) + LEGEND_GAP;
+            }
+        }
+        top += rows.len() as u32 * LEGEND_ROW_H + 6;
+    }
+    let (_, body) = root.split_vertically(top);
+    let cols = columns(c);
+    let rows = c.panels.len().max(1).div_ceil(cols);
+    let cells = body.split_evenly((rows, cols));
+    for (p, area) in c.panels.iter().zip(cells.iter()) {
+        draw_panel(p, area, root, &names)?;
     }
     root.present()?;
     Ok(())
 }
 
-fn series<'a, X>(
-    c: &Chart,
-    ch: &mut ChartContext<
-        'a,
-        SVGBackend<'a>,
-        Cartesian2d<X, plotters::coord::types::RangedCoordf64>,
-    >,
-) -> DrawResult
-where
-    X: Ranged<ValueType = f64>,
-{
-    for (i, s) in c.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let pts = s.points.clone();
-        let anno = match s.style {
-            Style::Line => {
-                ch.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
-                ch.draw_series(LineSeries::new(pts, color.stroke_width(2)))?
-            }
-            Style::Points => ch.draw_series(
-                pts.iter()
-                    .map(|&p| Circle::new(p, 2, color.mix(0.4).filled())),
-            )?,
-            Style::Steps => {
-                let mut v = Vec::with_capacity(pts.len() * 2);
-                for w in pts.windows(2) {
-                    v.push(w[0]);
-                    v.push((w[1].0, w[0].1));
-                }
-                v.extend(pts.last());
-                ch.draw_series(LineSeries::new(v, color.stroke_width(2)))?
-            }
-        };
-        anno.label(s.name.clone()).legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-        });
+/// Deterministic spread in [-0.5, 0.5) for sample `j` (golden ratio).
+pub fn jitter(j: usize) -> f64 {
+    (j as f64 * 0.618_033_988_75).fract() - 0.5
+}
+
+fn draw_panel(p: &Panel, area: &Root, root: &Root, names: &[(String, Style)]) -> DrawResult {
+    let bars: Vec<&Series> = p.series.iter().filter(|s| s.style == Style::Bars).collect();
+    let xs: Vec<f64> = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|q| q.0))
+        .collect();
+    let ys: Vec<f64> = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|q| q.1))
+        .collect();
+    let fx = frame(&p.x, &xs, false);
+    let fy = frame(&p.y, &ys, !bars.is_empty());
+    let ylab = fy
+        .labels
+        .iter()
+        .map(|l| text_width(l, TICK_PX))
+        .fold(0.0, f64::max);
+    let mut b = ChartBuilder::on(area);
+    b.margin_top(6)
+        .margin_bottom(6)
+        .margin_left(8)
+        .margin_right(36)
+        .x_label_area_size(if p.x.label.is_empty() { 30 } else { 52 })
+        .y_label_area_size((ylab + if p.y.label.is_empty() { 16.0 } else { 40.0 }) as u32);
+    if !p.title.is_empty() {
+        b.caption(&p.title, font(PANEL_TITLE_PX));
     }
-    ch.configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
+    let mut ch = b.build_cartesian_2d(Ticked::of(&fx), Ticked::of(&fy))?;
+    let xf = |v: &f64| fx.label(*v);
+    let yf = |v: &f64| fy.label(*v);
+    let mut mesh = ch.configure_mesh();
+    mesh.x_desc(&p.x.label)
+        .y_desc(&p.y.label)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .label_style(font(TICK_PX))
+        .axis_desc_style(font(AXIS_PX))
+        .bold_line_style(GRID)
+        .light_line_style(GRID_MINOR)
+        .axis_style(BLACK.stroke_width(1));
+    if !p.x.categories.is_empty() {
+        mesh.disable_x_mesh();
+    }
+    mesh.draw()?;
+
+    let to = |a: &Axis, v: f64| coord(a, v);
+    let px = |ch: &ChartContext<'_, SVGBackend<'_>, _>, x: f64, y: f64| {
+        Some(ch.backend_coord(&(to(&p.x, x)?, to(&p.y, y)?)))
+    };
+    let bottom = fy.range.0;
+    let bar_w = 0.86 / bars.len().max(1) as f64;
+    let mut bar_i = 0;
+    // The value labels drawn: (left, right, top, bottom) in pixels.
+    let mut labels: Vec<(i32, i32, i32, i32)> = Vec::new();
+    for s in &p.series {
+        let l = look_of(names, &s.name);
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter_map(|&(x, y)| Some((to(&p.x, x)?, to(&p.y, y)?)))
+            .collect();
+        match s.style {
+            Style::Line => {
+                ch.draw_series(LineSeries::new(pts.clone(), l.color.stroke_width(LINE_W)))?;
+                for &(x, y) in &s.points {
+                    if let Some(q) = px(&ch, x, y) {
+                        marker(root, l.marker, q, MARKER_R, l.color.to_rgba(), true)?;
+                    }
+                }
+            }
+            Style::Points => {
+                for &(x, y) in &s.points {
+                    if let Some(q) = px(&ch, x, y) {
+                        marker(root, l.marker, q, 2.5, l.color.mix(0.45), false)?;
+                    }
+                }
+            }
+            Style::Strip => {
+                for (j, &(x, y)) in s.points.iter().enumerate() {
+                    if let Some(q) = px(&ch, x + 0.5 * jitter(j), y) {
+                        marker(root, l.marker, q, 3.2, l.color.mix(0.75), true)?;
+                    }
+                }
+                let mut v: Vec<f64> = s.points.iter().map(|q| q.1).collect();
+                v.sort_by(f64::total_cmp);
+                if let (Some(&med), Some(&(x, _))) =
+                    (v.get(v.len().saturating_sub(1) / 2), s.points.first())
+                    && let (Some(a), Some(b)) = (px(&ch, x - 0.32, med), px(&ch, x + 0.32, med))
+                {
+                    root.draw(&PathElement::new(vec![a, b], BLACK.stroke_width(3)))?;
+                }
+            }
+            Style::Steps => {
+                let mut v = Vec::with_capacity(pts.len() * 2 + 1);
+                if let Some(&(x, _)) = pts.first() {
+                    v.push((x, to(&p.y, 0.0).unwrap_or(bottom).max(bottom)));
+                }
+                let mut prev: Option<f64> = None;
+                for &(x, y) in &pts {
+                    if let Some(py) = prev {
+                        v.push((x, py));
+                    }
+                    v.push((x, y));
+                    prev = Some(y);
+                }
+                ch.draw_series(LineSeries::new(v, l.color.stroke_width(LINE_W)))?;
+                for q in step_markers(&s.points, names.iter().position(|n| n.0 == s.name)) {
+                    if let Some(q) = px(&ch, q.0, q.1) {
+                        marker(root, l.marker, q, MARKER_R, l.color.to_rgba(), true)?;
+                    }
+                }
+            }
+            Style::Bars => {
+                for &(x, y) in &s.points {
+                    let Some(top) = to(&p.y, y) else { continue };
+                    let x0 = x - 0.43 + bar_i as f64 * bar_w;
+                    let (a, b) = (x0 + 0.06 * bar_w, x0 + 0.94 * bar_w);
+                    let top = top.max(bottom);
+                    if top > bottom {
+                        ch.draw_series(std::iter::once(Rectangle::new(
+                            [(a, bottom), (b, top)],
+                            l.color.filled(),
+                        )))?;
+                    }
+                    let (ta, tb) = (ch.backend_coord(&(a, top)), ch.backend_coord(&(b, bottom)));
+                    let cx = (ta.0 + tb.0) / 2;
+                    // The marker inside a tall bar, above a short one.
+                    let tall = tb.1 - ta.1 >= 22;
+                    let (my, mc) = if tall {
+                        (tb.1 - 11, WHITE.to_rgba())
+                    } else {
+                        (ta.1 - 9, l.color.to_rgba())
+                    };
+                    marker(root, l.marker, (cx, my), MARKER_R, mc, !tall)?;
+                    // The value above, raised past the labels it would cover.
+                    let text = si(y, p.y.unit);
+                    let half = (text_width(&text, VALUE_PX) / 2.0).ceil() as i32 + 2;
+                    let h = VALUE_PX.ceil() as i32 + 2;
+                    let mut ly = if tall { ta.1 - 3 } else { ta.1 - 18 };
+                    while labels.iter().any(|&(l0, l1, y0, y1)| {
+                        cx - half < l1 && cx + half > l0 && ly - h < y1 && ly > y0
+                    }) {
+                        ly -= h;
+                    }
+                    labels.push((cx - half, cx + half, ly - h, ly));
+                    root.draw(&Text::new(
+                        text,
+                        (cx, ly),
+                        font(VALUE_PX).pos(Pos::new(HPos::Center, VPos::Bottom)),
+                    ))?;
+                }
+                bar_i += 1;
+            }
+        }
+    }
     Ok(())
+}
+
+/// Where a step series gets its markers: all its points when it has few,
+/// else at 5 levels of y, shifted by the series' index so that curves
+/// that run together do not hide each other's markers.
+fn step_markers(pts: &[(f64, f64)], index: Option<usize>) -> Vec<(f64, f64)> {
+    if pts.len() <= 8 {
+        return pts.to_vec();
+    }
+    let (lo, hi) = pts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| {
+            (l.min(p.1), h.max(p.1))
+        });
+    let phase = (index.unwrap_or(0) as f64 * 0.618_033_988_75).fract() * 0.8 + 0.1;
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for j in 0..5 {
+        let level = lo + (hi - lo) * (j as f64 + phase) / 5.0;
+        if let Some(&q) = pts.iter().find(|q| q.1 >= level)
+            && out.last() != Some(&q)
+        {
+            out.push(q);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- PNG
+
+/// The system's fonts, loaded once; an error when DejaVu Sans is not
+/// among them.
+fn fonts() -> Result<Arc<usvg::fontdb::Database>, String> {
+    static DB: OnceLock<Result<Arc<usvg::fontdb::Database>, String>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_system_fonts();
+        db.set_sans_serif_family(FONT);
+        if !db.faces().any(|f| f.families.iter().any(|(n, _)| n == FONT)) {
+            return Err(format!(
+                "no {FONT} font for the PNG plots ({} fonts found): install Debian's fonts-dejavu-core (scripts/setup.sh does)",
+                db.len()
+            ));
+        }
+        Ok(Arc::new(db))
+    })
+    .clone()
+}
+
+use resvg::{tiny_skia, usvg};
+
+/// `svg` rendered as a PNG, [`PNG_SCALE`] pixels per SVG pixel.
+pub fn png_of_svg(svg: &str) -> Result<Vec<u8>, String> {
+    let opt = usvg::Options {
+        fontdb: fonts()?,
+        font_family: FONT.into(),
+        ..Default::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| format!("reading the SVG: {e}"))?;
+    let s = tree.size();
+    let (w, h) = (
+        (s.width() * PNG_SCALE).round() as u32,
+        (s.height() * PNG_SCALE).round() as u32,
+    );
+    let mut pix = tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("no {w}x{h} pixmap"))?;
+    pix.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE),
+        &mut pix.as_mut(),
+    );
+    pix.encode_png()
+        .map_err(|e| format!("encoding the PNG: {e}"))
+}
+
+/// The chart as an SVG document and as a PNG of it.
+pub fn render(c: &Chart) -> Result<(String, Vec<u8>), String> {
+    let s = svg(c)?;
+    let p = png_of_svg(&s).map_err(|e| format!("{}: {e}", c.title))?;
+    Ok((s, p))
+}
+
+/// The width and height a PNG's header gives (None: not a PNG).
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    const MAGIC: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
+    if png.len() < 24 || png[..8] != MAGIC || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+
+    fn two_series() -> Chart {
+        Chart::single(
+            "RTT per hop",
+            Panel {
+                title: String::new(),
+                x: Axis::linear("slices waited", Unit::Plain),
+                y: Axis::linear("RTT", Unit::Seconds),
+                series: vec![
+                    Series::new(
+                        "median",
+                        Style::Line,
+                        vec![(0.0, 1e-4), (1.0, 1.1e-3), (2.0, 2.1e-3)],
+                    ),
+                    Series::new(
+                        "fastest",
+                        Style::Steps,
+                        vec![(0.0, 5e-5), (1.0, 1e-3), (2.0, 2e-3)],
+                    ),
+                ],
+            },
+        )
+    }
 
     #[test]
     fn renders_text_and_series_without_fonts() {
+        let c = two_series();
+        let s = svg(&c).unwrap();
+        assert!(s.starts_with("<svg"), "{}", &s[..80.min(s.len())]);
+        for t in [
+            "RTT per hop",
+            "slices waited",
+            "RTT",
+            "median",
+            "fastest",
+            "1 ms",
+        ] {
+            assert!(s.contains(t), "{t} missing from the SVG");
+        }
+        assert!(s.contains("<polyline"), "no line drawn");
+        assert!(s.contains("DejaVu Sans"), "not in the one font");
+        assert!(!s.contains(".0<"), "a tick reads like 10000.0");
+    }
+
+    #[test]
+    fn series_get_distinct_colours_and_markers() {
+        let first8: Vec<Look> = (0..8).map(look).collect();
+        let colours: HashSet<_> = first8.iter().map(|l| l.color).collect();
+        let markers: HashSet<_> = first8.iter().map(|l| l.marker).collect();
+        assert_eq!((colours.len(), markers.len()), (8, 8));
+        // Beyond 8, the (colour, marker) pairs still differ.
+        let pairs: HashSet<_> = (0..64).map(|i| (look(i).color, look(i).marker)).collect();
+        assert_eq!(pairs.len(), 64);
+        // In a chart the look follows the name, the same in every panel.
         let c = Chart {
-            title: "RTT per hop".into(),
-            x_label: "slices waited".into(),
-            y_label: "RTT (ms)".into(),
-            log_x: false,
-            series: vec![
-                Series {
-                    name: "median".into(),
-                    style: Style::Line,
-                    points: vec![(0.0, 0.1), (1.0, 1.1), (2.0, 2.1)],
+            title: "t".into(),
+            columns: 0,
+            legend: true,
+            panels: (0..2)
+                .map(|k| Panel {
+                    title: format!("panel {k}"),
+                    x: Axis::log("FCT", Unit::Seconds),
+                    y: Axis::cdf(),
+                    series: ["a", "b", "c"]
+                        .iter()
+                        .skip(k)
+                        .map(|n| Series::cdf(*n, &[1e-3, 2e-3]))
+                        .collect(),
+                })
+                .collect(),
+        };
+        let n = names(&c);
+        assert_eq!(look_of(&n, "b"), look(1));
+        assert_eq!(look_of(&n, "c"), look(2));
+        let s = svg(&c).unwrap();
+        for col in &PALETTE[..3] {
+            let hex = format!("#{:02X}{:02X}{:02X}", col.0, col.1, col.2);
+            assert!(s.to_uppercase().contains(&hex), "{hex} not drawn");
+        }
+    }
+
+    #[test]
+    fn si_ticks() {
+        use Unit::*;
+        for (v, u, want) in [
+            (10_000.0, Bytes, "10 KB"),
+            (4_000_000.0, Bytes, "4 MB"),
+            (4_200.0, Bytes, "4.2 KB"),
+            (999.0, Bytes, "999 B"),
+            (0.0, Bytes, "0 B"),
+            (1e-3, Seconds, "1 ms"),
+            (1e-4, Seconds, "100 µs"),
+            (2.5, Seconds, "2.5 s"),
+            (1.5e-3, Seconds, "1.5 ms"),
+            (0.9999996, Seconds, "1 s"),
+            (1e8, BitsPerSecond, "100 Mb/s"),
+            (1e9, BitsPerSecond, "1 Gb/s"),
+            (0.1, Percent, "10%"),
+            (0.0005, Percent, "0.05%"),
+            (0.25, Plain, "0.25"),
+            (12.0, Plain, "12"),
+            (20_000.0, Plain, "20k"),
+        ] {
+            assert_eq!(si(v, u), want, "{v} {u:?}");
+        }
+        // A linear axis: one prefix, as many decimals as the step needs.
+        let (t, r) = linear_ticks(0.0, 2.2e-3, 5);
+        assert_eq!(r, (0.0, 2.5e-3));
+        assert_eq!(
+            linear_labels(&t, Seconds),
+            ["0 ms", "0.5 ms", "1 ms", "1.5 ms", "2 ms", "2.5 ms"]
+        );
+        // A log axis: decades, in SI, when there are three.
+        assert_eq!(decade_ticks(3e-5, 2e-2), [1e-4, 1e-3, 1e-2]);
+        assert_eq!(log_ticks(3e-5, 2e-2), [1e-4, 1e-3, 1e-2]);
+        let f = frame(&Axis::log("FCT", Seconds), &[2e-5, 3e-1], false);
+        assert_eq!(f.labels, ["100 µs", "1 ms", "10 ms", "100 ms"]);
+        assert!(f.minor.len() >= 8 * 4, "{:?}", f.minor);
+        // Fewer decades: 1-3 (then 1-2-5, 1-2-3-5) times them.
+        let f = frame(&Axis::log("FCT", Seconds), &[2e-4, 3e-2], false);
+        assert_eq!(f.labels, ["300 µs", "1 ms", "3 ms", "10 ms", "30 ms"]);
+        assert_eq!(log_ticks(1.5e6, 2.5e7), [2e6, 5e6, 1e7, 2e7]);
+        // Within a decade: nice linear ticks.
+        let f = frame(&Axis::log("FCT", Seconds), &[1.1e-3, 4e-3], false);
+        assert_eq!(f.labels, ["2 ms", "3 ms", "4 ms"]);
+        // Given ticks win.
+        let f = frame(
+            &Axis::log("slice", Seconds).with_ticks(vec![1e-4, 4e-4, 1.6e-3]),
+            &[1e-4, 1.6e-3],
+            false,
+        );
+        assert_eq!(f.labels, ["100 µs", "400 µs", "1.6 ms"]);
+    }
+
+    #[test]
+    fn cdf_by_hand() {
+        assert_eq!(
+            cdf(&[3.0, 1.0, 2.0, 2.0, f64::NAN]),
+            [(1.0, 0.25), (2.0, 0.75), (3.0, 1.0)]
+        );
+        assert!(cdf(&[]).is_empty());
+        // A few points keep all their markers, many get five.
+        let p = cdf(&(1..=100).map(f64::from).collect::<Vec<_>>());
+        assert_eq!(step_markers(&p[..5], Some(0)).len(), 5);
+        let m = step_markers(&p, Some(3));
+        assert_eq!(m.len(), 5);
+        assert!(m.windows(2).all(|w| w[0].1 < w[1].1), "{m:?}");
+    }
+
+    #[test]
+    fn png_is_a_png_of_the_charts_size() {
+        let c = two_series();
+        let (s, p) = render(&c).unwrap();
+        assert!(s.starts_with("<svg"));
+        let (w, h) = size(&c);
+        assert_eq!(
+            png_size(&p),
+            Some(((w as f32 * PNG_SCALE) as u32, (h as f32 * PNG_SCALE) as u32))
+        );
+        assert_eq!(png_size(b"GIF89a not a png at all"), None);
+        // Text was rendered: the PNG is far from blank white.
+        assert!(p.len() > 10_000, "{} bytes", p.len());
+    }
+
+    #[test]
+    fn grouped_bars_and_strips_render() {
+        let cats = vec!["p99.9".to_string(), "max".to_string()];
+        let bar =
+            |n: &str, k: f64| Series::new(n, Style::Bars, vec![(0.0, 1e5 * k), (1.0, 2e5 * k)]);
+        let c = Chart {
+            title: "bars".into(),
+            columns: 0,
+            legend: true,
+            panels: vec![
+                Panel {
+                    title: "(a)".into(),
+                    x: Axis::categories("", cats),
+                    y: Axis::log("ToR buffer", Unit::Bytes),
+                    series: vec![bar("VLB", 25.0), bar("HOHO", 1.0)],
                 },
-                Series {
-                    name: "CDF".into(),
-                    style: Style::Steps,
-                    points: vec![(0.0, 0.0), (1.0, 0.5), (2.0, 1.0)],
+                Panel {
+                    title: "(b)".into(),
+                    x: Axis::categories("setting", vec!["clos".into(), "direct".into()]),
+                    y: Axis::linear("throughput", Unit::BitsPerSecond),
+                    series: vec![
+                        Series::new("clos", Style::Strip, vec![(0.0, 9e8), (0.0, 8e8)]),
+                        Series::new("direct", Style::Strip, vec![(1.0, 3e8), (1.0, 4e8)]),
+                    ],
                 },
             ],
         };
         let s = svg(&c).unwrap();
-        assert!(s.starts_with("<svg"), "{}", &s[..80.min(s.len())]);
-        for t in ["RTT per hop", "slices waited", "RTT (ms)", "median", "CDF"] {
-            assert!(s.contains(t), "{t} missing from the SVG");
+        for t in ["p99.9", "max", "2.5 MB", "100 KB", "direct", "Mb/s"] {
+            assert!(s.contains(t), "{t} missing");
         }
-        assert!(s.contains("<polyline"), "no line drawn");
-        let log = Chart { log_x: true, ..c };
-        assert!(svg(&log).unwrap().contains("<text"));
+        assert_eq!(size(&c).0, 2 * CELL.0);
     }
 }

@@ -13,7 +13,7 @@
 //! retransmissions and timeouts are the senders' `TCP_INFO`.
 
 use super::csv::Csv;
-use super::plot::{Chart, Series, Style};
+use super::plot::{Axis, Unit};
 use super::{Analysis, Check, Opts, Progress};
 use crate::workload::arrivals::FlowSpec;
 use anyhow::Context;
@@ -309,7 +309,7 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     let mut sums: BTreeMap<String, Sum> = BTreeMap::new();
     let mut series = Vec::new();
     let mut complete = true;
-    for (i, ((_, l), cell)) in cells.iter().enumerate() {
+    for ((_, l), cell) in cells.iter() {
         let mean =
             (!cell.mbps.is_empty()).then(|| cell.mbps.iter().sum::<f64>() / cell.mbps.len() as f64);
         let median = super::pct(&cell.mbps, 50.0);
@@ -343,11 +343,11 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
                 },
             );
         }
-        series.push(Series {
-            name: l.clone(),
-            style: Style::Points,
-            points: cell.mbps.iter().map(|&v| ((i + 1) as f64, v)).collect(),
-        });
+        // The chart's samples, in bit/s.
+        series.push((
+            l.clone(),
+            cell.mbps.iter().map(|v| v * 1e6).collect::<Vec<f64>>(),
+        ));
     }
     let mut checks = vec![Check::sanity("every flow completed".into(), complete)];
     let get = |k: &str| sums.get(k).copied();
@@ -378,13 +378,13 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             false,
         )),
     }
-    let chart = Chart {
-        title: "SOPA: permutation on a k=4 Fat-Tree, throughput per flow".into(),
-        x_label: "setting (see legend)".into(),
-        y_label: "throughput (Mb/s)".into(),
-        log_x: false,
+    let chart = super::plot::strip(
+        "SOPA: permutation on a k=4 Fat-Tree, throughput per flow",
+        "one marker per flow, the bar at the median",
+        "setting (rN: fast-retransmit threshold N; (F): a failed link)",
+        Axis::linear("throughput per flow", Unit::BitsPerSecond),
         series,
-    };
+    );
     Ok(Analysis {
         table: t,
         chart,
@@ -435,7 +435,7 @@ mod tests {
         let a = analyze(&papers()).unwrap();
         assert!(a.checks.iter().all(|c| c.holds), "{:?}", a.checks);
         assert!(a.table.contains("sopa r10 (F)"), "{}", a.table);
-        assert_eq!(a.chart.series.len(), SETTINGS.len());
+        assert_eq!(a.chart.series().count(), SETTINGS.len());
         // FCT of 1 MiB at 93, 92, 92, 91 Mb/s: 90.2, 91.2, 91.2, 92.2 ms;
         // nearest rank p50 91, p99 92.
         let row = a

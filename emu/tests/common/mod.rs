@@ -193,7 +193,10 @@ pub fn experiment_quick(name: &str, runs: usize, out: &std::path::Path) -> (Stri
 /// written again and the shape still holds.
 pub fn report_replots(name: &str, out: &std::path::Path) {
     let svg = out.join(format!("{name}.svg"));
+    let png = out.join(format!("{name}.png"));
+    assert_png(&png);
     std::fs::remove_file(&svg).unwrap();
+    std::fs::remove_file(&png).unwrap();
     let r = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
         .arg("report")
         .arg(out)
@@ -206,4 +209,17 @@ pub fn report_replots(name: &str, out: &std::path::Path) {
         "{rs}"
     );
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    assert_png(&png);
+    assert!(
+        rs.contains(&png.display().to_string()),
+        "PNG not named: {rs}"
+    );
+}
+
+/// `path` is a PNG (its signature and header) of a plausible size.
+pub fn assert_png(path: &std::path::Path) {
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (w, h) = lh_emu::experiments::plot::png_size(&b)
+        .unwrap_or_else(|| panic!("{}: not a PNG", path.display()));
+    assert!(w >= 800 && h >= 500, "{}: {w}x{h}", path.display());
 }
