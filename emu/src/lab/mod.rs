@@ -7,6 +7,12 @@
 //! matchings) and returns one [`Check`] per question. Graders never parse
 //! CLI text and never create kernel state.
 //!
+//! Only the student's work is graded: the files a lab says not to edit
+//! (its configs, a given schedule) are embedded in the binary
+//! ([`checks::Shipped`]); facts are derived from those, and one check per
+//! such file fails, naming the first changed JSON path, if the working
+//! copy's differs.
+//!
 //! Exit codes of `lighthouse lab grade`: 0 full marks, 1 some check failed,
 //! 2 the lab or a file could not be read at all ([`LabError`]).
 
