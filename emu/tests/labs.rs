@@ -72,6 +72,15 @@ fn try_score(out: &str) -> Option<(u32, u32)> {
     Some((x.parse().ok()?, y.parse().ok()?))
 }
 
+/// Why lab 07's BMv2 checks cannot run here (they need root, simple_switch
+/// and p4c-bm2-ss), or None.
+fn p4_missing() -> Option<String> {
+    if !common::is_root() {
+        return Some("needs root (network namespaces)".into());
+    }
+    bmv2_thrift::toolchain().err().map(|e| e.to_string())
+}
+
 fn folders() -> Vec<(String, PathBuf)> {
     let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(labs())
         .unwrap()
@@ -134,8 +143,14 @@ fn every_starter_fails_with_hints_and_every_solution_scores_full_marks() {
     for (num, dir) in folders() {
         let before = snapshot(&dir);
         let s = lighthouse(&["lab", "grade", &num]);
+        // Lab 07 without the P4 toolchain or root is incomplete (exit 3).
+        let want = if num == "07" && p4_missing().is_some() {
+            3
+        } else {
+            1
+        };
         assert_eq!(
-            s.code, 1,
+            s.code, want,
             "lab {num} starter must fail:\n{}{}",
             s.stdout, s.stderr
         );
@@ -153,6 +168,14 @@ fn every_starter_fails_with_hints_and_every_solution_scores_full_marks() {
 
         let sol = dir.join("solution");
         let r = lighthouse(&["lab", "grade", &num, "--dir", sol.to_str().unwrap()]);
+        if num == "07"
+            && let Some(why) = p4_missing()
+        {
+            eprintln!("SKIPPED lab 07 solution full marks: {why}; checking it is INCOMPLETE");
+            assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+            assert!(r.stdout.contains("INCOMPLETE"), "{}", r.stdout);
+            continue;
+        }
         assert_eq!(
             r.code, 0,
             "lab {num} solution must pass:\n{}{}",
@@ -563,5 +586,145 @@ fn lab08_shortcuts_score_below_full() {
                 "config.json",
             ),
         ],
+    );
+}
+
+/// The solution's ingress.p4 with `from` replaced by `to`.
+fn edit_ingress(d: &Path, from: &str, to: &str) {
+    edit(d, "include/ingress.p4", |t| {
+        assert!(t.contains(from), "ingress.p4 has no {from:?}");
+        t.replace(from, to)
+    });
+}
+
+const DECLARE: &str =
+    "    LH_COUNTER(LH_MAX_SLICES, lab_arrivals); /* lab 07: host frames by arrival slice */";
+const COUNT: &str = "                if (meta.kind == KIND_HOST) {
+                    LH_COUNT(lab_arrivals, meta.arrival);
+                }";
+
+#[test]
+fn lab07_shortcuts_score_below_full() {
+    if let Some(why) = p4_missing() {
+        eprintln!("SKIPPED lab07_shortcuts_score_below_full: {why}");
+        return;
+    }
+    let ns_before = common::lh_namespaces();
+    assert_tampers_fail(
+        "07",
+        &[
+            (
+                "the counter's text in a file lighthouse.p4 never includes",
+                false,
+                |d| {
+                    std::fs::write(d.join("include/lab.p4"), format!("{DECLARE}\n{COUNT}\n"))
+                        .unwrap()
+                },
+                "lab_arrivals",
+            ),
+            (
+                "the counter's text inside #if 0",
+                true,
+                |d| {
+                    edit_ingress(d, DECLARE, &format!("#if 0\n{DECLARE}\n#endif"));
+                    edit_ingress(d, COUNT, &format!("#if 0\n{COUNT}\n#endif"));
+                },
+                "lab_arrivals",
+            ),
+            (
+                "counted, but always in cell 0",
+                true,
+                |d| {
+                    edit_ingress(
+                        d,
+                        "LH_COUNT(lab_arrivals, meta.arrival);",
+                        "LH_COUNT(lab_arrivals, 0);",
+                    )
+                },
+                "lab_arrivals",
+            ),
+            (
+                "counting every frame, from the fabric too",
+                true,
+                |d| {
+                    edit_ingress(
+                        d,
+                        COUNT,
+                        "                LH_COUNT(lab_arrivals, meta.arrival);",
+                    )
+                },
+                "lab_arrivals",
+            ),
+            (
+                "counted by departure slice (meta.depart0) instead of arrival",
+                true,
+                |d| {
+                    edit_ingress(
+                        d,
+                        "LH_COUNT(lab_arrivals, meta.arrival);",
+                        "LH_COUNT(lab_arrivals, meta.depart0);",
+                    )
+                },
+                "lab_arrivals",
+            ),
+            (
+                "lighthouse.p4 includes the reference solution's ingress.p4",
+                false,
+                |d| {
+                    let (_, lab) = folders().into_iter().find(|(n, _)| n == "07").unwrap();
+                    let sol = lab.join("solution/include/ingress.p4");
+                    edit(d, "lighthouse.p4", |t| {
+                        t.replace(
+                            "#include \"include/ingress.p4\"",
+                            &format!("#include \"{}\"", sol.display()),
+                        )
+                    });
+                },
+                "outside the working copy",
+            ),
+        ],
+    );
+    assert_eq!(
+        ours_left(&ns_before),
+        Vec::<String>::new(),
+        "lab 07 grading left namespaces"
+    );
+}
+
+#[test]
+fn lab07_without_the_p4_toolchain_is_incomplete_never_full_marks() {
+    // The solution, graded where p4c-bm2-ss and simple_switch are not on
+    // PATH: the checks that need them could not run.
+    let w = work("07", true);
+    let path = "/usr/bin:/bin:/usr/sbin:/sbin";
+    let hidden = ["p4c-bm2-ss", "simple_switch"]
+        .iter()
+        .all(|t| !std::env::split_paths(path).any(|d| d.join(t).exists()));
+    if !hidden {
+        eprintln!(
+            "SKIPPED lab07_without_the_p4_toolchain_is_incomplete: the toolchain is in {path}"
+        );
+        return;
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .args(["lab", "grade", "07", "--dir"])
+        .arg(w.path())
+        .env("PATH", path)
+        .env("LIGHTHOUSE_LABS", labs())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    let (x, y) = score(&out);
+    assert!(x < y, "{out}");
+    assert!(
+        out.contains(&format!(
+            "Score: {x}/{y}, INCOMPLETE: 3 checks could not run (p4c-bm2-ss not on PATH"
+        )),
+        "{out}"
+    );
+    assert!(
+        !out.contains('✗'),
+        "nothing failed, it could not run: {out}"
     );
 }

@@ -11,8 +11,9 @@ use std::path::Path;
 pub enum Status {
     Pass,
     Fail,
-    /// Not counted (e.g. a toolchain is missing); the reason is shown.
-    Skip(String),
+    /// The check could not run (a tool is missing, no root): counted as
+    /// not passed, and the grade is incomplete. The reason is shown.
+    Incomplete(String),
 }
 
 /// One graded question: its name, its result and, on failure, a hint.
@@ -38,10 +39,10 @@ impl Check {
             hint: hint.into(),
         }
     }
-    pub fn skip(name: impl Into<String>, why: impl Into<String>) -> Check {
+    pub fn incomplete(name: impl Into<String>, why: impl Into<String>) -> Check {
         Check {
             name: name.into(),
-            status: Status::Skip(why.into()),
+            status: Status::Incomplete(why.into()),
             hint: String::new(),
         }
     }
