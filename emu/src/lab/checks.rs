@@ -1,7 +1,8 @@
-//! The building blocks of the graders: checks, the student's answers file
-//! and file readers that turn syntax errors into [`LabError::Syntax`].
+//! The building blocks of the graders: checks, the student's answers file,
+//! file readers that turn syntax errors into [`LabError::Syntax`], and the
+//! files a lab says not to edit ([`Shipped`]).
 
-use super::LabError;
+use super::{Ctx, LabError};
 use lh_ctrl::config::Config;
 use serde_json::Value;
 use std::path::Path;
@@ -10,8 +11,9 @@ use std::path::Path;
 pub enum Status {
     Pass,
     Fail,
-    /// Not counted (e.g. a toolchain is missing); the reason is shown.
-    Skip(String),
+    /// The check could not run (a tool is missing, no root): counted as
+    /// not passed, and the grade is incomplete. The reason is shown.
+    Incomplete(String),
 }
 
 /// One graded question: its name, its result and, on failure, a hint.
@@ -37,10 +39,10 @@ impl Check {
             hint: hint.into(),
         }
     }
-    pub fn skip(name: impl Into<String>, why: impl Into<String>) -> Check {
+    pub fn incomplete(name: impl Into<String>, why: impl Into<String>) -> Check {
         Check {
             name: name.into(),
-            status: Status::Skip(why.into()),
+            status: Status::Incomplete(why.into()),
             hint: String::new(),
         }
     }
@@ -94,6 +96,87 @@ fn strip_position(s: &str) -> String {
 pub fn load_config(file: &Path) -> Result<Result<Config, String>, LabError> {
     read_json(file)?;
     Ok(Config::load(file).map_err(|e| e.to_string()))
+}
+
+/// A file the lab says not to edit, as shipped. Embedded in the binary at
+/// build time, so neither the working copy nor `$LIGHTHOUSE_LABS` can move
+/// the reference the grader derives its facts from.
+pub struct Shipped {
+    /// Folder of the lab under labs/, for the "restore it" hint.
+    pub lab: &'static str,
+    pub name: &'static str,
+    pub text: &'static str,
+}
+
+/// Top-level fields of a protected config that no graded fact depends on.
+const FREE: &[&str] = &["name", "monitoring"];
+
+impl Shipped {
+    /// ✓ if the working copy's file still says what the shipped one does
+    /// (JSON values equal, but for [`FREE`] fields); ✗ names the first
+    /// difference by its JSON path. A syntax error is fatal, as for any
+    /// JSON file of the working copy.
+    pub fn unchanged(&self, cx: &Ctx) -> Result<Check, LabError> {
+        let name = format!("{} is as shipped (the lab says not to edit it)", self.name);
+        let restore = format!(
+            "the grader uses the shipped file; restore yours from labs/{}/{}",
+            self.lab, self.name
+        );
+        let file = cx.path(self.name);
+        if !file.is_file() {
+            return Ok(Check::fail(
+                name,
+                format!("{} is missing; {restore}", self.name),
+            ));
+        }
+        let mut got = read_json(&file)?;
+        let mut want: Value = serde_json::from_str(self.text).expect("shipped JSON is valid");
+        for v in [&mut want, &mut got] {
+            if let Value::Object(m) = v {
+                m.retain(|k, _| !FREE.contains(&k.as_str()));
+            }
+        }
+        Ok(match first_difference("$", &got, &want) {
+            None => Check::pass(name),
+            Some(d) => Check::fail(name, format!("{}: {d}; {restore}", self.name)),
+        })
+    }
+
+    /// The shipped config, with the files it names (a schedule, a traffic
+    /// matrix: the student's work) read from the working copy. Errors are
+    /// the loader's, for a ✗.
+    pub fn config(&self, cx: &Ctx) -> Result<Config, String> {
+        Config::from_json_in(self.text, self.name, &cx.dir).map_err(|e| e.to_string())
+    }
+}
+
+/// `$.a.b: ...` for the first place where `got` differs from `want`.
+fn first_difference(at: &str, got: &Value, want: &Value) -> Option<String> {
+    match (got, want) {
+        (Value::Object(g), Value::Object(w)) => {
+            for (k, wv) in w {
+                let here = format!("{at}.{k}");
+                match g.get(k) {
+                    None => return Some(format!("{here} is missing (shipped: {wv})")),
+                    Some(gv) => {
+                        if let Some(d) = first_difference(&here, gv, wv) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            g.keys()
+                .find(|k| !w.contains_key(*k))
+                .map(|k| format!("{at}.{k} is not in the shipped file"))
+        }
+        (Value::Array(g), Value::Array(w)) if g.len() == w.len() => g
+            .iter()
+            .zip(w)
+            .enumerate()
+            .find_map(|(i, (gv, wv))| first_difference(&format!("{at}[{i}]"), gv, wv)),
+        _ if got == want => None,
+        _ => Some(format!("{at} is {got}, shipped {want}")),
+    }
 }
 
 /// The student's `answers.json`: an object of question → answer. `null`
@@ -193,6 +276,30 @@ mod tests {
         assert!(!same(&json!(0.5), &json!(0.333)));
         assert!(same(&json!(["s1", "s3"]), &json!(["s1", "s3"])));
         assert!(!same(&json!(["s3", "s1"]), &json!(["s1", "s3"])));
+    }
+
+    #[test]
+    fn differences_are_named_by_json_path() {
+        let w = json!({"topology": {"kind": "file", "path": "sched.json"}, "a": [1, 2]});
+        let d = |g: Value| first_difference("$", &g, &w);
+        assert_eq!(d(w.clone()), None);
+        assert_eq!(
+            d(json!({"topology": {"kind": "round_robin", "path": "sched.json"}, "a": [1, 2]})),
+            Some("$.topology.kind is \"round_robin\", shipped \"file\"".into())
+        );
+        assert_eq!(
+            d(json!({"topology": {"kind": "file"}, "a": [1, 2]})),
+            Some("$.topology.path is missing (shipped: \"sched.json\")".into())
+        );
+        assert_eq!(
+            d(json!({"topology": {"kind": "file", "path": "sched.json"}, "a": [1, 3]})),
+            Some("$.a[1] is 3, shipped 2".into())
+        );
+        assert!(
+            d(json!({"topology": {"kind": "file", "path": "sched.json"}, "a": [1, 2], "x": 1}))
+                .unwrap()
+                .contains("$.x is not in the shipped file")
+        );
     }
 
     #[test]

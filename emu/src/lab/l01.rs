@@ -1,26 +1,28 @@
 //! Lab 01: a first optical network and the CLI. Facts come from the
-//! compiled `config.json` (RotorNet-8); `session.lh` is checked for the
-//! commands the lab asks for.
+//! shipped `config.json` (RotorNet-8), compiled; the working copy's must
+//! still be that one. `session.lh` is checked for the commands the lab
+//! asks for.
 
-use super::checks::{Answers, Check, load_config, read, tor_name};
+use super::checks::{Answers, Check, Shipped, read, tor_name};
 use super::{Ctx, LabError};
 use serde_json::json;
 
+const CONFIG: Shipped = Shipped {
+    lab: "01-first-network",
+    name: "config.json",
+    text: include_str!("../../../labs/01-first-network/config.json"),
+};
+
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
-    let mut v = Vec::new();
-    let cfg = match load_config(&cx.path("config.json"))? {
+    let mut v = vec![CONFIG.unchanged(cx)?];
+    let c = CONFIG
+        .config(cx)
+        .and_then(|cfg| lh_ctrl::compile::compile(&cfg).map_err(|e| e.to_string()));
+    let c = match c {
         Ok(c) => c,
-        Err(e) => {
-            return Ok(vec![Check::fail(
-                "config.json loads",
-                format!("{e}\nrestore it: cp ../../topologies/rotornet-8.json config.json"),
-            )]);
-        }
+        Err(e) => return Ok(vec![Check::fail("the shipped config.json compiles", e)]),
     };
-    let c = match lh_ctrl::compile::compile(&cfg) {
-        Ok(c) => c,
-        Err(e) => return Ok(vec![Check::fail("config.json compiles", e.to_string())]),
-    };
+    let cfg = &c.config;
     let a = Answers::load(&cx.path("answers.json"))?;
     let s = &c.schedule;
     v.push(a.check(

@@ -1,12 +1,19 @@
 //! Lab 02: schedules. The student turns `opera.json` into an Opera network
 //! with the same ToRs as `rr.json` and answers questions on both; the
 //! grader compiles both configs and checks the schedule's properties.
+//! `rr.json` is given: its facts come from the shipped file.
 
-use super::checks::{Answers, Check, load_config};
+use super::checks::{Answers, Check, Shipped, load_config};
 use super::{Ctx, LabError};
 use lh_ctrl::compile::{Compiled, compile};
 use lh_ctrl::config::{Config, Topology};
 use serde_json::{Value, json};
+
+const RR: Shipped = Shipped {
+    lab: "02-schedules",
+    name: "rr.json",
+    text: include_str!("../../../labs/02-schedules/rr.json"),
+};
 
 fn max_latency(c: &Compiled) -> u32 {
     c.routes
@@ -32,8 +39,8 @@ fn compiled(file: &str, r: Result<Config, String>) -> Result<Compiled, String> {
 }
 
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
-    let mut v = Vec::new();
-    let rr = compiled("rr.json", load_config(&cx.path("rr.json"))?);
+    let mut v = vec![RR.unchanged(cx)?];
+    let rr = compiled("rr.json", RR.config(cx));
     let op_cfg = load_config(&cx.path("opera.json"))?;
     let a = Answers::load(&cx.path("answers.json"))?;
 
@@ -45,13 +52,14 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
                 "opera.json uses the Opera topology",
                 "set \"topology\": {\"kind\": \"opera\"} (docs/config.md#topology)",
             ));
-            let same_tors = rr
-                .as_ref()
-                .is_ok_and(|r| r.config.tors.count == cfg.tors.count);
+            let same_tors = rr.as_ref().is_ok_and(|r| {
+                r.config.tors.count == cfg.tors.count
+                    && r.config.tors.hosts_per_tor == cfg.tors.hosts_per_tor
+            });
             v.push(Check::when(
                 same_tors,
-                "opera.json has as many ToRs as rr.json",
-                "compare tors.count with rr.json: the two networks must be comparable",
+                "opera.json has rr.json's ToRs and hosts",
+                "opera.json: compare tors.count and tors.hosts_per_tor with rr.json: the two networks must be comparable",
             ));
             v.push(Check::when(
                 cfg.tors.uplinks >= 4,

@@ -1,12 +1,30 @@
-//! Lab 03: routing. Three configs on the same RotorNet schedule (direct,
-//! VLB, HOHO); answers about hop counts and latencies are derived from the
-//! compiled routes.
+//! Lab 03: routing. Three given configs on the same RotorNet schedule
+//! (direct, VLB, HOHO); answers about hop counts and latencies are derived
+//! from the shipped configs' compiled routes.
 
-use super::checks::{Answers, Check, load_config, tor_name};
+use super::checks::{Answers, Check, Shipped, tor_name};
 use super::{Ctx, LabError};
 use lh_ctrl::compile::{Compiled, compile};
 use lh_ctrl::routing::{PathRef, tors_of};
 use serde_json::{Value, json};
+
+const CONFIGS: [Shipped; 3] = [
+    Shipped {
+        lab: "03-routing",
+        name: "direct.json",
+        text: include_str!("../../../labs/03-routing/direct.json"),
+    },
+    Shipped {
+        lab: "03-routing",
+        name: "vlb.json",
+        text: include_str!("../../../labs/03-routing/vlb.json"),
+    },
+    Shipped {
+        lab: "03-routing",
+        name: "hoho.json",
+        text: include_str!("../../../labs/03-routing/hoho.json"),
+    },
+];
 
 fn path(c: &Compiled, src: u16, dst: u16, ts: u16) -> Option<PathRef<'_>> {
     c.routes
@@ -18,17 +36,17 @@ fn path(c: &Compiled, src: u16, dst: u16, ts: u16) -> Option<PathRef<'_>> {
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
     let mut v = Vec::new();
     let mut comp = Vec::new();
-    for f in ["direct.json", "vlb.json", "hoho.json"] {
-        let c = match load_config(&cx.path(f))? {
-            Ok(cfg) => compile(&cfg).map_err(|e| e.to_string()),
-            Err(e) => Err(e),
-        };
-        match c {
+    for f in &CONFIGS {
+        v.push(f.unchanged(cx)?);
+        match f
+            .config(cx)
+            .and_then(|cfg| compile(&cfg).map_err(|e| e.to_string()))
+        {
             Ok(c) => comp.push(c),
             Err(e) => {
                 return Ok(vec![Check::fail(
-                    format!("{f} loads and compiles"),
-                    format!("{e}\nrestore it from solution/ or topologies/"),
+                    format!("the shipped {} compiles", f.name),
+                    e,
                 )]);
             }
         }

@@ -1,11 +1,21 @@
 //! Lab 04: writing a schedule file. The grader loads `sched.json` through
-//! the config (`topology: file`), so the loader's own errors reach the
-//! student, then checks that every slice is a perfect matching and every
-//! pair of ToRs meets exactly once per cycle.
+//! the shipped config (`topology: file`, 6 ToRs), so the loader's own
+//! errors reach the student, then checks that every slice is a perfect
+//! matching and every pair of ToRs meets exactly once per cycle. The
+//! working copy's `config.json` must still be the shipped one: switching
+//! it to `round_robin`, another file or fewer ToRs skips the work.
 
-use super::checks::{Check, load_config, read_json, tor_name};
+use super::checks::{Check, Shipped, read_json, tor_name};
 use super::{Ctx, LabError};
 use lh_ctrl::schedule::{Endpoint, Schedule};
+
+const CONFIG: Shipped = Shipped {
+    lab: "04-schedule-file",
+    name: "config.json",
+    text: include_str!("../../../labs/04-schedule-file/config.json"),
+};
+
+const LOADS: &str = "sched.json loads: every circuit obeys connect() and fits the OCS cabling";
 
 /// The checks after loading, by name (for a fixed score denominator).
 const LATER: [&str; 4] = [
@@ -16,31 +26,23 @@ const LATER: [&str; 4] = [
 ];
 
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
-    let mut v = Vec::new();
+    let mut v = vec![CONFIG.unchanged(cx)?];
     // Syntax errors in the student's file are fatal and name the line.
     read_json(&cx.path("sched.json"))?;
-    let cfg = match load_config(&cx.path("config.json"))? {
-        Ok(c) => c,
-        Err(e) => {
-            return Ok(vec![Check::fail(
-                "config.json and sched.json load",
-                format!(
-                    "{e}\nthe message names the circuit and field to fix (docs/schedule-file.md)"
-                ),
-            )]);
-        }
-    };
-    let s = match lh_ctrl::schedule::from_config(&cfg) {
-        Ok(s) => {
-            v.push(Check::pass(
-                "sched.json loads: every circuit obeys connect() and fits the OCS cabling",
-            ));
-            s
+    let loaded = CONFIG.config(cx).and_then(|cfg| {
+        lh_ctrl::schedule::from_config(&cfg)
+            .map(|s| (cfg, s))
+            .map_err(|e| e.to_string())
+    });
+    let (cfg, s) = match loaded {
+        Ok(x) => {
+            v.push(Check::pass(LOADS));
+            x
         }
         Err(e) => {
             v.push(Check::fail(
-                "sched.json loads: every circuit obeys connect() and fits the OCS cabling",
-                format!("{e}\none uplink transmits and receives at most once per slice; indices start at 0"),
+                LOADS,
+                format!("{e}\none uplink transmits and receives at most once per slice; indices start at 0 (docs/schedule-file.md)"),
             ));
             v.extend(Check::blocked(&LATER, "fix sched.json so that it loads"));
             return Ok(v);

@@ -1,25 +1,57 @@
 //! Lab 05: time-flow table entries by hand for the paper's Fig. 2
 //! schedule (4 ToRs, 3 slices). The grader walks the student's tables with
 //! the controller's `walk` (the data plane's lookup rule) for every source,
-//! destination and arrival slice.
+//! destination and arrival slice, on the shipped schedule (the working
+//! copy's `config.json` and `schedule.json` must be unchanged). The
+//! starter's two-hop path (Fig. 4b) must be kept, which the compiler's
+//! direct tables do not have: copying `lighthouse compile`'s output is not
+//! the lab.
 
-use super::checks::{Check, load_config, read, read_json, tor_name};
+use super::checks::{Check, Shipped, read, read_json, tor_name};
 use super::{Ctx, LabError};
-use lh_ctrl::config::Lookup;
+use lh_ctrl::config::{Config, Lookup};
+use lh_ctrl::routing::tors_of;
+use lh_ctrl::schedule::file::schedule_from_json;
 use lh_ctrl::tables::{Ingress, TableError, Tables, walk};
 
+const CONFIG: Shipped = Shipped {
+    lab: "05-time-flow-tables",
+    name: "config.json",
+    text: include_str!("../../../labs/05-time-flow-tables/config.json"),
+};
+const SCHEDULE: Shipped = Shipped {
+    lab: "05-time-flow-tables",
+    name: "schedule.json",
+    text: include_str!("../../../labs/05-time-flow-tables/schedule.json"),
+};
+
+/// The starter's entries: s1 -> s4 arriving in slice 0 goes via s2.
+const TWO_HOP: [u16; 3] = [0, 1, 3];
+
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
-    let mut v = Vec::new();
+    let mut v = vec![CONFIG.unchanged(cx)?, SCHEDULE.unchanged(cx)?];
     let file = cx.path("tables.json");
     read_json(&file)?;
-    let cfg = match load_config(&cx.path("config.json"))? {
-        Ok(c) => c,
-        Err(e) => return Ok(vec![Check::fail("config.json loads", e)]),
-    };
-    let s = match lh_ctrl::schedule::from_config(&cfg) {
+    // The shipped schedule, not the working copy's (the config names it).
+    let s = Config::parse_json(CONFIG.text, CONFIG.name)
+        .map_err(|e| e.to_string())
+        .and_then(|cfg| {
+            schedule_from_json(
+                SCHEDULE.text,
+                SCHEDULE.name,
+                cfg.tors.count as usize,
+                cfg.tors.uplinks as usize,
+            )
+            .map_err(|e| e.to_string())
+        });
+    let s = match s {
         Ok(s) => s,
-        Err(e) => return Ok(vec![Check::fail("schedule.json loads", e.to_string())]),
+        Err(e) => return Ok(vec![Check::fail("the shipped schedule.json loads", e)]),
     };
+    let kept = format!(
+        "the starter's two-hop path is kept: {} arriving in slice 0 (Fig. 4b)",
+        TWO_HOP.map(|t| tor_name(t as usize)).join(" -> ")
+    );
     let t: Tables = match serde_json::from_str(&read(&file)?) {
         Ok(t) => {
             v.push(Check::pass("tables.json has the time-flow table format"));
@@ -33,6 +65,7 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
             let mut later = vec![
                 "\"slices\" is the cycle length and \"lookup\" is \"hop\"".to_string(),
                 "every ToR, destination, slice and port index is in range".to_string(),
+                kept,
             ];
             later.extend(
                 (0..s.tors())
@@ -73,6 +106,18 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
         format!(
             "ToRs are 0..{} (s1 is ToR 0), slices 0..{slices}, the only uplink is port 0",
             s.tors() - 1
+        ),
+    ));
+    let via = walk(&t, &s, TWO_HOP[0], TWO_HOP[2], Some(0), None, None).map(|p| tors_of(&p, &s));
+    v.push(Check::when(
+        via.as_ref().is_ok_and(|p| p[..] == TWO_HOP),
+        kept,
+        format!(
+            "tables.json: it goes {}; keep the starter's entries for dst 3, arrival 0 at ToRs 0 and 1 (the compiler's direct tables do not have them)",
+            match &via {
+                Ok(p) => p.iter().map(|&t| tor_name(t as usize)).collect::<Vec<_>>().join(" -> "),
+                Err(e) => explain(e),
+            }
         ),
     ));
     for src in 0..s.tors() as u16 {

@@ -2,9 +2,10 @@
 //! Students predict what the ToR does with a burst that does not fit its
 //! slice; the grader derives the answers from the compiled entries (primary
 //! action and alternates, `walk_alternate`) and the slice's byte budget,
-//! following the admission rule of docs/dataplane.md.
+//! following the admission rule of docs/dataplane.md. Both configs are
+//! given: facts come from the shipped files.
 
-use super::checks::{Answers, Check, load_config, tor_name};
+use super::checks::{Answers, Check, Shipped, tor_name};
 use super::{Ctx, LabError};
 use lh_ctrl::compile::{Compiled, compile};
 use lh_ctrl::routing::tors_of;
@@ -14,11 +15,20 @@ use serde_json::{Value, json};
 /// Frame size used by the questions (bytes on the uplink).
 const FRAME: u64 = 1500;
 
-fn load(cx: &Ctx, f: &str) -> Result<Result<Compiled, String>, LabError> {
-    Ok(match load_config(&cx.path(f))? {
-        Ok(cfg) => compile(&cfg).map_err(|e| format!("{f}: {e}")),
-        Err(e) => Err(e),
-    })
+const DIRECT: Shipped = Shipped {
+    lab: "06-slice-misses",
+    name: "direct.json",
+    text: include_str!("../../../labs/06-slice-misses/direct.json"),
+};
+const HOHO: Shipped = Shipped {
+    lab: "06-slice-misses",
+    name: "hoho.json",
+    text: include_str!("../../../labs/06-slice-misses/hoho.json"),
+};
+
+fn load(cx: &Ctx, f: &Shipped) -> Result<Compiled, String> {
+    f.config(cx)
+        .and_then(|cfg| compile(&cfg).map_err(|e| format!("{}: {e}", f.name)))
 }
 
 /// Departure slices of the entry's action and alternates at `tor` for a
@@ -40,16 +50,14 @@ fn departures(c: &Compiled, tor: u16, dst: u16, a: u16) -> Option<(u16, Vec<u16>
 }
 
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
-    let direct = match load(cx, "direct.json")? {
-        Ok(c) => c,
-        Err(e) => return Ok(vec![Check::fail("direct.json loads and compiles", e)]),
-    };
-    let hoho = match load(cx, "hoho.json")? {
-        Ok(c) => c,
-        Err(e) => return Ok(vec![Check::fail("hoho.json loads and compiles", e)]),
+    let mut v = vec![DIRECT.unchanged(cx)?, HOHO.unchanged(cx)?];
+    let (direct, hoho) = match (load(cx, &DIRECT), load(cx, &HOHO)) {
+        (Ok(d), Ok(h)) => (d, h),
+        (Err(e), _) | (_, Err(e)) => {
+            return Ok(vec![Check::fail("the shipped configs compile", e)]);
+        }
     };
     let a = Answers::load(&cx.path("answers.json"))?;
-    let mut v = Vec::new();
 
     // Direct routing, s1 -> s4 arriving in slice 0.
     let (prim, alts) = departures(&direct, 0, 3, 0).unwrap_or((0, vec![]));

@@ -1,14 +1,22 @@
 //! Lab 08: TA mode with c-Through's hotspot scheduling (§8). The student
 //! writes a traffic matrix (`tm.txt`) that makes the hotspot scheduler pick
-//! a given matching; the grader runs the scheduler (`ta::build`) on it.
+//! a given matching; the grader runs the scheduler (`ta::build`) on it,
+//! through the shipped `config.json` (the working copy's must be unchanged:
+//! another matrix file or update interval is not the lab).
 
-use super::checks::{Answers, Check, load_config, tor_name};
+use super::checks::{Answers, Check, Shipped, read, tor_name};
 use super::{Ctx, LabError};
 use lh_ctrl::schedule::Endpoint;
 use serde_json::json;
 
 /// The circuits the lab asks for (0-based ToRs): s1-s6, s2-s5, s3-s8, s4-s7.
 pub const TARGET: [(u16, u16); 4] = [(0, 5), (1, 4), (2, 7), (3, 6)];
+
+const CONFIG: Shipped = Shipped {
+    lab: "08-ta-hotspot",
+    name: "config.json",
+    text: include_str!("../../../labs/08-ta-hotspot/config.json"),
+};
 
 /// The checks after loading, by name (for a fixed score denominator).
 const LATER: [&str; 8] = [
@@ -23,8 +31,9 @@ const LATER: [&str; 8] = [
 ];
 
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
-    let mut v = Vec::new();
-    let cfg = match load_config(&cx.path("config.json"))? {
+    let mut v = vec![CONFIG.unchanged(cx)?];
+    read(&cx.path("tm.txt"))?;
+    let cfg = match CONFIG.config(cx) {
         Ok(c) => {
             v.push(Check::pass(
                 "tm.txt is an 8 x 8 matrix with a zero diagonal",

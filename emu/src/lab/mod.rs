@@ -5,10 +5,20 @@
 //! the files of one working copy, derives the expected facts from the
 //! controller library (`lh_ctrl`: compiled configs, schedules, tables, TA
 //! matchings) and returns one [`Check`] per question. Graders never parse
-//! CLI text and never create kernel state.
+//! CLI text.
+//!
+//! Only the student's work is graded: the files a lab says not to edit
+//! (its configs, a given schedule) are embedded in the binary
+//! ([`checks::Shipped`]); facts are derived from those, and one check per
+//! such file fails, naming the first changed JSON path, if the working
+//! copy's differs. Lab 07 compiles the student's program and runs it on
+//! BMv2 (the one grader that creates kernel state: namespaces under a run
+//! prefix, removed when it ends; it needs root).
 //!
 //! Exit codes of `lighthouse lab grade`: 0 full marks, 1 some check failed,
-//! 2 the lab or a file could not be read at all ([`LabError`]).
+//! 2 the lab or a file could not be read at all ([`LabError`]), 3 the grade
+//! is incomplete: some check could not run (a missing tool, no root), so
+//! the score is not final whatever else passed or failed.
 
 mod checks;
 mod l01;
@@ -198,20 +208,29 @@ pub struct Report {
     pub checks: Vec<Check>,
 }
 
+/// Exit status of `lighthouse lab grade` when some check could not run.
+pub const EXIT_INCOMPLETE: u8 = 3;
+
 impl Report {
-    /// (passed, counted): skipped checks count for neither.
+    /// (passed, all checks): a check that could not run is not passed.
     pub fn score(&self) -> (usize, usize) {
-        let counted = self
-            .checks
-            .iter()
-            .filter(|c| !matches!(c.status, Status::Skip(_)))
-            .count();
         let passed = self
             .checks
             .iter()
             .filter(|c| c.status == Status::Pass)
             .count();
-        (passed, counted)
+        (passed, self.checks.len())
+    }
+
+    /// The reasons of the checks that could not run.
+    pub fn incomplete(&self) -> Vec<&str> {
+        self.checks
+            .iter()
+            .filter_map(|c| match &c.status {
+                Status::Incomplete(why) => Some(why.as_str()),
+                _ => None,
+            })
+            .collect()
     }
 
     pub fn full_marks(&self) -> bool {
@@ -240,16 +259,24 @@ impl Report {
                         let _ = writeln!(s, "      hint: {l}");
                     }
                 }
-                Status::Skip(why) => {
-                    let _ = writeln!(s, "  - {} (skipped: {why})", c.name);
+                Status::Incomplete(why) => {
+                    let _ = writeln!(s, "  ? {} (could not run: {why})", c.name);
                 }
             }
         }
         let (p, n) = self.score();
-        let skipped = self.checks.len() - n;
         let _ = write!(s, "Score: {p}/{n}");
-        if skipped > 0 {
-            let _ = write!(s, " ({skipped} skipped, not counted)");
+        let inc = self.incomplete();
+        if !inc.is_empty() {
+            let mut why = inc.clone();
+            why.dedup();
+            let _ = write!(
+                s,
+                ", INCOMPLETE: {} check{} could not run ({})",
+                inc.len(),
+                if inc.len() == 1 { "" } else { "s" },
+                why.join("; ")
+            );
         }
         s.push('\n');
         s
@@ -297,8 +324,9 @@ pub enum LabCmd {
     },
 }
 
-/// Run a `lab` subcommand: 0 full marks (or `list`), 1 not full marks;
-/// errors (exit 2 in `main`) leave nothing behind.
+/// Run a `lab` subcommand: 0 full marks (or `list`), 1 not full marks,
+/// [`EXIT_INCOMPLETE`] some check could not run; errors (exit 2 in `main`)
+/// leave nothing behind.
 pub fn run(cmd: LabCmd) -> Result<std::process::ExitCode, LabError> {
     use std::process::ExitCode;
     match cmd {
@@ -309,7 +337,9 @@ pub fn run(cmd: LabCmd) -> Result<std::process::ExitCode, LabError> {
         LabCmd::Grade { lab, dir } => {
             let r = grade(&lab, dir.as_deref())?;
             print!("{}", r.render());
-            Ok(if r.full_marks() {
+            Ok(if !r.incomplete().is_empty() {
+                ExitCode::from(EXIT_INCOMPLETE)
+            } else if r.full_marks() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE

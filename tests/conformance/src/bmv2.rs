@@ -109,6 +109,20 @@ pub fn host_plan(tors: usize, hosts_per_tor: usize) -> Vec<HostPlan> {
 impl Bmv2Target {
     /// Runs one case; returns the outcome per frame id, in frame order.
     pub fn run(&self, case: &Case) -> Result<Vec<(String, Outcome)>, Bmv2RunError> {
+        let tag = format!("lhcf{:x}", std::process::id() & 0xffff);
+        self.run_with(case, &tag, &mut |_| Ok(()))
+    }
+
+    /// [`Bmv2Target::run`] with the namespaces named `<tag>-sw` and
+    /// `<tag>-t` (e.g. a run prefix the caller has registered), and
+    /// `inspect` called on the switch's Thrift client after the last frame,
+    /// before the switch stops (to read the program's own counters).
+    pub fn run_with(
+        &self,
+        case: &Case,
+        tag: &str,
+        inspect: &mut dyn FnMut(&mut Bmv2Client) -> Result<(), Bmv2RunError>,
+    ) -> Result<Vec<(String, Outcome)>, Bmv2RunError> {
         let fab = case.fabric().map_err(setup)?;
         let c = &fab.compiled;
         let hpt = c.config.tors.hosts_per_tor as usize;
@@ -127,7 +141,6 @@ impl Bmv2Target {
             fab.tor as u16,
         )?;
 
-        let tag = format!("lhcf{:x}", std::process::id() & 0xffff);
         let sw_ns = Ns::new(format!("{tag}-sw"))?;
         let test_ns = Ns::new(format!("{tag}-t"))?;
         // BMv2 port -> (switch-side name, test-side name, name in the case).
@@ -268,6 +281,7 @@ impl Bmv2Target {
                 outcome(&ports, f.arp, idx as u32, &got, dropped),
             ));
         }
+        inspect(&mut client)?;
         sw.stop()?;
         Ok(out)
     }

@@ -120,18 +120,23 @@ pub fn load_cases(path: &Path) -> Result<Vec<Case>, CaseError> {
         path: p.clone(),
         source,
     })?;
-    let de = &mut serde_json::Deserializer::from_str(&text);
+    parse_cases(&text, &p, path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Cases from JSON text; `name` labels errors, config paths resolve
+/// against `base`.
+pub fn parse_cases(text: &str, name: &str, base: &Path) -> Result<Vec<Case>, CaseError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
     let mut cases: Vec<Case> =
         serde_path_to_error::deserialize(de).map_err(|e| CaseError::Json {
-            path: p.clone(),
+            path: name.to_string(),
             at: e.path().to_string(),
             msg: e.inner().to_string(),
         })?;
-    let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     for c in &mut cases {
-        c.base = base.clone();
+        c.base = base.to_path_buf();
         c.check().map_err(|msg| CaseError::Invalid {
-            path: p.clone(),
+            path: name.to_string(),
             case: c.name.clone(),
             msg,
         })?;

@@ -9,9 +9,14 @@ pub mod case;
 pub mod frame;
 pub mod native;
 
-pub use case::{Case, CaseError, Expect, FrameSpec, Outcome, load_cases};
+pub use case::{Case, CaseError, Expect, FrameSpec, Outcome, load_cases, parse_cases};
+
+/// Where the shipped cases and their configs (`configs/`) are.
+pub fn cases_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
 
 /// The cases shipped with the repository (`tests/conformance/cases.json`).
 pub fn shipped_cases() -> Result<Vec<Case>, CaseError> {
-    load_cases(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases.json"))
+    load_cases(&cases_dir().join("cases.json"))
 }
