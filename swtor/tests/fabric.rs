@@ -392,9 +392,19 @@ fn slice_miss_reroutes_to_the_alternate_then_defers() {
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
     let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(800)));
     send_probes(&net, 0, net.hosts[1].ip, vec![vec![0; 10]], vec![0]);
-    let drained = || {
+    // Drained: every frame sent so far taken by the ToR and gone from its
+    // queues. The veth hands frames over asynchronously, so `queued == 0`
+    // alone can be read before the ToR has even taken the last one (a
+    // loaded run read the warm-up probe's queued 0, then 1).
+    let mut taken = 1;
+    let mut drained = |more: u64| {
+        taken += more;
         let t0 = monotonic_ns();
-        while fab.counters().queued > 0 && monotonic_ns() - t0 < 2_000_000_000 {
+        while monotonic_ns() - t0 < 2_000_000_000 {
+            let c = fab.counters();
+            if c.sent >= taken && c.queued == 0 {
+                break;
+            }
             std::thread::sleep(Duration::from_millis(5));
         }
     };
@@ -403,8 +413,10 @@ fn slice_miss_reroutes_to_the_alternate_then_defers() {
     // prove it. On a loaded machine an attempt can miss and is repeated
     // (each burst marked by its first payload byte).
     let mut ok = None;
+    let mut burst = 0;
     for attempt in 1..=5u8 {
-        drained(); // earlier frames would take calendar-queue room
+        drained(burst); // earlier frames would take calendar-queue room
+        burst = 6;
         let before = fab.counters();
         wait_phase(&clock, 1, 50_000, 3_000_000);
         let slot0 = clock.slot(monotonic_ns());
@@ -421,7 +433,7 @@ fn slice_miss_reroutes_to_the_alternate_then_defers() {
             break;
         }
     }
-    drained();
+    drained(burst);
     let c = fab.stop();
     let got = recv.join().unwrap();
     let Some((attempt, before, slot0, queues)) = ok else {
