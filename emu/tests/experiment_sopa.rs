@@ -1,10 +1,11 @@
 //! `lighthouse experiment sopa --quick` through the binary, live (real
 //! namespaces, the kernel's TCP with fast-retransmit threshold 3 and 10,
 //! host NICs paced by tbf, the fat tree's switches): on a permutation SOPA
-//! must reorder far less than RPS and get near the best throughput, and
-//! ECMP must lose throughput to hash collisions; every flow of every
-//! setting must be in the CSV, the failed-link runs must have lost the
-//! link, `report` must re-plot it, and no namespace of the runs may be left.
+//! must reorder and retransmit less than RPS, and ECMP must be the slowest,
+//! losing throughput to hash collisions (the rest is reported); every flow
+//! of every setting must be in the CSV, the failed-link runs must have lost
+//! the link, `report` must re-plot it, and no namespace of the runs may be
+//! left.
 
 mod common;
 

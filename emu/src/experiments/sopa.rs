@@ -14,7 +14,7 @@
 
 use super::csv::Csv;
 use super::plot::{Axis, Unit};
-use super::{Analysis, Check, Opts, Progress};
+use super::{Analysis, Check, Claim, Opts, Progress};
 use crate::workload::arrivals::FlowSpec;
 use anyhow::Context;
 use std::collections::BTreeMap;
@@ -238,20 +238,71 @@ struct Cell {
     mbps: Vec<f64>,
     fct_ms: Vec<f64>,
     flows: usize,
+    /// Bytes of the flows, in full segments.
+    segments: f64,
     retrans: u64,
     reord: u64,
     ooo: u64,
     rtos: u64,
 }
 
-/// SOPA's reordering events against RPS's, at most (measured 0.25-0.38x;
-/// docs/experiments.md).
+/// §4.3, Fig. 11: RPS's imbalance reorders packets and triggers
+/// unnecessary fast retransmits, SOPA's round robin does not.
+pub const REORDERING: Claim = Claim {
+    source: "SOPA §4.3 (Fig. 11)",
+    quote: "So the receivers will receive more reordered packets， and unnecessary FRs will be triggered at the senders",
+};
+/// §4.2: by how much, in the four-flow simulation.
+pub const REORDERED_SHARE: Claim = Claim {
+    source: "SOPA §4.2 (Fig. 10)",
+    quote: "SOPA only introduces 0.4% reordered packets during the simulation， while 14.92% packets experience reordering when RPS is adopted",
+};
+/// §4.3, Fig. 11: SOPA's mean against RPS's.
+pub const ABOVE_RPS: Claim = Claim {
+    source: "SOPA §4.3 (Fig. 11)",
+    quote: "Compared with SOPA， the average throughput of the flows drops by 47.47% in RPS",
+};
+/// §4.3, Fig. 11: the flow-level schemes below RPS.
+pub const FLOW_LEVEL: Claim = Claim {
+    source: "SOPA §4.3 (Fig. 11)",
+    quote: "Hedera and ECMP expose even lower performance than RPS",
+};
+/// §4.3, Fig. 11: ECMP the lowest, by its hash collisions.
+pub const ECMP_LOWEST: Claim = Claim {
+    source: "SOPA §4.3 (Fig. 11)",
+    quote: "ECMP achieves the lowest throughput because the hashing results of some flows may collide and be scheduled to the same path",
+};
+/// §4.3, Fig. 11: SOPA near the line rate (1 Gb/s there).
+pub const NEAR_LINE_RATE: Claim = Claim {
+    source: "SOPA §4.3 (Fig. 11)",
+    quote: "The average throughput of SOPA is 925.13 Mbit/s， and all the flows throughputs are above 910 Mbit/s",
+};
+/// §4.5, Fig. 12: a failure hardly changes SOPA's throughput...
+pub const FAILURE_SOPA: Claim = Claim {
+    source: "SOPA §4.5 (Fig. 12)",
+    quote: "The performance of SOPA is almost not affected by the link failure at all",
+};
+/// ... and lowers RPS's more.
+pub const FAILURE_RPS: Claim = Claim {
+    source: "SOPA §4.5 (Fig. 12)",
+    quote: "failure brings more negative effects to RPS",
+};
+
+/// A full segment of a flow (1500-byte frames, TCP timestamps on).
+const MSS: f64 = 1448.0;
+/// SOPA's senders' reordering events at most this times RPS's (measured
+/// 0.25-0.38x; docs/experiments.md).
 const REORDER_MAX: f64 = 0.5;
-/// SOPA's retransmissions against RPS's, at most. Usually 0.11-0.15x, but
-/// they count every retransmit, not only those reordering causes, and vary
-/// with the VM's load: a fresh-clone CI run on a slow VM measured 0.56x
-/// while SOPA's reordering events were 0.30x RPS's.
-const RETRANS_MAX: f64 = 0.75;
+/// SOPA's retransmissions ("unnecessary FRs") at most this times RPS's:
+/// measured 0.11-0.23x on a quiet machine. It had been raised to 0.75 after
+/// one CI run on a slow VM measured 0.56x; the paper gives no reason for
+/// that, so it is back at 0.5 (docs/experiments.md).
+const RETRANS_MAX: f64 = 0.5;
+/// RPS "reorders": at least this many reordering events.
+const MIN_EVENTS: u64 = 100;
+/// ECMP's hash collisions: its slowest flow at most this times SOPA's
+/// median (two flows on one path get half each; measured 0.30-0.35x).
+const COLLIDED: f64 = 0.7;
 
 pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     let col = c.columns(&COLUMNS)?;
@@ -271,6 +322,7 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
             .entry((order(&scheme, re, failed), label_of(&scheme, re, failed)))
             .or_default();
         e.flows += 1;
+        e.segments += n("size")? / MSS;
         if let Some(us) = c.num(r, "fct_us", col["fct_us"])?
             && us > 0.0
         {
@@ -303,8 +355,12 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         mean: f64,
         median: f64,
         min: f64,
+        max: f64,
         reord: u64,
         retrans: u64,
+        ooo: u64,
+        segments: f64,
+        rtos: u64,
     }
     let mut sums: BTreeMap<String, Sum> = BTreeMap::new();
     let mut series = Vec::new();
@@ -338,8 +394,12 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
                     mean,
                     median,
                     min,
+                    max: cell.mbps.iter().copied().fold(min, f64::max),
                     reord: cell.reord,
                     retrans: cell.retrans,
+                    ooo: cell.ooo,
+                    segments: cell.segments,
+                    rtos: cell.rtos,
                 },
             );
         }
@@ -350,33 +410,126 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         ));
     }
     let mut checks = vec![Check::sanity("every flow completed".into(), complete)];
+    let missing: Vec<String> = SETTINGS
+        .iter()
+        .map(label)
+        .filter(|l| !sums.contains_key(l))
+        .collect();
+    checks.push(Check::sanity(
+        if missing.is_empty() {
+            "every setting measured".into()
+        } else {
+            format!("every setting measured (missing: {})", missing.join(", "))
+        },
+        missing.is_empty(),
+    ));
     let get = |k: &str| sums.get(k).copied();
-    match (get("ecmp r3"), get("rps r3"), get("sopa r10")) {
-        (Some(ecmp), Some(rps), Some(sopa)) => {
-            checks.push(Check::sanity(format!(
-                    "SOPA reorders far less than RPS: {} reordering events and {} retransmissions vs {} and {} (at most {REORDER_MAX}x and {RETRANS_MAX}x; RPS at least 100 events)",
-                    sopa.reord, sopa.retrans, rps.reord, rps.retrans
-                ), rps.reord >= 100
-                    && (sopa.reord as f64) <= REORDER_MAX * rps.reord as f64
-                    && (sopa.retrans as f64) <= RETRANS_MAX * rps.retrans as f64));
-            let best = sums
-                .iter()
-                .filter(|(k, _)| !k.ends_with("(F)"))
-                .map(|(_, s)| s.mean)
-                .fold(0.0, f64::max);
-            checks.push(Check::sanity(format!(
-                    "with FR threshold 10, SOPA's throughput is near the best: mean {:.0} Mb/s >= 0.9x the best mean {best:.0}",
-                    sopa.mean
-                ), sopa.mean >= 0.9 * best));
-            checks.push(Check::sanity(format!(
-                    "ECMP suffers from hash collisions: its slowest flow {:.0} Mb/s <= 0.7x SOPA's median {:.0}, and its mean {:.0} below SOPA's {:.0}",
-                    ecmp.min, sopa.median, ecmp.mean, sopa.mean
-                ), ecmp.min <= 0.7 * sopa.median && ecmp.mean < sopa.mean));
-        }
-        _ => checks.push(Check::sanity(
-            "ecmp r3, rps r3 and sopa r10 all measured".into(),
-            false,
-        )),
+    let pct = |n: u64, of: f64| 100.0 * n as f64 / of.max(1.0);
+    if let (Some(rps), Some(sopa)) = (get("rps r3"), get("sopa r10")) {
+        checks.push(Check::assert(
+            REORDERING,
+            format!(
+                "SOPA's receivers get fewer reordered packets than RPS's: {} vs {} out-of-order segments, and its senders at most {REORDER_MAX}x RPS's reordering events: {} vs {} (RPS at least {MIN_EVENTS})",
+                sopa.ooo, rps.ooo, sopa.reord, rps.reord
+            ),
+            sopa.ooo < rps.ooo
+                && rps.reord >= MIN_EVENTS
+                && (sopa.reord as f64) <= REORDER_MAX * rps.reord as f64,
+        ));
+        checks.push(Check::assert(
+            REORDERING,
+            format!(
+                "SOPA's senders retransmit at most {RETRANS_MAX}x as often as RPS's: {} vs {} segments",
+                sopa.retrans, rps.retrans
+            ),
+            (sopa.retrans as f64) <= RETRANS_MAX * rps.retrans as f64,
+        ));
+        checks.push(Check::report(
+            REORDERED_SHARE,
+            format!(
+                "out-of-order segments per segment sent: SOPA {:.1}%, RPS {:.1}%; not asserted: §4.2 runs four flows on an idle tree, here every link of the permutation runs full and SOPA's round robins still meet on shared uplinks",
+                pct(sopa.ooo, sopa.segments),
+                pct(rps.ooo, rps.segments)
+            ),
+        ));
+        checks.push(Check::report(
+            ABOVE_RPS,
+            format!(
+                "RPS's mean {:.1} Mb/s is {:.0}% below SOPA's {:.1}; not asserted: SOPA's lead over RPS here is a fraction of the paper's",
+                rps.mean,
+                100.0 * (1.0 - rps.mean / sopa.mean),
+                sopa.mean
+            ),
+        ));
+    }
+    let (ecmp, hedera, rps, sopa) = (
+        get("ecmp r3"),
+        get("hedera r3"),
+        get("rps r3"),
+        get("sopa r10"),
+    );
+    if let (Some(ecmp), Some(hedera), Some(rps), Some(sopa)) = (ecmp, hedera, rps, sopa) {
+        let below = |x: Sum| 100.0 * (1.0 - x.mean / sopa.mean);
+        checks.push(Check::report(
+            FLOW_LEVEL,
+            format!(
+                "mean Hedera {:.1}, ECMP {:.1} against RPS's {:.1} Mb/s, {:.0}% and {:.0}% below SOPA's (paper: 75.21% and 76.48%); not asserted: Hedera comes close to RPS here",
+                hedera.mean,
+                ecmp.mean,
+                rps.mean,
+                below(hedera),
+                below(ecmp)
+            ),
+        ));
+        let others = hedera.mean.min(rps.mean).min(sopa.mean);
+        checks.push(Check::assert(
+            ECMP_LOWEST,
+            format!(
+                "ECMP has the lowest mean, {:.1} Mb/s against at least {others:.1} for the others, and its collided flows suffer: its slowest {:.1} Mb/s <= {COLLIDED}x SOPA's median {:.1}",
+                ecmp.mean, ecmp.min, sopa.median
+            ),
+            ecmp.mean < others && ecmp.min <= COLLIDED * sopa.median,
+        ));
+    }
+    if let Some(sopa) = sopa {
+        let rate = LINK_RATE
+            .trim_end_matches("Mbps")
+            .parse::<f64>()
+            .unwrap_or(f64::NAN);
+        checks.push(Check::report(
+            NEAR_LINE_RATE,
+            format!(
+                "SOPA's mean {:.1} and slowest {:.1} Mb/s are {:.0}% and {:.0}% of the {rate} Mb/s links (paper: 92.5% and 91%); not asserted: here SOPA still reorders and retransmits at full load",
+                sopa.mean,
+                sopa.min,
+                100.0 * sopa.mean / rate,
+                100.0 * sopa.min / rate
+            ),
+        ));
+    }
+    // §4.5: the failed link, for the two packet-level schemes.
+    let (rf, sf) = (get("rps r3 (F)"), get("sopa r10 (F)"));
+    if let (Some(rps), Some(sopa), Some(rf), Some(sf)) = (rps, sopa, rf, sf) {
+        checks.push(Check::report(
+            FAILURE_SOPA,
+            format!(
+                "with a1-c1 down SOPA's mean is {:.2}x its mean without (max {:.1} -> {:.1}, min {:.1} -> {:.1} Mb/s; paper: the mean unchanged, the min 244 -> 188); not asserted: §4.5 runs the production workload, here the failure hits a permutation at full load, which needs the link's capacity",
+                sf.mean / sopa.mean,
+                sopa.max,
+                sf.max,
+                sopa.min,
+                sf.min
+            ),
+        ));
+        let (r, o) = (rf.mean / rps.mean, sf.mean / sopa.mean);
+        checks.push(Check::assert(
+            FAILURE_RPS,
+            format!(
+                "with a1-c1 down RPS's mean falls further than SOPA's: to {r:.2}x its mean without, against SOPA's {o:.2}x (RPS max {:.1} -> {:.1}, min {:.1} -> {:.1} Mb/s; RTOs {} and {} with the failure)",
+                rps.max, rf.max, rps.min, rf.min, rf.rtos, sf.rtos
+            ),
+            r < o,
+        ));
     }
     let chart = super::plot::strip(
         "SOPA: permutation on a k=4 Fat-Tree, throughput per flow",
@@ -396,9 +549,12 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
 mod tests {
     use super::*;
 
-    /// Rows of one setting: a flow per throughput, each with `reord`
-    /// reordering events, retransmissions and out-of-order segments.
-    fn add(c: &mut Csv, scheme: &str, re: u32, failed: bool, mbps: &[f64], reord: u32) {
+    /// (scheme, FR threshold, failed link, throughputs, and per flow:
+    /// retransmissions, reordering events, out-of-order segments).
+    type Row = (&'static str, u32, bool, &'static [f64], u32, u32, u32);
+
+    /// Rows of one setting: a 1 MiB flow per throughput.
+    fn add(c: &mut Csv, (scheme, re, failed, mbps, retrans, reord, ooo): Row) {
         for (i, m) in mbps.iter().enumerate() {
             let size = 1u64 << 20;
             c.push(vec![
@@ -411,72 +567,175 @@ mod tests {
                 ((i + 8) % 16).to_string(),
                 size.to_string(),
                 format!("{:.1}", size as f64 * 8.0 / m),
+                retrans.to_string(),
                 reord.to_string(),
-                reord.to_string(),
-                reord.to_string(),
+                ooo.to_string(),
                 "0".into(),
             ]);
         }
     }
 
-    fn papers() -> Csv {
+    /// The paper's shape with the values measured here (20 Mb/s links):
+    /// SOPA above RPS above Hedera above ECMP, whose colliding flows get
+    /// half; SOPA reordering and retransmitting less; the failure costing
+    /// RPS more than SOPA.
+    const PAPERS: [Row; 6] = [
+        ("ecmp", 3, false, &[9.0, 4.5, 4.7, 18.0], 50, 0, 100),
+        ("hedera", 3, false, &[14.0, 9.0, 13.0, 18.0], 20, 10, 80),
+        ("rps", 3, false, &[15.0, 11.0, 15.0, 18.0], 300, 250, 360),
+        ("sopa", 10, false, &[17.0, 14.0, 17.0, 18.0], 70, 90, 150),
+        ("rps", 3, true, &[10.0, 7.0, 8.0, 15.0], 1400, 200, 400),
+        ("sopa", 10, true, &[13.0, 8.0, 13.0, 18.0], 230, 200, 250),
+    ];
+
+    /// The paper's shape with `edits` replacing their settings' rows (no
+    /// throughputs: the setting left out).
+    fn shape(edits: &[Row]) -> Csv {
         let mut c = Csv::new(&COLUMNS);
-        add(&mut c, "ecmp", 3, false, &[90.0, 45.0, 47.0, 92.0], 0);
-        add(&mut c, "hedera", 3, false, &[90.0, 60.0, 88.0, 91.0], 0);
-        add(&mut c, "rps", 3, false, &[70.0, 65.0, 72.0, 68.0], 200);
-        add(&mut c, "sopa", 10, false, &[92.0, 91.0, 93.0, 92.0], 10);
-        add(&mut c, "rps", 3, true, &[50.0, 40.0, 60.0, 55.0], 400);
-        add(&mut c, "sopa", 10, true, &[85.0, 80.0, 88.0, 86.0], 30);
+        for row in PAPERS {
+            let r = edits
+                .iter()
+                .copied()
+                .find(|e| (e.0, e.1, e.2) == (row.0, row.1, row.2))
+                .unwrap_or(row);
+            add(&mut c, r);
+        }
         c
     }
 
+    fn failing(edits: &[Row]) -> Vec<String> {
+        analyze(&shape(edits)).unwrap().failing()
+    }
+
     #[test]
-    fn the_papers_shape_is_recognised_and_each_absence_too() {
-        let a = analyze(&papers()).unwrap();
+    fn the_papers_shape_holds_and_every_claim_is_checked() {
+        let a = analyze(&shape(&[])).unwrap();
         assert!(a.checks.iter().all(|c| c.holds), "{:?}", a.checks);
+        let claims: Vec<(Claim, bool)> = a
+            .checks
+            .iter()
+            .filter_map(|c| Some((c.claim?, c.asserted)))
+            .collect();
+        assert_eq!(
+            claims,
+            [
+                (REORDERING, true),
+                (REORDERING, true),
+                (REORDERED_SHARE, false),
+                (ABOVE_RPS, false),
+                (FLOW_LEVEL, false),
+                (ECMP_LOWEST, true),
+                (NEAR_LINE_RATE, false),
+                (FAILURE_SOPA, false),
+                (FAILURE_RPS, true)
+            ]
+        );
         assert!(a.table.contains("sopa r10 (F)"), "{}", a.table);
         assert_eq!(a.chart.series().count(), SETTINGS.len());
-        // FCT of 1 MiB at 93, 92, 92, 91 Mb/s: 90.2, 91.2, 91.2, 92.2 ms;
-        // nearest rank p50 91, p99 92.
+        // By hand: 150 of 1 MiB / 1448 B segments is 20.7%, 360 49.7%;
+        // means 14.75 and 16.50; the failure's 0.75x (RPS) and 0.79x.
+        let what = |i: usize| a.checks[i].what.as_str();
+        assert!(what(4).contains("SOPA 20.7%, RPS 49.7%"), "{}", what(4));
+        assert!(
+            what(5).contains("RPS's mean 14.8 Mb/s is 11% below SOPA's 16.5"),
+            "{}",
+            what(5)
+        );
+        assert!(
+            what(10).contains("to 0.68x its mean without, against SOPA's 0.79x"),
+            "{}",
+            what(10)
+        );
+        // FCT of 1 MiB at 17, 14, 17, 18 Mb/s: 493, 599, 493, 466 ms;
+        // nearest rank p50 493, p99 599.
         let row = a
             .table
             .lines()
             .find(|l| l.starts_with("sopa r10 "))
             .unwrap();
-        assert!(row.ends_with("       91       92"), "{row}");
-        // Nearest-rank median of SOPA's [91, 92, 92, 93] is 92.
-        assert!(
-            a.table
-                .contains("sopa r10             4     4      92      92      91"),
-            "{}",
-            a.table
+        assert!(row.ends_with("      493      599"), "{row}");
+    }
+
+    #[test]
+    fn each_asserted_claim_fails_without_its_shape() {
+        let only = |edits: &[Row], what: &str| {
+            let f = failing(edits);
+            assert!(f.len() == 1 && f[0].contains(what), "{edits:?}: {f:?}");
+        };
+        let sopa = |retrans, reord, ooo| -> Row {
+            (
+                "sopa",
+                10,
+                false,
+                &[17.0, 14.0, 17.0, 18.0],
+                retrans,
+                reord,
+                ooo,
+            )
+        };
+        // SOPA's receivers seeing as many reordered packets as RPS's, its
+        // senders 0.6x RPS's reordering events, or RPS hardly reordering.
+        only(&[sopa(70, 90, 400)], "fewer reordered packets");
+        only(&[sopa(70, 150, 150)], "fewer reordered packets");
+        only(
+            &[
+                ("rps", 3, false, &[15.0, 11.0, 15.0, 18.0], 300, 20, 360),
+                sopa(70, 2, 150),
+            ],
+            "fewer reordered packets",
         );
-        let failing = |c: &Csv| analyze(c).unwrap().failing();
-        // SOPA reordering as much as RPS.
-        let mut c = Csv::new(&COLUMNS);
-        add(&mut c, "ecmp", 3, false, &[90.0, 45.0], 0);
-        add(&mut c, "rps", 3, false, &[70.0, 65.0], 200);
-        add(&mut c, "sopa", 10, false, &[92.0, 91.0], 150);
-        let f = failing(&c);
-        assert!(f.len() == 1 && f[0].contains("reorders far less"), "{f:?}");
-        // SOPA well below the best (RPS).
-        let mut c = Csv::new(&COLUMNS);
-        add(&mut c, "ecmp", 3, false, &[90.0, 45.0], 0);
-        add(&mut c, "rps", 3, false, &[95.0, 95.0], 200);
-        add(&mut c, "sopa", 10, false, &[70.0, 70.0], 10);
-        let f = failing(&c);
-        assert!(f.len() == 1 && f[0].contains("near the best"), "{f:?}");
-        // ECMP without collisions.
-        let mut c = Csv::new(&COLUMNS);
-        add(&mut c, "ecmp", 3, false, &[92.0, 91.0], 0);
-        add(&mut c, "rps", 3, false, &[70.0, 65.0], 200);
-        add(&mut c, "sopa", 10, false, &[92.0, 91.0], 10);
-        let f = failing(&c);
-        assert!(f.len() == 1 && f[0].contains("hash collisions"), "{f:?}");
-        // A setting missing.
-        let mut c = Csv::new(&COLUMNS);
-        add(&mut c, "sopa", 10, false, &[92.0], 10);
-        assert_eq!(failing(&c).len(), 1);
+        // SOPA retransmitting 0.6x as often as RPS.
+        only(&[sopa(180, 90, 150)], "retransmit at most");
+        // ECMP above Hedera, ECMP lowest without a collided flow, ECMP
+        // with one but not the lowest.
+        only(
+            &[("ecmp", 3, false, &[16.0, 14.0, 15.0, 17.0], 50, 0, 100)],
+            "ECMP has the lowest mean",
+        );
+        only(
+            &[("ecmp", 3, false, &[12.0, 12.0, 12.0, 12.0], 50, 0, 100)],
+            "ECMP has the lowest mean",
+        );
+        only(
+            &[("ecmp", 3, false, &[18.0, 18.0, 18.0, 4.0], 50, 0, 100)],
+            "ECMP has the lowest mean",
+        );
+        // The failure costing SOPA more than RPS (0.65x against 0.68x).
+        only(
+            &[("sopa", 10, true, &[10.0, 8.0, 10.0, 15.0], 230, 200, 250)],
+            "falls further than SOPA's",
+        );
+        // A setting left out, a flow without its FCT.
+        assert_eq!(
+            failing(&[("sopa", 10, true, &[], 0, 0, 0)]),
+            ["every setting measured (missing: sopa r10 (F))"]
+        );
+        let mut c = shape(&[]);
+        c.rows[0][8] = String::new();
+        assert_eq!(analyze(&c).unwrap().failing(), ["every flow completed"]);
+    }
+
+    #[test]
+    fn reported_claims_never_fail_the_verdict() {
+        // RPS faster than SOPA, Hedera faster than RPS, SOPA far from the
+        // line rate and its mean halved by the failure (RPS's to 0.3x).
+        let a = analyze(&shape(&[
+            ("hedera", 3, false, &[16.0, 14.0, 15.0, 16.0], 20, 10, 80),
+            ("rps", 3, false, &[15.0, 13.0, 15.0, 16.0], 300, 250, 360),
+            ("sopa", 10, false, &[14.0, 10.0, 12.0, 13.0], 70, 90, 150),
+            ("rps", 3, true, &[5.0, 4.0, 4.0, 5.0], 300, 250, 360),
+            ("sopa", 10, true, &[7.0, 5.0, 6.0, 7.0], 230, 200, 250),
+        ]))
+        .unwrap();
+        let reported: Vec<&Check> = a.checks.iter().filter(|c| !c.asserted).collect();
+        assert_eq!(reported.len(), 5, "{:?}", a.checks);
+        assert!(
+            reported
+                .iter()
+                .all(|c| c.holds && c.what.contains("not asserted")),
+            "{reported:?}"
+        );
+        assert!(a.failing().is_empty());
     }
 
     #[test]
