@@ -23,7 +23,7 @@ test: setup lint
 	@bash scripts/setup-p4.sh || true
 	@bash scripts/check-p4.sh
 	@mkdir -p target; set -o pipefail; \
-	$(CARGO) test --release --workspace -- --test-threads=1 2>&1 | tee $(TEST_LOG); \
+	$(CARGO) test --release --workspace --no-fail-fast -- --test-threads=1 2>&1 | tee $(TEST_LOG); \
 	bash scripts/test-summary.sh $(TEST_LOG) $$?
 
 lint:
