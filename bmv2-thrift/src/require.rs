@@ -118,6 +118,21 @@ mod tests {
         assert_eq!(why_required(Some("yes"), false), None);
     }
 
+    /// Through the process's own environment: with the toolchain on PATH
+    /// (CI) the test runs; a missing tool fails it where the toolchain is
+    /// required and skips it elsewhere.
+    #[test]
+    fn p4_test_runs_skips_or_fails_by_this_machine() {
+        if toolchain().is_ok() {
+            assert!(p4_test("require_unit", &[]).is_some());
+        }
+        let missing = || p4_test("require_unit", &["lh-no-such-tool"]);
+        match required() {
+            Some(_) => assert!(std::panic::catch_unwind(missing).is_err()),
+            None => assert!(missing().is_none()),
+        }
+    }
+
     #[test]
     fn a_missing_tool_skips_when_optional_and_fails_when_required() {
         assert_eq!(decide("t", &[], Some("CI")), Decision::Run);
