@@ -99,6 +99,15 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// Each quoted claim's checks in order, and whether each is asserted
+    /// (the analyses' unit tests).
+    #[cfg(test)]
+    pub fn claims(&self) -> Vec<(Claim, bool)> {
+        self.checks
+            .iter()
+            .filter_map(|c| Some((c.claim?, c.asserted)))
+            .collect()
+    }
     /// What the failing checks say (the analyses' unit tests).
     #[cfg(test)]
     pub fn failing(self) -> Vec<String> {

@@ -612,11 +612,7 @@ mod tests {
     fn the_papers_shape_holds_and_every_claim_is_checked() {
         let a = analyze(&shape(&[])).unwrap();
         assert!(a.checks.iter().all(|c| c.holds), "{:?}", a.checks);
-        let claims: Vec<(Claim, bool)> = a
-            .checks
-            .iter()
-            .filter_map(|c| Some((c.claim?, c.asserted)))
-            .collect();
+        let claims = a.claims();
         assert_eq!(
             claims,
             [
