@@ -11,7 +11,7 @@ for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:
   cmd=${pair%%:*}; pkg=${pair##*:}
   command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done
-# DejaVu Sans: the font of the experiments' PNG plots (emu/src/experiments/plot.rs).
+# DejaVu Sans: the font of the experiments' PNG plots (experiments/src/plot.rs).
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_pkgs+=(fonts-dejavu-core)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

@@ -6,15 +6,15 @@
 //! linear,T,H --test none` for the same numbers of switches and hosts, in
 //! the same run (skipped if `mn` is not installed).
 //!
-//!     cargo build --release -p lighthouse-emu
+//!     cargo build --release -p lighthouse-cmd
 //!     cargo run --release -p lighthouse-emu --example bench_bringup -- [REPS] [CONFIG...]
 
 #[path = "bench_common/mod.rs"]
 mod common;
 
 use common::{loadavg, median};
-use lh_emu::orchestrator::{Net, NetOptions};
-use lh_emu::topo::Plan;
+use lh_emu::kernel::bringup::{Net, NetOptions};
+use lh_emu::plan::Plan;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -110,7 +110,7 @@ fn main() {
                 Net::bring_up(Plan::from_config(&cfg), &NetOptions::default()).expect("bring-up");
             let t_net = t.elapsed().as_secs_f64();
             let t = Instant::now();
-            let fab = lh_emu::fabric::start(&net, &c).expect("fabric start");
+            let fab = lh_emu::tor::fabric::start(&net, &c).expect("fabric start");
             let t_fab = t.elapsed().as_secs_f64();
             let t = Instant::now();
             let _ = fab.stop();

@@ -23,7 +23,7 @@ use common::{Lighthouse, loadavg, median};
 use lh_ctrl::compile::Compiled;
 use lh_ctrl::config::Config;
 use lh_ctrl::units::Nanos;
-use lh_emu::probe::{Amount, Pinger, tcp_flow};
+use lh_emu::traffic::probe::{Amount, Pinger, tcp_flow};
 use std::time::Duration;
 use swtor::DropReason;
 

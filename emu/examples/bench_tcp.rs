@@ -1,7 +1,7 @@
 //! TCP throughput host -> ToR -> OCS -> ToR -> host over an always-up
 //! circuit (topologies/static-2.json) against a Linux bridge between the
 //! same kind of namespaces, alternating in one run. One TCP flow per run
-//! with the built-in flow tool (lh_emu::probe::tcp_flow), median of REPS.
+//! with the built-in flow tool (lh_emu::traffic::probe::tcp_flow), median of REPS.
 //!
 //!     cargo run --release -p lighthouse-emu --example bench_tcp -- [SECS] [REPS]
 
@@ -9,7 +9,7 @@
 mod common;
 
 use common::{Bridge, Lighthouse, loadavg, median};
-use lh_emu::probe::{Amount, tcp_flow};
+use lh_emu::traffic::probe::{Amount, tcp_flow};
 
 fn main() {
     common::require_root();

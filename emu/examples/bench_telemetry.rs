@@ -1,7 +1,7 @@
 //! Does telemetry sampling disturb the data-plane thread's timing? Runs
 //! the engine of the Table 3 fabric (8 ToRs, 50 us slices) on its real
 //! busy-polling thread over an in-memory port (no namespaces), alternating
-//! runs without a sampler and with `lh_emu::telemetry::Sampler` reading
+//! runs without a sampler and with `lh_emu::control::telemetry::Sampler` reading
 //! buffer_usage and bw_usage of every uplink at INTERVAL_US, and compares
 //! the slice-boundary lateness (p50/p99) and the longest poll gap.
 //!
@@ -17,7 +17,7 @@ fn main() {
     let secs: f64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(2.0);
     let reps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
     let iv_us: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
-    let cfg = Config::from_json(lh_emu::experiment::TABLE3_CONFIG, "t3").unwrap();
+    let cfg = Config::from_json(include_str!("../../topologies/table3-hoho-8.json"), "t3").unwrap();
     let c = lh_ctrl::compile::compile(&cfg).unwrap();
     println!("| rep | sampler | boundary lateness p50 / p99 (ns) | max poll gap (us) | records |");
     println!("|---:|---|---|---:|---:|");
@@ -29,7 +29,7 @@ fn main() {
         } {
             let hosts = (0..cfg.host_count())
                 .map(|k| HostAttach {
-                    ip: lh_emu::topo::host_ip(k + 1),
+                    ip: lh_emu::plan::host_ip(k + 1),
                     mac: [2, 0, 0, 0, 0, k as u8],
                     tor: (k / cfg.tors.hosts_per_tor as usize) as u16,
                     ifname: String::new(),
@@ -66,7 +66,7 @@ fn main() {
                         interval: Nanos(iv_us * 1000),
                     })
                     .collect();
-                lh_emu::telemetry::Sampler::start(
+                lh_emu::control::telemetry::Sampler::start(
                     h.usage_probe(),
                     monitors,
                     Box::new(std::io::sink()),

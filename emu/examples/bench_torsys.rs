@@ -18,7 +18,7 @@
 mod common;
 
 use common::{Bridge, Lighthouse, loadavg, median};
-use lh_emu::probe::{Amount, tcp_flow};
+use lh_emu::traffic::probe::{Amount, tcp_flow};
 
 fn main() {
     common::require_root();

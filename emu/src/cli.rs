@@ -11,18 +11,18 @@ mod help;
 #[cfg(test)]
 mod tests;
 
-pub use crate::format::{MAX_BPS, MAX_BYTES, MAX_SECONDS, parse_amount, parse_bw, parse_seconds};
-pub use crate::network::{
-    DEFAULT_PING_TIMEOUT, IPERF_SECONDS, MAX_UDP_BPS_NO_FABRIC, Tools, on_path,
+pub use crate::net::{DEFAULT_PING_TIMEOUT, IPERF_SECONDS, MAX_UDP_BPS_NO_FABRIC, Tools, on_path};
+pub use crate::text::format::{
+    MAX_BPS, MAX_BYTES, MAX_SECONDS, parse_amount, parse_bw, parse_seconds,
 };
-pub use crate::render::{
+pub use crate::text::render::{
     IfaceDrops, format_counters, format_entry, format_flow, format_kernel_drops, format_totals,
     parse_net_dev, slice_text, table_text,
 };
 
-use crate::format;
-use crate::network::{Network, PcapTarget};
-use crate::signals;
+use crate::kernel::signals;
+use crate::net::{Network, PcapTarget};
+use crate::text::format;
 use lh_ctrl::TorId;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -322,7 +322,7 @@ impl<'a> Cli<'a> {
     fn flows(&mut self, rest: &str) {
         let args: Vec<&str> = rest.split_whitespace().collect();
         let n = self.net.plan.hosts.len();
-        match crate::workload::parse_request(&args, n, self.net.host_bps(), &parse_bw) {
+        match crate::traffic::workload::parse_request(&args, n, self.net.host_bps(), &parse_bw) {
             Err(e) => self.say(&format!("*** Error: flows: {e}")),
             Ok(_) if self.sandbox => {}
             Ok(req) => {
@@ -333,18 +333,18 @@ impl<'a> Cli<'a> {
         }
     }
 
-    /// `memcached ...` and `allreduce ...` (crate::apps).
+    /// `memcached ...` and `allreduce ...` (crate::traffic::apps).
     fn app(&mut self, verb: &str, rest: &str) {
         let args: Vec<&str> = rest.split_whitespace().collect();
         let plan = &self.net.plan;
         let r = if verb == "memcached" {
-            crate::apps::parse_memcached(plan, &args, &parse_bw).map(|q| {
+            crate::traffic::apps::parse_memcached(plan, &args, &parse_bw).map(|q| {
                 if !self.sandbox {
                     let _ = self.net.memcached(&q).map_err(|e| self.net.say(&e));
                 }
             })
         } else {
-            crate::apps::parse_allreduce(plan, &args, &parse_bw).map(|q| {
+            crate::traffic::apps::parse_allreduce(plan, &args, &parse_bw).map(|q| {
                 if !self.sandbox {
                     let _ = self.net.allreduce(&q).map_err(|e| self.net.say(&e));
                 }
@@ -508,8 +508,8 @@ impl<'a> Cli<'a> {
             return;
         }
         let (mode, args) = match args.split_first() {
-            Some((&"--readable", rest)) => (crate::securefs::READABLE_MODE, rest),
-            _ => (crate::securefs::FILE_MODE, &args[..]),
+            Some((&"--readable", rest)) => (crate::kernel::securefs::READABLE_MODE, rest),
+            _ => (crate::kernel::securefs::FILE_MODE, &args[..]),
         };
         if args.len() != 3 {
             self.say("usage: pcap [--readable] <tor|host> <port> FILE | pcap stop");

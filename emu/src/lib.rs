@@ -1,42 +1,33 @@
-//! Lighthouse emulation: network namespaces and veths for hosts, the native
-//! software ToRs and emulated OCS (swtor) between them, a Mininet-compatible
-//! CLI, a built-in prober and flow tool, and `lighthouse clean`.
+//! Lighthouse emulation: the network object ([`net::Network`]) and what it
+//! is built from. Front ends (the `lighthouse` binary, the Mininet-style
+//! [`cli`], graders, experiments, tests) drive a run through it.
+//!
+//! Layout, by role:
+//! - [`plan`]: names and addresses of hosts, ToRs and ports (pure data);
+//! - [`kernel`]: namespaces, veths and addresses (rtnetlink), the run's
+//!   state file, signals, `lighthouse clean`;
+//! - [`link`]: the link kinds (host veths in [`kernel::bringup`], optical
+//!   uplinks, fat-tree links);
+//! - [`host`]: per-host TCP knobs, NIC offloads, pacing, node shells,
+//!   `TCP_INFO`;
+//! - [`tor`]: ToR targets (native swtor, BMv2) and the data plane on top of
+//!   the kernel side;
+//! - [`control`]: telemetry and live traffic-aware scheduling;
+//! - [`traffic`]: the prober, workloads and applications;
+//! - [`net`]: the network object and its typed operations;
+//! - [`text`]: text rendering and parsing (Mininet's formats and ours);
+//! - [`cli`]: the Mininet-compatible command loop over [`net::Network`];
+//! - [`mininet`]: importing Mininet topology scripts.
 
-pub mod alloc;
-pub mod apps;
-pub mod clean;
 pub mod cli;
-pub mod compile_cmd;
-pub mod exitguard;
-pub mod experiment;
-pub mod experiments;
-pub mod fabric;
-pub mod fatlink;
-pub mod format;
-pub mod hosttcp;
-pub mod interrupt;
-pub mod lab;
-pub mod links;
-pub mod mnflags;
-pub mod mntopo;
+pub mod control;
+pub mod host;
+pub mod kernel;
+pub mod link;
+pub mod mininet;
+pub mod net;
 pub mod netns;
-pub mod network;
-pub mod nicpace;
-pub mod nodeshell;
-pub mod offload;
-pub mod optlink;
-pub mod orchestrator;
-pub mod p4check;
-pub mod p4tor;
-pub mod probe;
-pub mod render;
-pub mod securefs;
-pub mod signals;
-pub mod state;
-pub mod ta_live;
-pub mod target;
-pub mod tcpinfo;
-pub mod telemetry;
-pub mod textsink;
-pub mod topo;
-pub mod workload;
+pub mod plan;
+pub mod text;
+pub mod tor;
+pub mod traffic;

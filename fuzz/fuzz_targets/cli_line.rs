@@ -5,8 +5,8 @@
 #![no_main]
 
 use lh_emu::cli::{Cli, Tools};
-use lh_emu::network::Network;
-use lh_emu::topo::Plan;
+use lh_emu::net::Network;
+use lh_emu::plan::Plan;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@
 set -eu
 secs=${1:-5}
 reps=${2:-3}
-cargo build --release -p lighthouse-emu --bin lighthouse --examples
+cargo build --release -p lighthouse-cmd --bin lighthouse && cargo build --release -p lighthouse-emu --examples
 ex=target/release/examples
 echo "## TCP throughput ($(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg))"
 "$ex/bench_tcp" "$secs" "$reps"

@@ -21,9 +21,9 @@ figures=(fig8 fig9 fig10 fig13 otcp sopa)
 # losses), one test binary each; the experiment_* ones run the figures
 # above through the binary again with their own assertions.
 tests=(
-  "lighthouse-emu e2e" "lighthouse-emu guardband_run" "lighthouse-emu probe"
-  "lighthouse-emu workload" "lighthouse-emu fattree_run" "lighthouse-emu otcp"
-  "lighthouse-emu apps" "swtor fabric" "swtor torsys"
+  "lighthouse-cmd e2e" "lighthouse-cmd guardband_run" "lighthouse-cmd probe"
+  "lighthouse-cmd workload" "lighthouse-cmd fattree_run" "lighthouse-cmd otcp"
+  "lighthouse-cmd apps" "swtor fabric" "swtor torsys"
 )
 # Test executables, built once (cargo test --no-run prints their paths).
 declare -A exe

@@ -8,7 +8,7 @@
 set -eu
 n=${1:-20}
 cfg=${2:-}
-cargo build --release -q -p lighthouse-emu --bin lighthouse
+cargo build --release -q -p lighthouse-cmd --bin lighthouse
 bin=target/release/lighthouse
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -215,7 +215,7 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> FabricError {
 }
 
 /// One uplink's telemetry at a moment (paper Table 1's `buffer_usage()`
-/// and `bw_usage()`; the sampler in `lh_emu::telemetry` turns two samples
+/// and `bw_usage()`; the sampler in `lh_emu::control::telemetry` turns two samples
 /// into a rate).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PortUsage {

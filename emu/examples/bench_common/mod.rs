@@ -5,10 +5,10 @@
 
 use lh_ctrl::compile::Compiled;
 use lh_ctrl::config::Config;
+use lh_emu::host::nic_offload;
+use lh_emu::kernel::bringup::{Net, NetOptions};
 use lh_emu::netns;
-use lh_emu::offload;
-use lh_emu::orchestrator::{Net, NetOptions};
-use lh_emu::topo::Plan;
+use lh_emu::plan::Plan;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -61,7 +61,7 @@ pub struct Lighthouse {
     pub net: Net,
     pub fab: Option<swtor::FabricHandle>,
     /// ToRs on BMv2 (`--tor` syntax), if any.
-    pub p4: Option<lh_emu::p4tor::P4Tors>,
+    pub p4: Option<lh_emu::tor::bmv2::P4Tors>,
 }
 
 impl Lighthouse {
@@ -74,20 +74,20 @@ impl Lighthouse {
     /// With some ToRs on BMv2 (`tors` in `--tor` syntax, e.g. `bmv2:s2`).
     pub fn try_up_with(cfg: &Config, c: &Compiled, tors: &str) -> Result<Lighthouse, String> {
         let mut plan = Plan::from_config(cfg);
-        plan.targets = lh_emu::target::parse(tors, plan.tors).map_err(|e| e.to_string())?;
+        plan.targets = lh_emu::tor::target::parse(tors, plan.tors).map_err(|e| e.to_string())?;
         let net = Net::bring_up(plan, &NetOptions::default())
             .map_err(|e| format!("bringing up the namespaces: {e}"))?;
         let p4 = if net.plan.bmv2_tors().is_empty() {
             None
         } else {
-            let src = lh_emu::p4tor::P4Source::Shipped;
+            let src = lh_emu::tor::bmv2::P4Source::Shipped;
             Some(
-                lh_emu::p4tor::P4Tors::start(&net, c, &src, false)
+                lh_emu::tor::bmv2::P4Tors::start(&net, c, &src, false)
                     .map_err(|e| format!("starting the P4 ToRs: {e}"))?,
             )
         };
-        let fab =
-            lh_emu::fabric::start(&net, c).map_err(|e| format!("starting the data plane: {e}"))?;
+        let fab = lh_emu::tor::fabric::start(&net, c)
+            .map_err(|e| format!("starting the data plane: {e}"))?;
         Ok(Lighthouse {
             net,
             fab: Some(fab),
@@ -115,7 +115,7 @@ impl Lighthouse {
 /// Resolve ARP and wait until `dst` answers from `src` (a slice-switched
 /// path may need a cycle).
 pub fn warm_up(src: &Path, dst: Ipv4Addr) -> bool {
-    let Ok(p) = lh_emu::probe::Pinger::open(Some(src)) else {
+    let Ok(p) = lh_emu::traffic::probe::Pinger::open(Some(src)) else {
         return false;
     };
     (0..20).any(|_| matches!(p.echo(dst, Duration::from_millis(200)), Ok(Some(_))))
@@ -172,7 +172,7 @@ impl Bridge {
                     let _ =
                         std::fs::write(format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6"), "1");
                 }
-                offload::host_offloads_off(&host_if)
+                nic_offload::host_offloads_off(&host_if)
             })
             .expect("entering a host namespace")
             .expect("offloads off");
@@ -192,7 +192,7 @@ impl Drop for Bridge {
     fn drop(&mut self) {
         for n in &self.names {
             let p = netns::ns_path(n);
-            lh_emu::clean::kill_in_namespaces(std::slice::from_ref(&p));
+            lh_emu::kernel::clean::kill_in_namespaces(std::slice::from_ref(&p));
             if let Err(e) = netns::delete_path(&p) {
                 eprintln!("bridge teardown {n}: {e}");
             }

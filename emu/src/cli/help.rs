@@ -1,6 +1,6 @@
 //! The CLI's command list and `help` text (Python cmd's layout).
 
-use crate::format;
+use crate::text::format;
 
 pub(super) const COMMANDS: &[(&str, &str)] = &[
     ("EOF", "Exit"),

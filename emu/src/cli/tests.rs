@@ -1,11 +1,11 @@
 //! Unit tests of the CLI parser and the renderers it uses.
 
 use super::*;
-use crate::network::Network;
-use crate::probe;
-use crate::render::*;
-use crate::textsink::TextSink as Buf;
-use crate::topo::Plan;
+use crate::net::Network;
+use crate::plan::Plan;
+use crate::text::render::*;
+use crate::text::sink::TextSink as Buf;
+use crate::traffic::probe;
 use lh_ctrl::compile::Compiled;
 use lh_ctrl::tables::{Action, Ingress};
 use std::time::Duration;

@@ -1,0 +1,111 @@
+//! `lighthouse experiment NAME`: the paper's figures (live runs) and
+//! tables (virtual time), through lh_experiments.
+
+use crate::{ExperimentKind, is_root};
+use lh_emu::kernel::signals;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `lighthouse experiment fig*`: exit 1 if the paper's shape does not hold.
+pub fn figure_cmd(
+    which: ExperimentKind,
+    quick: bool,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    table_only: &[(&str, bool)],
+) -> anyhow::Result<ExitCode> {
+    let name = match which {
+        ExperimentKind::Fig8 => "fig8",
+        ExperimentKind::Fig10 => "fig10",
+        ExperimentKind::Fig9 => "fig9",
+        ExperimentKind::Otcp => "otcp",
+        ExperimentKind::Sopa => "sopa",
+        _ => "fig13",
+    };
+    if let Some((flag, _)) = table_only.iter().find(|(_, given)| *given) {
+        anyhow::bail!(
+            "{flag} is for table2 and table3; {name} takes --quick, --out DIR and --seed"
+        );
+    }
+    if !is_root() {
+        anyhow::bail!("`lighthouse experiment {name}` needs root (network namespaces)");
+    }
+    signals::install();
+    let opts = lh_experiments::Opts {
+        quick,
+        seed: seed.unwrap_or(1),
+    };
+    Ok(if lh_experiments::run(name, &opts, out)? {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `lighthouse experiment`.
+#[allow(clippy::too_many_arguments)]
+pub fn experiment_cmd(
+    which: ExperimentKind,
+    config: Option<PathBuf>,
+    out: PathBuf,
+    load: Option<f64>,
+    duration_ms: Option<u64>,
+    seed: Option<u64>,
+    offload_queues: usize,
+    incast_share: Option<f64>,
+) -> anyhow::Result<ExitCode> {
+    use lh_experiments::tables;
+    let cfg = config
+        .map(|p| lh_ctrl::config::Config::load(&p))
+        .transpose()?;
+    let mut w = tables::Workload::default();
+    if let Some(l) = load {
+        w.load = l;
+    }
+    if let Some(d) = duration_ms {
+        w.duration_ns = d * 1_000_000;
+    }
+    if let Some(s) = seed {
+        w.seed = s;
+    }
+    if let Some(x) = incast_share {
+        w.incast_share = x;
+    }
+    // Table 2 runs for minutes: show that it is alive (a terminal only).
+    let spin = lh_experiments::Progress::spinner(&format!("{which:?}").to_lowercase());
+    let text = match which {
+        ExperimentKind::Table3 => tables::table3(cfg, &w, &out)?,
+        ExperimentKind::Table2 => {
+            // The paper runs Table 2 at production load (40%), over
+            // several 32.4 ms cycles of Opera-108 (docs/experiments.md).
+            if load.is_none() {
+                w.load = 0.4;
+            }
+            if duration_ms.is_none() {
+                w.duration_ns = 100_000_000;
+            }
+            if incast_share.is_none() {
+                w.incast_share = 0.0;
+            }
+            tables::table2(cfg, &w, offload_queues, &out)?
+        }
+        ExperimentKind::Fig8
+        | ExperimentKind::Fig9
+        | ExperimentKind::Fig10
+        | ExperimentKind::Fig13
+        | ExperimentKind::Otcp
+        | ExperimentKind::Sopa => {
+            anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
+        }
+    };
+    spin.finish();
+    let (text, checks) = text;
+    let name = format!("{which:?}").to_lowercase();
+    let (verdict, ok) = lh_experiments::verdict(&name, &checks);
+    print!("{text}\n{verdict}");
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,8 @@
+//! One file per `lighthouse` subcommand.
+
+pub mod clean;
+pub mod compile;
+pub mod experiment;
+pub mod lab;
+pub mod p4;
+pub mod run;

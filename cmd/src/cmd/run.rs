@@ -1,0 +1,297 @@
+//! `lighthouse run`: bring a network up, run the CLI (interactive, a
+//! script or one test) over it, tear it down. The crash teardown lives here
+//! too: a signal, a panic on any thread or a dead BMv2 ToR removes the
+//! run's kernel objects before the process exits.
+
+use super::compile::MemoryLimit;
+use crate::{TestKind, is_root, say};
+use anyhow::Context;
+use lh_emu::cli::Cli;
+use lh_emu::kernel::bringup::NetOptions;
+use lh_emu::kernel::{clean, exitguard, signals, state};
+use lh_emu::net::{Network, NetworkOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+pub struct RunArgs {
+    pub config: Option<PathBuf>,
+    pub mn: crate::mnflags::MnArgs,
+    pub mac: bool,
+    pub arp: bool,
+    pub test: Option<TestKind>,
+    pub script: Option<PathBuf>,
+    pub prefix: Option<String>,
+    pub no_fabric: bool,
+    pub tor: String,
+    pub p4: Option<PathBuf>,
+    pub p4_log: bool,
+    pub debug_panic: Option<String>,
+    pub telemetry: Option<PathBuf>,
+    pub ta_live: bool,
+    pub max_memory: MemoryLimit,
+}
+
+/// Held by whoever tears the run down: the main thread at the end, or the
+/// signal watcher on SIGTERM/SIGINT.
+static TEARDOWN: Mutex<()> = Mutex::new(());
+static DONE: AtomicBool = AtomicBool::new(false);
+
+pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let t_start = Instant::now();
+    if let Some(p) = &a.prefix
+        && !state::valid_prefix(p)
+    {
+        anyhow::bail!("invalid --prefix {p:?}: expected lh + 4 hex digits, e.g. lh3f2a");
+    }
+    // The root check comes before any work: a non-root user must not wait
+    // for (and allocate memory for) a compile that cannot be used.
+    if !is_root() {
+        anyhow::bail!("`lighthouse run` needs root (network namespaces, veths)");
+    }
+    // Everything that can be rejected is checked before any state exists.
+    let mn = lh_emu::mininet::prepare(a.config.as_deref(), &a.mn.source())?;
+    let cfg = lh_ctrl::config::Config::load(&mn.config)?;
+    let compiled = if a.no_fabric {
+        None
+    } else {
+        a.max_memory.check(&cfg, lh_ctrl::estimate::Use::Run)?;
+        let mut c = lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?;
+        // A run needs the schedule and the tables, not the paths they were
+        // built from (on opera-108 a third of the compiled data): free them
+        // before the data plane builds its index. OTCP (hosts.tcp.otcp) reads
+        // the paths at bring-up and for the `otcp` verb, so keeps them.
+        let otcp = cfg
+            .hosts
+            .as_ref()
+            .and_then(|h| h.tcp.as_ref()?.otcp)
+            .is_some();
+        if !otcp {
+            c.routes = Default::default();
+        }
+        Some(c)
+    };
+    if let Some(s) = &a.script
+        && !s.is_file()
+    {
+        anyhow::bail!("--script {}: no such file", s.display());
+    }
+    signals::install();
+    signals::save_tty();
+
+    let mut plan = mn.plan(&cfg);
+    for n in &mn.notes {
+        say!("*** {n}");
+    }
+    plan.targets = lh_emu::tor::target::parse(&a.tor, plan.tors)?;
+    let p4_src = match &a.p4 {
+        Some(f) if !f.is_file() => anyhow::bail!("--p4 {}: no such file", f.display()),
+        Some(f) => lh_emu::tor::bmv2::P4Source::File(f.clone()),
+        None => lh_emu::tor::bmv2::P4Source::Shipped,
+    };
+    if !plan.bmv2_tors().is_empty() {
+        bmv2_thrift::toolchain().context("--tor bmv2")?;
+        if a.no_fabric {
+            anyhow::bail!("--tor bmv2 needs the data plane (not --no-fabric)");
+        }
+    } else if a.p4.is_some() {
+        anyhow::bail!("--p4 needs BMv2 ToRs: add --tor bmv2 or --tor bmv2:s1,...");
+    }
+    say!(
+        "*** Creating network ({} ToRs, {} hosts{})",
+        plan.tors,
+        plan.hosts.len(),
+        cfg.name
+            .as_ref()
+            .map(|n| format!(", {n}"))
+            .unwrap_or_default()
+    );
+    let opts = NetworkOptions {
+        net: NetOptions {
+            mac: a.mac,
+            arp: a.arp,
+            prefix: a.prefix.clone(),
+            config: std::fs::canonicalize(&mn.config).ok(),
+            host_tcp: cfg.hosts.as_ref().and_then(|h| h.tcp.clone()),
+        },
+        p4: p4_src,
+        p4_log: a.p4_log,
+        telemetry: a.telemetry.clone(),
+        ta_live: a.ta_live,
+    };
+    let mut net = Network::bring_up(plan, compiled, opts)?;
+    let prefix = net.prefix.clone();
+    spawn_watcher(prefix.clone());
+    install_panic_teardown(prefix.clone());
+    if let Err(e) = net.start() {
+        let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+        DONE.store(true, Ordering::Relaxed);
+        drop(net);
+        return Err(e.into());
+    }
+    let switches = net.p4_switches();
+    if !switches.is_empty() {
+        spawn_p4_monitor(prefix.clone(), switches);
+    }
+    match a.debug_panic.as_deref() {
+        Some("main") => panic!("--debug-panic main"),
+        Some("thread") => {
+            let _ = std::thread::spawn(|| panic!("--debug-panic thread")).join();
+            // The hook exits the process; never get here.
+            std::thread::sleep(Duration::from_secs(5));
+        }
+        _ => {}
+    }
+    let mut ok = {
+        let mut cli = Cli::new(&mut net);
+        let ok = match (a.test, &a.script) {
+            (Some(t), _) => run_test(&mut cli, t),
+            (None, Some(s)) => match std::fs::File::open(s) {
+                Ok(f) => {
+                    let what = s.display().to_string();
+                    let _ = cli.run_lines(std::io::BufReader::new(f), &what);
+                    true
+                }
+                Err(e) => {
+                    say!("*** Error: --script {}: {e}", s.display());
+                    false
+                }
+            },
+            (None, None) => {
+                say!("*** Starting CLI:");
+                cli.run_interactive();
+                true
+            }
+        };
+        ok && cli.input_errors == 0
+    };
+    let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+    DONE.store(true, Ordering::Relaxed);
+    ok &= net.stop();
+    say!(
+        "completed in {:.3} seconds",
+        t_start.elapsed().as_secs_f64()
+    );
+    if signals::terminating() {
+        // Torn down because of a signal: not a clean success.
+        return Ok(ExitCode::from(130));
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// A P4 ToR's `simple_switch` that dies mid-run is reported and the run is
+/// torn down (its namespaces hold nothing useful without it).
+fn spawn_p4_monitor(prefix: String, switches: Vec<(String, bmv2_thrift::ProcessRecord)>) {
+    std::thread::Builder::new()
+        .name("lh-p4-monitor".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(200));
+                let Some((name, rec)) = switches.iter().find(|(_, r)| !r.is_running()) else {
+                    continue;
+                };
+                let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+                if DONE.load(Ordering::Relaxed) {
+                    return;
+                }
+                signals::restore_tty();
+                say!(
+                    "\n*** Error: BMv2 ToR {name} (simple_switch pid {}) died; its log ends:\n{}",
+                    rec.pid,
+                    bmv2_thrift::log_tail(&rec.log, 5)
+                );
+                say!("*** Tearing down {prefix}");
+                let rep = clean::clean(clean::Scope::Prefix(&prefix));
+                for l in rep.lines() {
+                    say!("{l}");
+                }
+                std::process::exit(3);
+            }
+        })
+        .expect("spawn P4 monitor");
+}
+
+fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
+    match t {
+        TestKind::Pingall => {
+            let (s, r) = cli.net.pingall(None);
+            s > 0 && s == r
+        }
+        TestKind::Pingpair => {
+            if cli.net.plan.hosts.len() < 2 {
+                say!("*** pingpair needs two hosts");
+                return false;
+            }
+            let (s, r) = cli.net.ping(Some(&[0, 1]), None, false);
+            s > 0 && s == r
+        }
+        TestKind::Iperf => {
+            let n = cli.net.plan.hosts.len();
+            n >= 2 && cli.net.iperf(0, n - 1, 5.0).is_some_and(|v| v[0] > 0.0)
+        }
+        TestKind::Iperfudp => cli.iperfudp("").is_some_and(|(srv, _)| srv > 0.0),
+        TestKind::All => run_test(cli, TestKind::Pingall) && run_test(cli, TestKind::Iperf),
+        TestKind::Build | TestKind::None => true,
+    }
+}
+
+/// A panic on any thread ends the run: captures are closed and the run's
+/// kernel objects removed before the process exits with 101 (the main
+/// thread's drop guards would do it too, but not for other threads).
+fn install_panic_teardown(prefix: String) {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default(info);
+        // The main thread may hold the lock while it tears down itself.
+        let Ok(_g) = TEARDOWN.try_lock() else {
+            return;
+        };
+        if DONE.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        exitguard::run_all();
+        say!("*** Internal error: tearing down {prefix}");
+        let rep = clean::clean(clean::Scope::Prefix(&prefix));
+        for l in rep.lines() {
+            say!("{l}");
+        }
+        std::process::exit(101);
+    }));
+}
+
+/// On SIGTERM/SIGHUP (or SIGINT outside the prompt) remove the run's kernel
+/// objects and exit, even if the main thread is blocked in a read.
+fn spawn_watcher(prefix: String) {
+    std::thread::Builder::new()
+        .name("lh-signals".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(50));
+                if !signals::terminating() {
+                    continue;
+                }
+                // Let the main thread finish its own teardown if it can.
+                std::thread::sleep(Duration::from_millis(300));
+                let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+                if DONE.load(Ordering::Relaxed) {
+                    return;
+                }
+                signals::restore_tty();
+                // Close captures first so their files are complete.
+                exitguard::run_all();
+                say!("\n*** Signal: tearing down {prefix}");
+                let rep = clean::clean(clean::Scope::Prefix(&prefix));
+                for l in rep.lines() {
+                    say!("{l}");
+                }
+                std::process::exit(130);
+            }
+        })
+        .expect("spawn signal watcher");
+}

@@ -1,0 +1,227 @@
+//! Shared helpers for tests that need root and touch kernel state.
+#![allow(dead_code)]
+
+use std::sync::Mutex;
+
+/// Kernel-state tests in one binary run one at a time, so "as before"
+/// snapshots are not disturbed by a sibling test.
+pub static KERNEL: Mutex<()> = Mutex::new(());
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Print a visible skip line and return true when not root.
+pub fn skip_unless_root(test: &str) -> bool {
+    if !is_root() {
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP {test}: needs root (network namespaces)\n"),
+        );
+        return true;
+    }
+    false
+}
+
+pub fn root_links() -> Vec<String> {
+    lh_emu::kernel::netlink::with_netlink(None, |h| async move {
+        lh_emu::kernel::netlink::link_names(&h).await
+    })
+    .expect("list root links")
+}
+
+/// Pids of all processes (to compare before/after).
+pub fn pids() -> std::collections::BTreeSet<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse().ok()))
+        .collect()
+}
+
+/// Namespaces that look like lighthouse's (`lhXXXX-*`). Other projects'
+/// tests on this machine may add and remove their own concurrently.
+pub fn lh_namespaces() -> Vec<String> {
+    lh_emu::netns::list()
+        .into_iter()
+        .filter(|n| lh_emu::kernel::state::prefix_of_ns(n).is_some())
+        .collect()
+}
+
+/// `lighthouse run <config json> --test <test>` under a fresh prefix, as a
+/// subprocess; returns its stderr after checking it exited 0 and left no
+/// namespace of its prefix behind.
+#[allow(dead_code)]
+pub fn run_config_test(json: &str, test: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.json");
+    std::fs::write(&cfg, json).unwrap();
+    let prefix = format!("lh{:04x}", rand::random::<u16>());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .args([
+            "run",
+            cfg.to_str().unwrap(),
+            "--test",
+            test,
+            "--prefix",
+            &prefix,
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(
+        !lh_namespaces().iter().any(|n| n.starts_with(&prefix)),
+        "namespaces left behind"
+    );
+    err
+}
+
+/// The `*** Results:` lines of a run's output (one per ping command).
+pub fn ping_results(e: &str) -> Vec<&str> {
+    e.lines()
+        .filter(|l| l.starts_with("*** Results:"))
+        .collect()
+}
+
+/// Live processes whose command line holds `needle` (e.g. a node shell's
+/// `<prefix>:<node>` mark); zombies have none.
+pub fn live_with_cmdline(needle: &str) -> Vec<u32> {
+    pids()
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .collect()
+}
+
+/// The run prefix from `*** Run lhXXXX: ...` in a run's output.
+pub fn run_prefix(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("*** Run "))
+        .and_then(|l| l.split(':').next())
+        .expect("a `*** Run <prefix>:` line")
+        .to_string()
+}
+
+/// Namespaces of run `prefix` still present (a test's own run only: other
+/// runs on the machine may come and go meanwhile).
+#[allow(dead_code)]
+pub fn namespaces_of(prefix: &str) -> Vec<String> {
+    let p = format!("{prefix}-");
+    lh_namespaces()
+        .into_iter()
+        .filter(|n| n.starts_with(&p))
+        .collect()
+}
+
+/// Polls `f` every 50 ms until it holds; fails the test after `limit`.
+pub fn wait_for(what: &str, limit: std::time::Duration, mut f: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !f() {
+        assert!(t.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A prefix no run uses (no run directory, no namespace), so a test
+/// checks its own leftovers only.
+pub fn free_prefix() -> String {
+    loop {
+        let p = format!("lh{:04x}", rand::random::<u16>());
+        if !lh_emu::kernel::state::run_dir(&p).exists() && namespaces_of(&p).is_empty() {
+            return p;
+        }
+    }
+}
+
+/// The run prefixes (`lhXXXX`) in a run's output, sorted, each once.
+#[allow(dead_code)]
+pub fn printed_prefixes(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| lh_emu::kernel::state::valid_prefix(w))
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Fails if a namespace of any of `prefixes` is left.
+#[allow(dead_code)]
+pub fn assert_no_namespaces_of(prefixes: &[impl AsRef<str>]) {
+    let left: Vec<String> = lh_namespaces()
+        .into_iter()
+        .filter(|n| {
+            prefixes
+                .iter()
+                .any(|p| n.starts_with(&format!("{}-", p.as_ref())))
+        })
+        .collect();
+    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+}
+
+/// `lighthouse experiment NAME --quick --out OUT` as a subprocess; checks
+/// that it printed `runs` run prefixes, left none of their namespaces
+/// behind, exited 0 and said the paper's shape holds. Returns (stdout,
+/// stderr).
+pub fn experiment_quick(name: &str, runs: usize, out: &std::path::Path) -> (String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .args(["experiment", name, "--quick", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    // Our own runs only: the prefixes this run printed.
+    let ps = printed_prefixes(&stderr);
+    assert_eq!(ps.len(), runs, "{runs} runs expected:\n{stderr}");
+    assert_no_namespaces_of(&ps);
+    assert!(
+        o.status.success(),
+        "{name} --quick failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("{name}: the paper's shape holds")),
+        "{stdout}"
+    );
+    (stdout, stderr)
+}
+
+/// `lighthouse report OUT` re-plots NAME from its CSV alone: the SVG is
+/// written again and the shape still holds.
+pub fn report_replots(name: &str, out: &std::path::Path) {
+    let svg = out.join(format!("{name}.svg"));
+    let png = out.join(format!("{name}.png"));
+    assert_png(&png);
+    std::fs::remove_file(&svg).unwrap();
+    std::fs::remove_file(&png).unwrap();
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .arg("report")
+        .arg(out)
+        .output()
+        .unwrap();
+    let rs = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "report failed: {rs}");
+    assert!(
+        rs.contains(&format!("{name}: the paper's shape holds")),
+        "{rs}"
+    );
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    assert_png(&png);
+    assert!(
+        rs.contains(&png.display().to_string()),
+        "PNG not named: {rs}"
+    );
+}
+
+/// `path` is a PNG (its signature and header) of a plausible size.
+pub fn assert_png(path: &std::path::Path) {
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (w, h) = lh_experiments::plot::png_size(&b)
+        .unwrap_or_else(|| panic!("{}: not a PNG", path.display()));
+    assert!(w >= 800 && h >= 500, "{}: {w}x{h}", path.display());
+}

@@ -1,0 +1,358 @@
+//! One persistent shell per node, like Mininet's `Node.shell`: `h1 cd /tmp`
+//! then `h1 pwd` prints `/tmp`, and `h1 sleep 30 &` then `h1 kill %1`
+//! works. Each node gets a `bash` started (on its first command) inside its
+//! namespace, in a session of its own, with `<prefix>:<node>` on its command
+//! line (so `ps` and the tests find a run's shells; `lighthouse clean` finds
+//! them by namespace like every process of a run).
+//!
+//! A command is sent as one `eval` line followed by a `printf` of a marker
+//! unique to the shell with the exit status (Mininet's `sendCmd` and
+//! `waitOutput` use a marker the same way); the output before the marker is
+//! forwarded to the CLI's output (stderr, Mininet's logger). A command
+//! ending in `&` comes back at once; what it prints later shows with the
+//! next command of that node.
+//!
+//! Ctrl-C ([`crate::kernel::signals`]) sends SIGINT to the shell's process group:
+//! the foreground command stops, the shell (which traps SIGINT) lives on,
+//! and `Interrupt` is printed, as in Mininet. Background jobs ignore
+//! SIGINT (POSIX, for a shell without job control) and keep running. If
+//! the command ignores SIGINT too, the shell and its group are killed after
+//! [`KILL_AFTER`] and a new shell starts with the next command.
+//!
+//! Commands read their standard input from the terminal when the CLI runs
+//! on one (`/proc/<lighthouse pid>/fd/0`, so `noecho h1 vi f` works), else
+//! from `/dev/null` (a command never eats the lines of a script).
+
+use crate::kernel::signals;
+use crate::netns;
+use std::collections::BTreeMap;
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a command may outlive its SIGINT before its shell is killed.
+pub const KILL_AFTER: Duration = Duration::from_secs(2);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    #[error("starting a shell for {node}: {source}")]
+    Spawn { node: String, source: io::Error },
+    #[error("shell of {node}: {source}")]
+    Io { node: String, source: io::Error },
+}
+
+/// How a command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The command's exit status (130 after an interrupt it obeyed).
+    Status(i32),
+    /// Interrupted, and the shell had to be killed (it ignored SIGINT).
+    Killed,
+    /// The shell itself exited (`h1 exit`); the next command starts a new one.
+    ShellExited,
+}
+
+struct Shell {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    /// `\x01lh-<random hex> `: starts the line with the exit status.
+    marker: Vec<u8>,
+}
+
+/// The shells of a run's nodes, by node name. Dropping it kills them all.
+pub struct NodeShells {
+    prefix: String,
+    shells: BTreeMap<String, Shell>,
+}
+
+impl NodeShells {
+    pub fn new(prefix: &str) -> NodeShells {
+        NodeShells {
+            prefix: prefix.to_string(),
+            shells: BTreeMap::new(),
+        }
+    }
+
+    /// The pid of a node's shell, if it has one now.
+    pub fn pid(&self, node: &str) -> Option<u32> {
+        self.shells.get(node).map(|s| s.child.id())
+    }
+
+    /// Runs `cmdline` in `node`'s shell (started in namespace `ns` if it has
+    /// none), forwarding its output to `out` until it ends. `on_spawn` is
+    /// told the pid of a new shell.
+    pub fn run(
+        &mut self,
+        node: &str,
+        ns: &Path,
+        cmdline: &str,
+        out: &mut dyn Write,
+        on_spawn: Option<&mut (dyn FnMut(u32) + '_)>,
+    ) -> Result<Outcome, ShellError> {
+        if !self.shells.contains_key(node) {
+            let sh = spawn(&self.prefix, node, ns).map_err(|source| ShellError::Spawn {
+                node: node.to_string(),
+                source,
+            })?;
+            if let Some(f) = on_spawn {
+                f(sh.child.id());
+            }
+            self.shells.insert(node.to_string(), sh);
+        }
+        let io_err = |source| ShellError::Io {
+            node: node.to_string(),
+            source,
+        };
+        let sh = self.shells.get_mut(node).expect("inserted above");
+        let line = format!("eval {} <{}\n__lh_done\n", quote(cmdline), stdin_path());
+        if let Err(e) = sh.stdin.write_all(line.as_bytes()) {
+            // The shell is gone (EPIPE): start afresh next time.
+            self.kill(node);
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                return Ok(Outcome::ShellExited);
+            }
+            return Err(io_err(e));
+        }
+        let r = wait_marker(sh, out);
+        let outcome = match r {
+            Ok(Ended::Status(status)) => Outcome::Status(status),
+            Ok(Ended::Eof) => {
+                self.kill(node);
+                let _ = writeln!(
+                    out,
+                    "*** The shell of {node} exited; a new one starts with its next command"
+                );
+                Outcome::ShellExited
+            }
+            Ok(Ended::Ignored) => {
+                self.kill(node);
+                let _ = writeln!(
+                    out,
+                    "Interrupt\n*** {node}: the command ignored the interrupt; its shell was killed (a new one starts with its next command)"
+                );
+                Outcome::Killed
+            }
+            Err(e) => {
+                self.kill(node);
+                return Err(io_err(e));
+            }
+        };
+        let _ = out.flush();
+        Ok(outcome)
+    }
+
+    /// Kills a node's shell with its whole process group (background jobs
+    /// included) and reaps it.
+    fn kill(&mut self, node: &str) {
+        if let Some(mut s) = self.shells.remove(node) {
+            // The shell leads its session and group (setsid); it is not
+            // reaped yet, so its pid is still its own.
+            killpg(s.child.id(), libc::SIGKILL);
+            let _ = s.child.wait();
+        }
+    }
+
+    /// Kills every shell (teardown).
+    pub fn stop_all(&mut self) {
+        let nodes: Vec<String> = self.shells.keys().cloned().collect();
+        for n in nodes {
+            self.kill(&n);
+        }
+    }
+}
+
+impl Drop for NodeShells {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+fn killpg(pid: u32, sig: libc::c_int) {
+    // SAFETY: kill(2) on a process group we created; no memory involved.
+    unsafe {
+        libc::kill(-(pid as libc::pid_t), sig);
+    }
+}
+
+/// Where commands read their standard input from.
+fn stdin_path() -> String {
+    use std::io::IsTerminal;
+    if io::stdin().is_terminal() {
+        format!("/proc/{}/fd/0", std::process::id())
+    } else {
+        "/dev/null".to_string()
+    }
+}
+
+/// `s` as one single-quoted shell word.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn spawn(prefix: &str, node: &str, ns: &Path) -> io::Result<Shell> {
+    let mut c = Command::new("bash");
+    // -s NAME: commands from stdin; NAME ($1) only marks the process.
+    c.args(["--norc", "--noprofile", "-s", &format!("{prefix}:{node}")])
+        .env("LH_RUN", prefix)
+        .env("LH_NODE", node)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    // A session of its own: the terminal's Ctrl-C never reaches it (the
+    // CLI decides what to interrupt) and killpg reaches its jobs.
+    let mut child = netns::spawn_in_session(ns, &mut c)?;
+    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(io::Error::other("no pipes to the shell"));
+    };
+    let marker = format!("\x01lh-{:016x} ", rand::random::<u64>()).into_bytes();
+    // SIGINT stops the foreground command; a trapped signal is reset to the
+    // default in the commands, so they still die of it. __lh_done prints
+    // the marker and the status, and keeps `$?` for the next command.
+    let init = format!(
+        "trap : INT\n__lh_done() {{ local s=$?; printf '%s%d\\n' '{}' \"$s\"; return $s; }}\n",
+        String::from_utf8_lossy(&marker)
+    );
+    if let Err(e) = stdin.write_all(init.as_bytes()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(e);
+    }
+    Ok(Shell {
+        child,
+        stdin,
+        stdout,
+        marker,
+    })
+}
+
+enum Ended {
+    /// The marker line came, with this exit status.
+    Status(i32),
+    /// The shell closed its output (it exited).
+    Eof,
+    /// An interrupt was not obeyed within [`KILL_AFTER`].
+    Ignored,
+}
+
+/// Forwards the shell's output to `out` until the marker line.
+fn wait_marker(sh: &mut Shell, out: &mut dyn Write) -> io::Result<Ended> {
+    let fd = sh.stdout.as_raw_fd();
+    let mut pending: Vec<u8> = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut interrupted: Option<Instant> = None;
+    loop {
+        if interrupted.is_none() && (signals::take_interrupt() || signals::terminating()) {
+            killpg(sh.child.id(), libc::SIGINT);
+            interrupted = Some(Instant::now());
+        }
+        if interrupted.is_some_and(|t| t.elapsed() > KILL_AFTER) {
+            out.write_all(&pending)?;
+            return Ok(Ended::Ignored);
+        }
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let n = unsafe { libc::poll(&mut pfd, 1, 100) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            continue;
+        }
+        let k = match sh.stdout.read(&mut buf) {
+            Ok(k) => k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if k == 0 {
+            out.write_all(&pending)?;
+            return Ok(Ended::Eof);
+        }
+        pending.extend_from_slice(&buf[..k]);
+        if let Some(status) = take_until_marker(&mut pending, &sh.marker, out)? {
+            out.write_all(&pending)?;
+            if interrupted.is_some() {
+                writeln!(out, "Interrupt")?;
+            }
+            return Ok(Ended::Status(status));
+        }
+    }
+}
+
+/// Writes the output in `pending` that cannot be part of the marker line to
+/// `out`; when the whole marker line is there, returns its status and
+/// leaves only what followed it in `pending`.
+fn take_until_marker(
+    pending: &mut Vec<u8>,
+    marker: &[u8],
+    out: &mut dyn Write,
+) -> io::Result<Option<i32>> {
+    match find(pending, marker) {
+        Some(at) => {
+            let Some(nl) = pending[at..].iter().position(|&b| b == b'\n') else {
+                // The status is not complete yet.
+                out.write_all(&pending[..at])?;
+                pending.drain(..at);
+                return Ok(None);
+            };
+            out.write_all(&pending[..at])?;
+            let status = std::str::from_utf8(&pending[at + marker.len()..at + nl])
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(-1);
+            pending.drain(..at + nl + 1);
+            Ok(Some(status))
+        }
+        None => {
+            // Keep a tail that could be the start of the marker.
+            let keep = (marker.len() - 1).min(pending.len());
+            let cut = pending.len() - keep;
+            out.write_all(&pending[..cut])?;
+            pending.drain(..cut);
+            Ok(None)
+        }
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marker_split_across_reads_is_found_and_output_kept() {
+        let m = b"\x01lh-00 ";
+        let mut out = Vec::new();
+        let mut p = b"hello\nwor\x01lh".to_vec();
+        assert_eq!(take_until_marker(&mut p, m, &mut out).unwrap(), None);
+        // A tail as long as the marker but one is held back.
+        assert_eq!(out, b"hello\n");
+        p.extend_from_slice(b"-00 1");
+        assert_eq!(take_until_marker(&mut p, m, &mut out).unwrap(), None);
+        assert_eq!(out, b"hello\nwor");
+        p.extend_from_slice(b"30\nlater");
+        assert_eq!(take_until_marker(&mut p, m, &mut out).unwrap(), Some(130));
+        assert_eq!(out, b"hello\nwor");
+        assert_eq!(p, b"later");
+    }
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(quote("echo 'a b'"), r"'echo '\''a b'\'''");
+    }
+}

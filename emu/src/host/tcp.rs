@@ -1,0 +1,258 @@
+//! The config's `hosts.tcp` knobs applied inside one host namespace:
+//! `net.ipv4.tcp_reordering`, `tcp_max_reordering`, `tcp_sack`, `tcp_rmem`
+//! and `tcp_congestion_control` are per-namespace sysctls (written through /proc/sys/net from a thread inside
+//! the namespace), and the minimum RTO is a locked `rto_min` metric on each
+//! of the host's IPv4 routes (`ip route change ... rto_min 5ms`), because
+//! not every kernel has a sysctl for it.
+//!
+//! OTCP (`hosts.tcp.otcp`, docs/otcp.md): [`apply_otcp`] adds one /32 route
+//! per destination host with the controller's per-route parameters as
+//! metrics (`rto_min`, `initcwnd`, `initrwnd`, locked `cwnd`) and sets the
+//! socket-level maximum RTO (`net.ipv4.tcp_rto_max_ms`, Linux >= 6.15).
+
+use crate::kernel::netlink::{self, LinkError};
+use crate::netns::{self, NsError};
+use futures::TryStreamExt;
+use lh_ctrl::config::HostTcp;
+use rtnetlink::packet_route::route::{RouteAttribute, RouteMetric, RouteType};
+use std::path::Path;
+
+/// The kernel's RTAX_RTO_MIN: bit 13 of the RTAX_LOCK mask makes the route
+/// metric override the socket's default minimum.
+const RTAX_RTO_MIN: u32 = 13;
+/// The kernel's RTAX_CWND: locked, the metric clamps the congestion window.
+const RTAX_CWND: u32 = 7;
+/// The main routing table.
+const RT_TABLE_MAIN: u32 = 254;
+/// The per-namespace default of every new socket's `TCP_RTO_MAX_MS`.
+pub const SYSCTL_RTO_MAX: &str = "net.ipv4.tcp_rto_max_ms";
+
+#[derive(Debug, thiserror::Error)]
+pub enum HostTcpError {
+    /// A knob the kernel refused, with the config path it came from.
+    #[error("config {path}: {msg}")]
+    Refused { path: &'static str, msg: String },
+    #[error(transparent)]
+    Ns(#[from] NsError),
+    #[error(transparent)]
+    Link(#[from] LinkError),
+}
+
+/// A per-namespace sysctl file under /proc/sys.
+fn sysctl_path(key: &str) -> String {
+    format!("/proc/sys/{}", key.replace('.', "/"))
+}
+
+/// Reads a sysctl of the calling thread's namespace.
+pub fn read_sysctl(key: &str) -> std::io::Result<String> {
+    std::fs::read_to_string(sysctl_path(key)).map(|s| s.trim().to_string())
+}
+
+/// Applies `tcp` in namespace `ns`. A congestion control the kernel does
+/// not have is an error naming `$.hosts.tcp.congestion_control` and what
+/// is available.
+pub fn apply(ns: &Path, tcp: &HostTcp) -> Result<(), HostTcpError> {
+    netns::run_in(Some(ns), || apply_sysctls(tcp))??;
+    if let Some(r) = tcp.rto_min {
+        let ms = (r.0 / 1_000_000) as u32;
+        netlink::with_netlink(Some(ns), |h| async move { set_rto_min(&h, ms).await })?;
+    }
+    Ok(())
+}
+
+fn apply_sysctls(tcp: &HostTcp) -> Result<(), HostTcpError> {
+    let rmem = tcp.receive_buffer.map(|b| format!("4096 {b} {b}"));
+    let plain = [
+        (
+            "$.hosts.tcp.reordering",
+            "net.ipv4.tcp_reordering",
+            tcp.reordering.map(|r| r.to_string()),
+        ),
+        (
+            "$.hosts.tcp.max_reordering",
+            "net.ipv4.tcp_max_reordering",
+            tcp.max_reordering.map(|r| r.to_string()),
+        ),
+        (
+            "$.hosts.tcp.sack",
+            "net.ipv4.tcp_sack",
+            tcp.sack.map(|s| u8::from(s).to_string()),
+        ),
+        ("$.hosts.tcp.receive_buffer", "net.ipv4.tcp_rmem", rmem),
+    ];
+    for (path, key, v) in plain {
+        if let Some(v) = v {
+            std::fs::write(sysctl_path(key), &v).map_err(|e| HostTcpError::Refused {
+                path,
+                msg: format!("{key} = {v}: {e}"),
+            })?;
+        }
+    }
+    if let Some(cc) = &tcp.congestion_control
+        && let Err(e) = std::fs::write(sysctl_path("net.ipv4.tcp_congestion_control"), cc)
+    {
+        let avail =
+            read_sysctl("net.ipv4.tcp_available_congestion_control").unwrap_or_else(|_| "?".into());
+        return Err(HostTcpError::Refused {
+            path: "$.hosts.tcp.congestion_control",
+            msg: format!(
+                "congestion control {cc:?} is not available on this machine ({e}); available: {avail} (a module that is not loaded yet loads as tcp_{cc}, e.g. `modprobe tcp_{cc}`)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// `ip route change ROUTE rto_min MS` for every unicast route of the main
+/// table: the route is replaced with the same keys and a locked metric.
+async fn set_rto_min(h: &rtnetlink::Handle, ms: u32) -> Result<(), LinkError> {
+    let q = rtnetlink::RouteMessageBuilder::<std::net::Ipv4Addr>::new().build();
+    let routes: Vec<_> = h
+        .route()
+        .get(q)
+        .execute()
+        .try_collect()
+        .await
+        .map_err(|e| LinkError::Other(format!("list routes: {e}")))?;
+    let mut changed = 0;
+    for mut m in routes {
+        let table = m
+            .attributes
+            .iter()
+            .find_map(|a| match a {
+                RouteAttribute::Table(t) => Some(*t),
+                _ => None,
+            })
+            .unwrap_or(m.header.table as u32);
+        if table != RT_TABLE_MAIN || m.header.kind != RouteType::Unicast {
+            continue;
+        }
+        m.attributes
+            .retain(|a| !matches!(a, RouteAttribute::Metrics(_)));
+        m.attributes.push(RouteAttribute::Metrics(vec![
+            RouteMetric::Lock(1 << RTAX_RTO_MIN),
+            RouteMetric::RtoMin(ms),
+        ]));
+        h.route()
+            .add(m)
+            .replace()
+            .execute()
+            .await
+            .map_err(|e| LinkError::Other(format!("set rto_min {ms}ms on a route: {e}")))?;
+        changed += 1;
+    }
+    if changed == 0 {
+        return Err(LinkError::Other(
+            "set rto_min: the host has no route to change".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The route from one host to one destination with OTCP's metrics. The
+/// sending side of a connection reads `rto_min`, `initcwnd` and `cwnd`;
+/// the receiving side reads `initrwnd` from its own route back to the
+/// sender, so that one comes from the opposite direction's route. (No
+/// `window` metric: receive-buffer autotuning moves the window clamp it
+/// sets, so it does not bound a connection.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OtcpRoute {
+    pub dst: std::net::Ipv4Addr,
+    /// This host -> dst: RTOmin (ms), IW, CWNDmax (segments).
+    pub rto_min_ms: u32,
+    pub initcwnd: u32,
+    pub cwnd_max: u32,
+    /// dst -> this host: the receive window first advertised, segments.
+    pub initrwnd: u32,
+}
+
+impl OtcpRoute {
+    /// From the controller's parameters of both directions.
+    pub fn new(
+        dst: std::net::Ipv4Addr,
+        out: &lh_ctrl::otcp::OtcpParams,
+        back: &lh_ctrl::otcp::OtcpParams,
+    ) -> OtcpRoute {
+        OtcpRoute {
+            dst,
+            rto_min_ms: out.rto_min_ms,
+            initcwnd: out.iw,
+            cwnd_max: out.cwnd_max,
+            initrwnd: back.initrwnd,
+        }
+    }
+}
+
+/// Installs `routes` in namespace `ns` as /32 routes out of `ifname`
+/// (`ip route replace 10.0.0.J/32 dev IF cwnd lock C initcwnd IW rto_min
+/// lock R initrwnd RW`) and writes `net.ipv4.tcp_rto_max_ms`. A
+/// kernel without that sysctl (< 6.15) keeps its fixed 120 s maximum: a
+/// warning, not an error (docs/otcp.md says what the kernel cannot express).
+pub fn apply_otcp(
+    ns: &Path,
+    ifname: &str,
+    routes: &[OtcpRoute],
+    socket_rto_max_ms: u32,
+) -> Result<(), HostTcpError> {
+    netns::run_in(Some(ns), || {
+        let path = sysctl_path(SYSCTL_RTO_MAX);
+        if !std::path::Path::new(&path).exists() {
+            tracing::warn!(
+                "{SYSCTL_RTO_MAX} does not exist (Linux < 6.15): OTCP's RTOmax is not applied"
+            );
+            return Ok(());
+        }
+        std::fs::write(&path, socket_rto_max_ms.to_string()).map_err(|e| HostTcpError::Refused {
+            path: "$.hosts.tcp.otcp.socket_rto_max",
+            msg: format!("{SYSCTL_RTO_MAX} = {socket_rto_max_ms}: {e}"),
+        })
+    })??;
+    netlink::with_netlink(Some(ns), |h| async move {
+        let idx = netlink::index_of(&h, ifname).await?;
+        for r in routes {
+            add_otcp_route(&h, idx, r).await?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// The route attributes of one destination's OTCP parameters.
+fn otcp_metrics(r: &OtcpRoute) -> Vec<RouteMetric> {
+    vec![
+        RouteMetric::Lock((1 << RTAX_RTO_MIN) | (1 << RTAX_CWND)),
+        RouteMetric::RtoMin(r.rto_min_ms),
+        RouteMetric::InitCwnd(r.initcwnd),
+        RouteMetric::Cwnd(r.cwnd_max),
+        RouteMetric::InitRwnd(r.initrwnd),
+    ]
+}
+
+async fn add_otcp_route(h: &rtnetlink::Handle, idx: u32, r: &OtcpRoute) -> Result<(), LinkError> {
+    let dst = r.dst;
+    use rtnetlink::packet_route::route::{RouteProtocol, RouteScope};
+    let mut m = rtnetlink::RouteMessageBuilder::<std::net::Ipv4Addr>::new()
+        .destination_prefix(dst, 32)
+        .output_interface(idx)
+        .scope(RouteScope::Link)
+        .protocol(RouteProtocol::Static)
+        .build();
+    m.attributes.push(RouteAttribute::Metrics(otcp_metrics(r)));
+    h.route()
+        .add(m)
+        .replace()
+        .execute()
+        .await
+        .map_err(|e| LinkError::Other(format!("OTCP route to {dst}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn otcp_assumes_the_data_planes_host_queue() {
+        assert_eq!(
+            swtor::engine::EngineOptions::default().host_queue_bytes,
+            lh_ctrl::otcp::HOST_PORT_QUEUE_BYTES
+        );
+    }
+}

@@ -1,0 +1,398 @@
+//! Bring-up and teardown of an emulated network's kernel side: one namespace
+//! per host, one fabric namespace holding every ToR-side veth end, veths,
+//! addresses, MACs, offloads and (optionally) static ARP. The data plane
+//! (swtor) is started on top of this by [`crate::tor::fabric`].
+//!
+//! Order matters for crash safety: the run directory and state file exist
+//! before any namespace, and list each namespace before it is created.
+
+use crate::host::nic_offload::{self, Offload};
+use crate::kernel::clean;
+use crate::kernel::netlink::{self, LinkError, VethSpec};
+use crate::kernel::state::{self, RunState, StateError};
+use crate::netns::{self, NsError};
+use crate::plan::{HostPlan, Plan};
+use std::fs::File;
+use std::net::Ipv4Addr;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum OrchError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error(transparent)]
+    Ns(#[from] NsError),
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    #[error("{0}")]
+    Io(String),
+    #[error(transparent)]
+    HostTcp(#[from] crate::host::tcp::HostTcpError),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct NetOptions {
+    /// Mininet `--mac`: 00:00:00:00:00:KK instead of kernel-random MACs.
+    pub mac: bool,
+    /// Mininet `--arp`: static neighbour entries for every host.
+    pub arp: bool,
+    /// Use this prefix instead of a random `lhXXXX`.
+    pub prefix: Option<String>,
+    pub config: Option<PathBuf>,
+    /// The config's `hosts.tcp` knobs, applied in every host namespace.
+    pub host_tcp: Option<lh_ctrl::config::HostTcp>,
+}
+
+/// A live emulated network (kernel side). Dropping it tears it down.
+#[derive(Debug)]
+pub struct Net {
+    pub prefix: String,
+    pub plan: Plan,
+    /// Host MACs as the kernel reports them, index K-1.
+    pub macs: Vec<[u8; 6]>,
+    state: RunState,
+    torn_down: bool,
+}
+
+pub const MTU: u32 = 1500;
+
+impl Net {
+    pub fn host_ns_name(&self, h: &HostPlan) -> String {
+        format!("{}-{}", self.prefix, h.name)
+    }
+    pub fn host_ns(&self, h: &HostPlan) -> PathBuf {
+        netns::ns_path(&self.host_ns_name(h))
+    }
+    pub fn fabric_ns_name(&self) -> String {
+        format!("{}-fab", self.prefix)
+    }
+    pub fn fabric_ns(&self) -> PathBuf {
+        netns::ns_path(&self.fabric_ns_name())
+    }
+    /// The namespace of a BMv2 ToR: its `simple_switch`, the ToR ends of its
+    /// host veths and the BMv2 ends of its uplink and CPU veths.
+    pub fn tor_ns_name(&self, t: usize) -> String {
+        format!("{}-{}", self.prefix, crate::plan::tor_name(t))
+    }
+    pub fn tor_ns(&self, t: usize) -> PathBuf {
+        netns::ns_path(&self.tor_ns_name(t))
+    }
+    /// Where the ToR side of host `h`'s veth lives.
+    pub fn tor_side_ns(&self, h: &HostPlan) -> PathBuf {
+        if self.plan.is_bmv2(h.tor as usize) {
+            self.tor_ns(h.tor as usize)
+        } else {
+            self.fabric_ns()
+        }
+    }
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// Remember a process started inside the run (for `clean`'s report).
+    pub fn add_child(&mut self, pid: u32) {
+        self.state.children.push(pid);
+        let _ = state::save(&self.state);
+    }
+
+    /// Bring up the kernel side of `plan`. On error everything made so far is
+    /// removed again before returning.
+    pub fn bring_up(plan: Plan, opts: &NetOptions) -> Result<Net, OrchError> {
+        // Leftovers of crashed runs first, so their names cannot collide.
+        let rep = clean::clean(clean::Scope::Stale);
+        for l in rep.lines().iter().filter(|_| !rep.is_empty()) {
+            tracing::warn!("cleaned a crashed run: {l}");
+        }
+        let prefix = state::allocate(opts.prefix.as_deref())?;
+        let (pid_start, exe) = state::my_identity();
+        let mut net = Net {
+            prefix: prefix.clone(),
+            plan,
+            macs: Vec::new(),
+            state: RunState {
+                prefix,
+                pid: std::process::id(),
+                config: opts.config.clone(),
+                namespaces: Vec::new(),
+                children: Vec::new(),
+                started_unix: state::now_unix(),
+                pid_start,
+                exe,
+            },
+            torn_down: false,
+        };
+        let mut names: Vec<String> = net.plan.hosts.iter().map(|h| net.host_ns_name(h)).collect();
+        names.push(net.fabric_ns_name());
+        names.extend(net.plan.bmv2_tors().into_iter().map(|t| net.tor_ns_name(t)));
+        net.state.namespaces = names;
+        raise_neighbour_limits(net.plan.hosts.len());
+        if let Err(e) = state::save(&net.state) {
+            net.teardown();
+            return Err(e.into());
+        }
+        match net.build(opts) {
+            Ok(()) => Ok(net),
+            Err(e) => {
+                net.teardown();
+                Err(e)
+            }
+        }
+    }
+
+    fn build(&mut self, opts: &NetOptions) -> Result<(), OrchError> {
+        for n in &self.state.namespaces {
+            netns::create(n)?;
+        }
+        let fab = self.fabric_ns();
+        // Native ToRs' host ports live in the fabric namespace, a BMv2 ToR's
+        // in its own; both get the same treatment.
+        let mut sides = vec![(fab.clone(), None)];
+        sides.extend(
+            self.plan
+                .bmv2_tors()
+                .into_iter()
+                .map(|t| (self.tor_ns(t), Some(t))),
+        );
+        for (ns, bmv2) in &sides {
+            let hosts: Vec<&HostPlan> = self
+                .plan
+                .hosts
+                .iter()
+                .filter(|h| {
+                    bmv2.map_or(!self.plan.is_bmv2(h.tor as usize), |t| h.tor as usize == t)
+                })
+                .collect();
+            self.build_side(ns, &hosts, *bmv2, opts)?;
+        }
+        let mut macs = Vec::with_capacity(self.plan.hosts.len());
+        for h in &self.plan.hosts {
+            let ns = self.host_ns(h);
+            macs.push(configure_host(&ns, h, opts.host_tcp.as_ref())?);
+        }
+        self.macs = macs;
+        if opts.arp {
+            let entries: Vec<(Ipv4Addr, [u8; 6])> = self
+                .plan
+                .hosts
+                .iter()
+                .map(|h| h.ip)
+                .zip(self.macs.iter().copied())
+                .collect();
+            for h in &self.plan.hosts {
+                let mine: Vec<_> = entries
+                    .iter()
+                    .copied()
+                    .filter(|(ip, _)| *ip != h.ip)
+                    .collect();
+                let ifn = h.host_if.as_str();
+                netlink::with_netlink(Some(&self.host_ns(h)), |nl| async move {
+                    netlink::add_neighbours(&nl, ifn, &mine).await
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Veths from one ToR-side namespace: its hosts' veths (peers straight
+    /// into the host namespaces) and, for a BMv2 ToR, its uplink and CPU
+    /// veths (peers into the fabric namespace, where swtor holds them).
+    fn build_side(
+        &self,
+        ns: &Path,
+        hosts: &[&HostPlan],
+        bmv2: Option<usize>,
+        opts: &NetOptions,
+    ) -> Result<(), OrchError> {
+        let open =
+            |p: &Path| File::open(p).map_err(|e| OrchError::Io(format!("{}: {e}", p.display())));
+        // Namespace fds stay open while the veth peers are moved in.
+        let host_files: Vec<File> = hosts
+            .iter()
+            .map(|h| open(&self.host_ns(h)))
+            .collect::<Result<_, _>>()?;
+        let fab_file = open(&self.fabric_ns())?;
+        let mut specs: Vec<VethSpec<'_>> = hosts
+            .iter()
+            .zip(&host_files)
+            .map(|(h, f)| VethSpec {
+                local: &h.tor_if,
+                peer: &h.host_if,
+                peer_ns_fd: f.as_raw_fd(),
+                peer_mac: opts.mac.then(|| h.mininet_mac()),
+                mtu: MTU,
+            })
+            .collect();
+        let fabric_ifs: Vec<String> = match bmv2 {
+            Some(t) => (0..self.plan.uplinks)
+                .map(|p| crate::plan::uplink_if(t, p))
+                .chain([crate::plan::cpu_if(t)])
+                .collect(),
+            None => Vec::new(),
+        };
+        for n in &fabric_ifs {
+            specs.push(VethSpec {
+                local: n,
+                peer: n,
+                peer_ns_fd: fab_file.as_raw_fd(),
+                peer_mac: None,
+                // Room for the 0x88B6 tag and a source-route header.
+                mtu: MTU + 64,
+            });
+        }
+        let mut ifs: Vec<&str> = hosts.iter().map(|h| h.tor_if.as_str()).collect();
+        ifs.extend(fabric_ifs.iter().map(String::as_str));
+        let (specs_ref, ifs_ref) = (&specs, &ifs);
+        netlink::with_netlink(Some(ns), |h| async move {
+            netlink::create_veths(&h, specs_ref).await?;
+            netlink::set_up(&h, "lo", None).await?;
+            for t in ifs_ref {
+                netlink::set_up(&h, t, None).await?;
+            }
+            Ok(())
+        })?;
+        drop(host_files);
+        drop(fab_file);
+        // A userspace ToR (swtor or BMv2) reads frames before any checksum
+        // would be filled in, so TX checksum offload is off on its ends.
+        netns::run_in(Some(ns), || {
+            quiet_ipv6();
+            for t in &ifs {
+                nic_offload::set(t, Offload::TxChecksum, false)
+                    .map_err(|e| OrchError::Io(format!("{t}: tx checksum off: {e}")))?;
+            }
+            Ok::<_, OrchError>(())
+        })??;
+        if bmv2.is_some() {
+            let fab_ifs: Vec<&str> = fabric_ifs.iter().map(String::as_str).collect();
+            let r = &fab_ifs;
+            netlink::with_netlink(Some(&self.fabric_ns()), |h| async move {
+                for t in r {
+                    netlink::set_up(&h, t, None).await?;
+                }
+                Ok(())
+            })?;
+            netns::run_in(Some(&self.fabric_ns()), || {
+                for t in &fab_ifs {
+                    nic_offload::set(t, Offload::TxChecksum, false)
+                        .map_err(|e| OrchError::Io(format!("{t}: tx checksum off: {e}")))?;
+                }
+                Ok::<_, OrchError>(())
+            })??;
+        }
+        Ok(())
+    }
+
+    /// Kill everything inside the run's namespaces, remove them and the run
+    /// directory. Idempotent; returns what it removed.
+    pub fn teardown(&mut self) -> clean::CleanReport {
+        if self.torn_down {
+            return clean::CleanReport::default();
+        }
+        self.torn_down = true;
+        let mut rep = clean::CleanReport::default();
+        let paths: Vec<PathBuf> = self
+            .state
+            .namespaces
+            .iter()
+            .map(|n| netns::ns_path(n))
+            .filter(|p| p.symlink_metadata().is_ok())
+            .collect();
+        rep.procs_killed = clean::kill_in_namespaces(&paths);
+        for (n, p) in self
+            .state
+            .namespaces
+            .iter()
+            .zip(self.state.namespaces.iter().map(|n| netns::ns_path(n)))
+        {
+            if p.symlink_metadata().is_err() {
+                continue;
+            }
+            match netns::delete_path(&p) {
+                Ok(()) => rep.namespaces.push(n.clone()),
+                Err(e) => rep.errors.push(e.to_string()),
+            }
+        }
+        let dir = state::run_dir(&self.prefix);
+        if dir.exists() {
+            match std::fs::remove_dir_all(&dir) {
+                Ok(()) => rep.dirs.push(dir),
+                Err(e) => rep.errors.push(format!("{}: {e}", dir.display())),
+            }
+        }
+        rep
+    }
+}
+
+impl Drop for Net {
+    fn drop(&mut self) {
+        let rep = self.teardown();
+        for e in rep.errors {
+            tracing::warn!("teardown: {e}");
+        }
+    }
+}
+
+/// The kernel's ARP table is one table for all namespaces, with limits
+/// (gc_thresh1/2/3, 128/512/1024 by default) that every host's neighbours
+/// count against: past 1024 entries new ones fail ("neighbor table
+/// overflow") and pings of a 48-host pingall are lost before they reach the
+/// fabric. Like Mininet's `fixLimits`, raise them, never lower them, to at
+/// least Mininet's values and room for every host to know every other.
+/// The sysctls live in the initial namespace, where this runs.
+pub fn raise_neighbour_limits(hosts: usize) {
+    let need = (hosts * hosts) as u64;
+    let want = [
+        ("gc_thresh1", 4096u64),
+        ("gc_thresh2", need.max(8192)),
+        ("gc_thresh3", (2 * need).max(16384)),
+    ];
+    for (k, v) in want {
+        let path = format!("/proc/sys/net/ipv4/neigh/default/{k}");
+        let cur = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok());
+        if let Some(cur) = cur
+            && cur < v
+        {
+            match std::fs::write(&path, v.to_string()) {
+                Ok(()) => tracing::info!("raised net.ipv4.neigh.default.{k} from {cur} to {v}"),
+                Err(e) => tracing::warn!("cannot raise net.ipv4.neigh.default.{k}: {e}"),
+            }
+        }
+    }
+}
+
+/// No IPv6 in emulated namespaces: router solicitations and DAD frames would
+/// be noise in the fabric counters. Writes the calling thread's namespace's
+/// sysctls (/proc/sys/net follows the opener's namespace).
+fn quiet_ipv6() {
+    for k in ["all", "default"] {
+        let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6"), "1");
+    }
+}
+
+/// lo up, IPv6 off, offloads off, address, MTU, up, the config's TCP
+/// knobs; returns the MAC.
+fn configure_host(
+    ns: &Path,
+    h: &HostPlan,
+    tcp: Option<&lh_ctrl::config::HostTcp>,
+) -> Result<[u8; 6], OrchError> {
+    let ifn = h.host_if.as_str();
+    netns::run_in(Some(ns), || {
+        quiet_ipv6();
+        nic_offload::host_offloads_off(ifn).map_err(|e| OrchError::Io(e.to_string()))
+    })??;
+    let (ip, plen) = (h.ip, h.prefix_len);
+    let mac = netlink::with_netlink(Some(ns), |nl| async move {
+        netlink::set_up(&nl, "lo", None).await?;
+        netlink::add_addr(&nl, ifn, ip, plen).await?;
+        netlink::set_up(&nl, ifn, Some(MTU)).await?;
+        netlink::mac_of(&nl, ifn).await
+    })?;
+    if let Some(t) = tcp {
+        crate::host::tcp::apply(ns, t)?;
+    }
+    Ok(mac)
+}

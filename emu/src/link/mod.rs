@@ -1,0 +1,5 @@
+//! Link kinds besides the host veths ([`crate::kernel::bringup`]): the
+//! optical ToR uplinks through the emulated OCS, and fat-tree links.
+
+pub mod fattree;
+pub mod optical;

@@ -1,0 +1,94 @@
+//! Starts the swtor data plane on top of the orchestrator's namespaces.
+
+use crate::kernel::bringup::Net;
+use lh_ctrl::TorId;
+use lh_ctrl::compile::Compiled;
+use swtor::{ExternalTor, FabricError, FabricHandle, FabricSpec, HostAttach, Timing};
+
+/// What swtor needs to know about each host (MACs as the kernel set them).
+pub fn host_attach(net: &Net) -> Vec<HostAttach> {
+    net.plan
+        .hosts
+        .iter()
+        .zip(&net.macs)
+        .map(|(h, mac)| HostAttach {
+            ip: h.ip,
+            mac: *mac,
+            tor: h.tor,
+            ifname: h.tor_if.clone(),
+        })
+        .collect()
+}
+
+pub fn start(net: &Net, c: &Compiled) -> Result<FabricHandle, FabricError> {
+    let spec = FabricSpec {
+        schedule: c.schedule.clone(),
+        tables: c.tables.clone(),
+        timing: Timing::from_model(&c.timing()),
+        hosts: host_attach(net),
+        external: external_tors(net),
+    };
+    // config.json's `tor` section (estimator, detection, push-back).
+    let opts = swtor::EngineOptions {
+        tor: swtor::TorFeatures::from_config(&c.config),
+        fattree: swtor::FatTreeOptions::from_config(&c.config),
+        ..Default::default()
+    };
+    swtor::start_with(spec, Some(&net.fabric_ns()), opts)
+}
+
+/// The BMv2 ToRs as swtor sees them: the OCS ends of their uplink and CPU
+/// veths in the fabric namespace (docs/p4.md).
+pub fn external_tors(net: &Net) -> Vec<ExternalTor> {
+    net.plan
+        .bmv2_tors()
+        .into_iter()
+        .map(|t| ExternalTor {
+            tor: t as TorId,
+            uplinks: (0..net.plan.uplinks)
+                .map(|p| crate::plan::uplink_if(t, p))
+                .collect(),
+            cpu: crate::plan::cpu_if(t),
+        })
+        .collect()
+}
+
+/// The fabric's frame accounting with P4 ToRs: swtor's counters and the
+/// P4 program's, and what is still inside BMv2 or on the veths between
+/// BMv2 and swtor (both 0 once traffic has drained).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub queued: u64,
+    /// Frames a P4 ToR took in (from hosts or swtor) and has not yet sent
+    /// on, delivered or dropped.
+    pub in_bmv2: i64,
+    /// Frames a P4 ToR sent on an uplink that swtor has not received.
+    pub on_veths: i64,
+}
+
+impl Totals {
+    pub fn of(sw: &swtor::Counters, p4: Option<&crate::tor::bmv2::P4Counters>) -> Totals {
+        let d = crate::tor::bmv2::P4Counters::default();
+        let p = p4.unwrap_or(&d);
+        Totals {
+            sent: sw.sent + p.host_rx,
+            delivered: sw.delivered + p.host_tx,
+            dropped: sw.dropped_total() + p.dropped_total(),
+            queued: sw.queued,
+            in_bmv2: (p.host_rx + sw.to_external) as i64
+                - (p.host_tx + p.uplink_tx + p.dropped_total()) as i64,
+            on_veths: p.uplink_tx as i64 - sw.from_external as i64,
+        }
+    }
+
+    /// sent = delivered + dropped + queued, with nothing inside BMv2 or
+    /// on its veths (call once traffic has drained).
+    pub fn conserved(&self) -> bool {
+        self.in_bmv2 == 0
+            && self.on_veths == 0
+            && self.sent == self.delivered + self.dropped + self.queued
+    }
+}

@@ -1,0 +1,98 @@
+//! Which target runs each ToR: the native Rust ToR (swtor, in-process) or
+//! the Lighthouse P4 program on a stock BMv2 `simple_switch` (docs/p4.md).
+//! Parsed from `lighthouse run --tor native | bmv2 | bmv2:s3,s5`.
+
+use crate::plan::tor_name;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TorTarget {
+    #[default]
+    Native,
+    Bmv2,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TargetError {
+    #[error("--tor {spec:?}: expected `native`, `bmv2` or `bmv2:s1,s3` (ToR names)")]
+    Syntax { spec: String },
+    #[error("--tor {spec:?}: no ToR {name:?} (this fabric has s1..s{tors})")]
+    NoSuchTor {
+        spec: String,
+        name: String,
+        tors: usize,
+    },
+    #[error("--tor {spec:?}: {name} is listed twice")]
+    Duplicate { spec: String, name: String },
+}
+
+/// One target per ToR, from a `--tor` value.
+pub fn parse(spec: &str, tors: usize) -> Result<Vec<TorTarget>, TargetError> {
+    let syntax = || TargetError::Syntax { spec: spec.into() };
+    match spec {
+        "native" => return Ok(vec![TorTarget::Native; tors]),
+        "bmv2" => return Ok(vec![TorTarget::Bmv2; tors]),
+        _ => {}
+    }
+    let list = spec.strip_prefix("bmv2:").ok_or_else(syntax)?;
+    let mut v = vec![TorTarget::Native; tors];
+    for name in list.split(',') {
+        let t = name
+            .strip_prefix('s')
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n >= 1 && tor_name(n - 1) == name)
+            .ok_or_else(syntax)?;
+        if t > tors {
+            return Err(TargetError::NoSuchTor {
+                spec: spec.into(),
+                name: name.into(),
+                tors,
+            });
+        }
+        if v[t - 1] == TorTarget::Bmv2 {
+            return Err(TargetError::Duplicate {
+                spec: spec.into(),
+                name: name.into(),
+            });
+        }
+        v[t - 1] = TorTarget::Bmv2;
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TorTarget::*;
+
+    #[test]
+    fn whole_fabric_and_mixed_lists() {
+        assert_eq!(parse("native", 3).unwrap(), vec![Native; 3]);
+        assert_eq!(parse("bmv2", 2).unwrap(), vec![Bmv2; 2]);
+        assert_eq!(
+            parse("bmv2:s3,s1", 4).unwrap(),
+            vec![Bmv2, Native, Bmv2, Native]
+        );
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        assert!(matches!(parse("p4", 2), Err(TargetError::Syntax { .. })));
+        assert!(matches!(parse("bmv2:", 2), Err(TargetError::Syntax { .. })));
+        assert!(matches!(
+            parse("bmv2:s0", 2),
+            Err(TargetError::Syntax { .. })
+        ));
+        assert!(matches!(
+            parse("bmv2:s01", 2),
+            Err(TargetError::Syntax { .. })
+        ));
+        assert_eq!(
+            parse("bmv2:s3", 2).unwrap_err().to_string(),
+            "--tor \"bmv2:s3\": no ToR \"s3\" (this fabric has s1..s2)"
+        );
+        assert!(matches!(
+            parse("bmv2:s1,s1", 2),
+            Err(TargetError::Duplicate { .. })
+        ));
+    }
+}
