@@ -136,8 +136,8 @@ fn run_script(script: &Path) -> String {
 // ---------------------------------------------------------------- masking
 
 /// Replaces what differs between runs of the same script with placeholders
-/// (`<N>` a number, `<RATE>` an iperf-style rate with its unit, `<PID>`,
-/// `<PREFIX>`), and keeps everything else: which lines appear, words, node
+/// (`<N>` a number, `<N>.###` one printed with 3 decimals, `<RATE>` an
+/// iperf-style rate with its unit, `<PID>`, `<PREFIX>`), and keeps everything else: which lines appear, words, node
 /// names, and every count that is the same in every run (pingall's
 /// `*** Results: 0% dropped (240/240 received)`, the packet counters
 /// before any TCP traffic, flow counts, table entries). Each rule says why
@@ -219,6 +219,8 @@ impl Masker {
         // summaries (`rtt min/avg/max/mdev = a/b/c/d ms`, and pingallfull's
         // `h1->h2: 1/1, rtt min/avg/max/mdev a/b/c/d ms`, whose 1/1 stays):
         // the RTT depends on where in the slice cycle a ping lands.
+        // (ping prints `time=` to 3 significant digits, 0.108 or 3.08, so
+        // that one is masked whole.)
         if l.contains(": icmp_seq=") {
             return replace_number_after(&l, "time=", "<N>");
         }
@@ -344,8 +346,9 @@ fn numbers(l: &str) -> Vec<(usize, usize)> {
     v
 }
 
-/// `l` with each number replaced by `<N>` unless `keep(index, text)`; with
-/// `fold`, the spaces before a masked number become one.
+/// `l` with each number replaced by its [`placeholder`] unless
+/// `keep(index, text)`; with `fold`, the spaces before a masked number
+/// become one.
 fn mask_nums(l: &str, keep: impl Fn(usize, &str) -> bool, fold: bool) -> String {
     let mut out = String::with_capacity(l.len());
     let mut last = 0;
@@ -361,11 +364,21 @@ fn mask_nums(l: &str, keep: impl Fn(usize, &str) -> bool, fold: bool) -> String 
         } else {
             out.push_str(before);
         }
-        out.push_str("<N>");
+        out.push_str(&placeholder(&l[s..e]));
         last = e;
     }
     out.push_str(&l[last..]);
     out
+}
+
+/// `<N>` for an integer; for a decimal, `<N>.` and a `#` per decimal
+/// place: the value varies, its format (`{:.3}` ms, `{:.6}` secs) does not,
+/// and a change of format is a change of behaviour.
+fn placeholder(n: &str) -> String {
+    match n.split_once('.') {
+        Some((_, f)) => format!("<N>.{}", "#".repeat(f.len())),
+        None => "<N>".to_string(),
+    }
 }
 
 /// The number right after each `marker` becomes `placeholder`.
@@ -620,7 +633,7 @@ fn masks_what_varies_and_keeps_the_rest() {
         ),
         (
             " h8->h6: 1/1, rtt min/avg/max/mdev 0.336/0.336/0.336/0.000 ms",
-            " h8->h6: 1/1, rtt min/avg/max/mdev <N>/<N>/<N>/<N> ms",
+            " h8->h6: 1/1, rtt min/avg/max/mdev <N>.###/<N>.###/<N>.###/<N>.### ms",
         ),
         (
             "*** Results: 0% dropped (240/240 received)",
@@ -628,11 +641,11 @@ fn masks_what_varies_and_keeps_the_rest() {
         ),
         (
             "*** Flow h1 -> h3: 100000 bytes in 8.997 ms, 99.0 Mbits/sec (receiver), 1.36 Gbits/sec (sender)",
-            "*** Flow h1 -> h3: 100000 bytes in <N> ms, <RATE> (receiver), <RATE> (sender)",
+            "*** Flow h1 -> h3: 100000 bytes in <N>.### ms, <RATE> (receiver), <RATE> (sender)",
         ),
         (
             "*** Flow h2 -> h5: 4587520 bytes in 350.733 ms, 105 Mbits/sec (receiver), 121 Mbits/sec (sender)",
-            "*** Flow h2 -> h5: <N> bytes in <N> ms, <RATE> (receiver), <RATE> (sender)",
+            "*** Flow h2 -> h5: <N> bytes in <N>.### ms, <RATE> (receiver), <RATE> (sender)",
         ),
         (
             "*** Results: ['10M', '9.96 Mbits/sec', '9.96 Mbits/sec']",
@@ -640,7 +653,7 @@ fn masks_what_varies_and_keeps_the_rest() {
         ),
         (
             "mice          503    503    653.159   1194.453   1821.350   2019.169",
-            "mice          503    503 <N> <N> <N> <N>",
+            "mice          503    503 <N>.### <N>.### <N>.### <N>.###",
         ),
         (
             "elephants       0      0          -          -          -          -",
@@ -648,11 +661,11 @@ fn masks_what_varies_and_keeps_the_rest() {
         ),
         (
             "goodput 213.1 Mb/s, 914 of 915 flows completed, 16946 retransmitted segments, 781 timeouts, 7 reordering events, 14330 out-of-order packets",
-            "goodput <N> Mb/s, 914 of 915 flows completed, <N> retransmitted segments, <N> timeouts, <N> reordering events, <N> out-of-order packets",
+            "goodput <N>.# Mb/s, 914 of 915 flows completed, <N> retransmitted segments, <N> timeouts, <N> reordering events, <N> out-of-order packets",
         ),
         (
             "SET latency: n 40 p50 0.101 ms, p95 0.717 ms, p99 5.392 ms, max 5.392 ms",
-            "SET latency: n 40 p50 <N> ms, p95 <N> ms, p99 <N> ms, max <N> ms",
+            "SET latency: n 40 p50 <N>.### ms, p95 <N>.### ms, p99 <N>.### ms, max <N>.### ms",
         ),
         (
             "*** h1-eth0 -> h1.pcap: 117 frames",
@@ -660,9 +673,12 @@ fn masks_what_varies_and_keeps_the_rest() {
         ),
         (
             "*** Elapsed time: 0.000036 secs",
-            "*** Elapsed time: <N> secs",
+            "*** Elapsed time: <N>.###### secs",
         ),
-        ("completed in 14.596 seconds", "completed in <N> seconds"),
+        (
+            "completed in 14.596 seconds",
+            "completed in <N>.### seconds",
+        ),
         // Counters before any TCP traffic stay.
         ("  queue_full       0", "  queue_full       0"),
         ("  not_ipv4         0", "  not_ipv4         0"),
@@ -696,4 +712,38 @@ fn masks_what_varies_and_keeps_the_rest() {
     // The diff names the first difference.
     let d = diff("a\nb\nc\n", "a\nB\nc\n", 10);
     assert!(d.contains("-b\n+B\n"), "{d}");
+}
+
+/// Masks the raw output the last runs kept in target/tmp/golden/ again and
+/// compares it with the golden files: for working on the masks without new
+/// live runs (`cargo test --release -p lighthouse-emu --test golden --
+/// --ignored remask`). No root needed.
+#[test]
+#[ignore]
+fn remask_kept_runs() {
+    let keep = scratch_root();
+    let mut checked = 0;
+    let mut failed = Vec::new();
+    for (name, golden) in [
+        ("demo", "tests/golden/demo.out"),
+        ("every-verb", "tests/golden/every-verb.out"),
+    ] {
+        let expected = std::fs::read_to_string(workspace().join(golden)).unwrap();
+        for r in 1.. {
+            let Ok(raw) = std::fs::read_to_string(keep.join(format!("{name}.{r}.raw"))) else {
+                break;
+            };
+            checked += 1;
+            let masked = mask(&raw);
+            if masked != expected {
+                eprintln!("{name}.{r}.raw:\n{}", diff(&expected, &masked, 40));
+                failed.push(format!("{name}.{r}"));
+            }
+        }
+    }
+    eprintln!("remasked {checked} kept runs");
+    assert!(
+        failed.is_empty(),
+        "differ from the golden files: {failed:?}"
+    );
 }
