@@ -60,6 +60,10 @@ enum Cmd {
         /// Run CLI commands from FILE instead of the interactive prompt.
         #[arg(long, value_name = "FILE")]
         script: Option<PathBuf>,
+        /// With --script: also print each operation's result (its value,
+        /// or its error) as one JSON line on stdout (docs/cli.md#json).
+        #[arg(long, requires = "script")]
+        json: bool,
         /// Run prefix (lh + 4 hex digits) instead of a random one.
         #[arg(long, value_name = "P")]
         prefix: Option<String>,
@@ -276,6 +280,7 @@ fn main() -> ExitCode {
             arp,
             test,
             script,
+            json,
             prefix,
             no_fabric,
             tor,
@@ -293,6 +298,7 @@ fn main() -> ExitCode {
             arp,
             test,
             script,
+            json,
             prefix,
             no_fabric,
             tor,

@@ -59,9 +59,13 @@ fn ping_and_iperf_with_builtin_and_external_tools() {
         for tools in toolsets {
             cli.net.tools = tools;
             // Warm up ARP, then the real check.
-            cli.net.ping(None, Some("3"), false);
+            let _ = cli
+                .ping("ping", None, Some(3.0), false)
+                .map_or((0, 0), |p| (p.sent, p.received));
             b.take();
-            let (s, r) = cli.net.ping(None, Some("2"), false);
+            let (s, r) = cli
+                .ping("ping", None, Some(2.0), false)
+                .map_or((0, 0), |p| (p.sent, p.received));
             assert_eq!((s, r), (2, 2), "{tools:?}");
             assert_eq!(
                 b.take(),
@@ -73,9 +77,9 @@ fn ping_and_iperf_with_builtin_and_external_tools() {
                 full.contains("*** Results: \n h1->h2: 1/1, rtt min/avg/max/mdev "),
                 "{full}"
             );
-            let v = cli.net.iperf(0, 1, 1.0);
+            let v = cli.iperf_pair(0, 1, 1.0);
             let v = v.unwrap_or_else(|| panic!("iperf failed: {}", b.take()));
-            assert!(v[0] > 1e6 && v[1] > 1e6, "{tools:?}: {v:?}");
+            assert!(v.server_bps > 1e6 && v.client_bps > 1e6, "{tools:?}: {v:?}");
             let out = b.take();
             assert!(
                 out.starts_with(

@@ -68,7 +68,9 @@ fn pingall_zero_loss(algorithm: &str) {
         prefix = net.prefix.clone();
         net.start().expect("data plane starts");
         net.tools = Tools::none(); // the built-in prober
-        let (sent, recv) = Cli::new(&mut net).net.pingall(Some("2"));
+        let (sent, recv) = Cli::new(&mut net)
+            .ping("pingall", None, Some(2.0), false)
+            .map_or((0, 0), |p| (p.sent, p.received));
         let n = net.plan.hosts.len() as u64;
         let counters = net.fabric().expect("started").counters();
         assert!(net.stop(), "conservation at the end of the run");

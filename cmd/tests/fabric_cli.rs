@@ -113,9 +113,13 @@ fn slice_queues_drops_and_uplink_pcap_with_the_data_plane() {
                 format!("*** Capturing s1 uplink 0 to {}\n", pcap.display())
             );
             // h1 (ToR 0) <-> h3 (ToR 2) has routes; h1 -> h2 has none.
-            let (sent, recv) = cli.net.ping(Some(&[0, 2]), Some("2"), false);
+            let (sent, recv) = cli
+                .ping("ping", Some(&[0, 2]), Some(2.0), false)
+                .map_or((0, 0), |p| (p.sent, p.received));
             assert_eq!((sent, recv), (2, 2), "{}", b.take());
-            let (sent, recv) = cli.net.ping(Some(&[0, 1]), Some("0.3"), false);
+            let (sent, recv) = cli
+                .ping("ping", Some(&[0, 1]), Some(0.3), false)
+                .map_or((0, 0), |p| (p.sent, p.received));
             assert_eq!((sent, recv), (2, 0));
             b.take();
             cli.onecmd("pcap stop");

@@ -21,9 +21,10 @@ pub use crate::text::render::{
 };
 
 use crate::kernel::signals;
-use crate::net::{Network, PcapTarget};
-use crate::text::format;
+use crate::net::{Network, NetworkError, PcapTarget};
+use crate::text::{format, view};
 use lh_ctrl::TorId;
+use serde::Serialize;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::Command;
@@ -61,6 +62,21 @@ pub struct Cli<'a> {
     /// For fuzzing the command parser: commands check their arguments but
     /// never start a shell, create or read a file, or touch the terminal.
     pub sandbox: bool,
+    /// `--json`: each operation's value (or error) as one JSON line here.
+    pub json: Option<Box<dyn Write + 'a>>,
+    /// The command line being run (for `--json` records).
+    line: String,
+}
+
+/// One `--json` line: the command, and its value or its error.
+#[derive(Serialize)]
+struct Record<'r, T: Serialize> {
+    line: &'r str,
+    verb: &'r str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ok: Option<&'r T>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'r NetworkError>,
 }
 
 impl<'a> Cli<'a> {
@@ -71,6 +87,8 @@ impl<'a> Cli<'a> {
             depth: 0,
             input_errors: 0,
             sandbox: false,
+            json: None,
+            line: String::new(),
         }
     }
 
@@ -78,11 +96,42 @@ impl<'a> Cli<'a> {
         self.net.say(s);
     }
 
-    /// Show a network operation's text, or its error message.
-    fn show(&mut self, r: Result<String, String>) {
+    /// Write `--json`'s record of an operation.
+    fn record<T: Serialize>(&mut self, verb: &str, r: Result<&T, &NetworkError>) {
+        let Some(j) = self.json.as_mut() else { return };
+        let (ok, error) = match r {
+            Ok(v) => (Some(v), None),
+            Err(e) => (None, Some(e)),
+        };
+        let rec = Record {
+            line: &self.line,
+            verb,
+            ok,
+            error,
+        };
+        if let Ok(s) = serde_json::to_string(&rec) {
+            let _ = writeln!(j, "{s}");
+            let _ = j.flush();
+        }
+    }
+
+    /// Show an operation's value with `text` (or its error), and record it.
+    fn show<T: Serialize>(
+        &mut self,
+        verb: &str,
+        r: Result<T, NetworkError>,
+        text: impl Fn(&T) -> String,
+    ) -> Option<T> {
+        self.record(verb, r.as_ref());
         match r {
-            Ok(s) => self.net.say_part(&s),
-            Err(e) => self.say(&e),
+            Ok(v) => {
+                self.net.say_part(&text(&v));
+                Some(v)
+            }
+            Err(e) => {
+                self.say(&view::error(&e));
+                None
+            }
         }
     }
 
@@ -92,22 +141,38 @@ impl<'a> Cli<'a> {
         if line.is_empty() || line.starts_with('#') {
             return Flow::Continue;
         }
+        self.line = line.to_string();
         let (first, rest) = match line.split_once(char::is_whitespace) {
             Some((f, r)) => (f, r.trim()),
             None => (line, ""),
         };
         match first {
             "help" => self.say(&help::help_text(rest)),
-            "nodes" => self.say(&format::nodes(&self.net.node_names())),
-            "net" => self.show(Ok(self.net.net_text())),
-            "links" => self.show(Ok(self.net.links_text())),
+            "nodes" => {
+                let n = self.net.nodes();
+                self.show(first, Ok(n), |n| view::nodes(n) + "\n");
+            }
+            "net" => {
+                let v = self.net.net_view();
+                self.show(first, Ok(v), view::net);
+            }
+            "links" => {
+                let v = self.net.links();
+                self.show(first, Ok(v), view::links);
+            }
             "link" => self.link(rest),
             "dump" => {
-                let d = self.net.dump_text();
-                self.net.say_part(&d)
+                let d = self.net.dump();
+                self.show(first, Ok(d), view::dump);
             }
-            "intfs" => self.intfs(),
-            "ports" => self.ports(),
+            "intfs" => {
+                let v = self.net.net_view();
+                self.show(first, Ok(v), view::intfs);
+            }
+            "ports" => {
+                let v = self.net.ports();
+                self.show(first, Ok(v), view::ports);
+            }
             "pingall" => {
                 if rest.split_whitespace().count() > 1 {
                     self.say("*** Error: usage: pingall [timeout]");
@@ -116,15 +181,15 @@ impl<'a> Cli<'a> {
                         "*** Error: pingall: bad timeout {rest} (seconds, > 0 and at most {MAX_SECONDS})"
                     ));
                 } else {
-                    self.net.pingall((!rest.is_empty()).then_some(rest));
+                    self.ping(first, None, parse_seconds(rest), false);
                 }
             }
             "pingallfull" => {
-                self.net.ping(None, None, true);
+                self.ping(first, None, None, true);
             }
             "pingpair" | "pingpairfull" => {
                 let hs = (self.net.plan.hosts.len() >= 2).then(|| vec![0, 1]);
-                self.net.ping(hs.as_deref(), None, first == "pingpairfull");
+                self.ping(first, hs.as_deref(), None, first == "pingpairfull");
             }
             "iperf" => self.iperf(rest),
             "iperfudp" => {
@@ -134,7 +199,11 @@ impl<'a> Cli<'a> {
             "flows" => self.flows(rest),
             "memcached" | "allreduce" => self.app(first, rest),
             "sh" if self.sandbox => {}
-            "sh" => self.net.sh(rest),
+            "sh" => {
+                if let Err(e) = self.net.sh(rest) {
+                    self.say(&view::error(&e));
+                }
+            }
             "time" | "noecho" | "source" if self.depth >= MAX_NESTING => {
                 self.say(&format!(
                     "*** Error: {first}: commands nested deeper than {MAX_NESTING} (a script that sources itself?)"
@@ -172,26 +241,40 @@ impl<'a> Cli<'a> {
                 self.say("");
                 return Flow::Exit;
             }
-            "schedule" => self.show(self.net.schedule((!rest.is_empty()).then_some(rest))),
-            "slice" => self.show(self.net.slice()),
+            "schedule" => {
+                let r = self.net.schedule((!rest.is_empty()).then_some(rest));
+                self.show(first, r, view::slice);
+            }
+            "slice" => {
+                let r = self.net.slice();
+                self.show(first, r, view::slice_now);
+            }
             "table" => {
                 if let Some(t) = self.parse_tor(rest) {
-                    self.show(self.net.table(t));
+                    let r = self.net.table(t);
+                    self.show(first, r, view::table);
                 }
             }
             "queues" => {
                 if let Some(t) = self.parse_tor(rest) {
-                    self.show(self.net.queues(t));
+                    let r = self.net.queues(t);
+                    self.show(first, r, view::queues);
                 }
             }
             "buffer_usage" | "bw_usage" => self.usage(first, rest),
-            "drops" => self.show(self.net.drops()),
-            "otcp" => self.show(self.net.otcp()),
+            "drops" => {
+                let r = self.net.drops();
+                self.show(first, r, view::drops);
+            }
+            "otcp" => {
+                let r = self.net.otcp();
+                self.show(first, r, view::otcp);
+            }
             "pcap" => self.pcap(rest),
             "xterm" | "gterm" | "py" | "px" | "dpctl" | "switch" | "wait" => {
                 self.compat(first, rest)
             }
-            _ if self.net.is_node(first) => self.node_cmd(first, rest),
+            _ if self.net.has_shell(first) => self.node_cmd(first, rest),
             _ => self.say(&format!("*** Unknown command: {line}")),
         }
         Flow::Continue
@@ -204,24 +287,29 @@ impl<'a> Cli<'a> {
         f
     }
 
-    fn intfs(&mut self) {
-        for n in self.net.node_names() {
-            let l: Vec<String> = self.net.intf_list(&n).into_iter().map(|(i, _)| i).collect();
-            self.say(&format!("{n}: {}", l.join(",")));
+    /// Mininet's ping verbs: the header for all hosts, each row as it
+    /// completes, then the summary.
+    pub fn ping(
+        &mut self,
+        verb: &str,
+        hosts: Option<&[usize]>,
+        timeout: Option<f64>,
+        full: bool,
+    ) -> Option<crate::net::values::PingAll> {
+        if hosts.is_none() {
+            self.say(view::PING_HEADER);
         }
-    }
-
-    fn ports(&mut self) {
-        for name in self.net.switch_names() {
-            let l = self.net.intf_list(&name);
-            let p: Vec<(&str, usize)> = l
-                .iter()
-                .enumerate()
-                .map(|(i, (n, _))| (n.as_str(), i))
-                .collect();
-            let s = format::ports_line(&name, &p);
-            self.say(&s);
-        }
+        let mut out = self.net.take_output();
+        let r = self.net.ping(hosts, timeout, full, &mut |ev| {
+            let s = match ev {
+                crate::net::values::PingEvent::Source(src) => view::ping_source(src),
+                crate::net::values::PingEvent::Row(row) => view::ping_row_rest(row),
+            };
+            let _ = out.write_all(s.as_bytes());
+            let _ = out.flush();
+        });
+        self.net.set_output(out);
+        self.show(verb, r, view::ping_summary)
     }
 
     /// `link end1 end2 up|down` (Mininet's checks, then [`Network::link`]).
@@ -237,8 +325,9 @@ impl<'a> Cli<'a> {
             ));
             return;
         }
-        if let Err(e) = self.net.link(x, y, state == "up") {
-            self.say(&e);
+        let r = self.net.link(x, y, state == "up");
+        if r.is_err() || self.json.is_some() {
+            self.show("link", r, |_| String::new());
         }
     }
 
@@ -275,12 +364,26 @@ impl<'a> Cli<'a> {
             }
         };
         if let Some((c, s)) = pair {
-            self.net.iperf(c, s, IPERF_SECONDS);
+            self.iperf_pair(c, s, IPERF_SECONDS);
         }
     }
 
+    /// `iperf` between hosts `c` and `s` for `secs`.
+    pub fn iperf_pair(
+        &mut self,
+        c: usize,
+        s: usize,
+        secs: f64,
+    ) -> Option<crate::net::values::Iperf> {
+        let (cn, sn) = (&self.net.plan.hosts[c].name, &self.net.plan.hosts[s].name);
+        let head = view::iperf_header("TCP", cn, sn);
+        self.say(&head);
+        let r = self.net.iperf(c, s, secs);
+        self.show("iperf", r, |v| view::iperf(v) + "\n")
+    }
+
     /// Mininet's `iperfudp [bw src dst]`: the received and sent rates (bit/s).
-    pub fn iperfudp(&mut self, rest: &str) -> Option<(f64, f64)> {
+    pub fn iperfudp(&mut self, rest: &str) -> Option<crate::net::values::Iperf> {
         let args: Vec<&str> = rest.split_whitespace().collect();
         let (bw, pair) = match args.len() {
             0 => ("10M".to_string(), self.default_pair()),
@@ -297,7 +400,14 @@ impl<'a> Cli<'a> {
             ));
             return None;
         };
-        self.net.iperfudp(&bw, bps, c, s)
+        if let Some(cap) = self.net.udp_cap(bps) {
+            self.say(&view::udp_capped(&bw, cap));
+        }
+        let (cn, sn) = (&self.net.plan.hosts[c].name, &self.net.plan.hosts[s].name);
+        let head = view::iperf_header("UDP", cn, sn);
+        self.say(&head);
+        let r = self.net.iperfudp(&bw, bps, c, s);
+        self.show("iperfudp", r, |v| view::iperf(v) + "\n")
     }
 
     fn flow(&mut self, rest: &str) {
@@ -316,7 +426,8 @@ impl<'a> Cli<'a> {
             ));
             return;
         };
-        self.net.flow(c, s, amount);
+        let r = self.net.flow(c, s, amount);
+        self.show("flow", r, |f| view::flow(f) + "\n");
     }
 
     fn flows(&mut self, rest: &str) {
@@ -326,9 +437,8 @@ impl<'a> Cli<'a> {
             Err(e) => self.say(&format!("*** Error: flows: {e}")),
             Ok(_) if self.sandbox => {}
             Ok(req) => {
-                if let Err(e) = self.net.flows(&req) {
-                    self.say(&e);
-                }
+                let r = self.net.flows(&req);
+                self.show("flows", r, |f| view::flows(f).trim_end().to_string() + "\n");
             }
         }
     }
@@ -337,21 +447,40 @@ impl<'a> Cli<'a> {
     fn app(&mut self, verb: &str, rest: &str) {
         let args: Vec<&str> = rest.split_whitespace().collect();
         let plan = &self.net.plan;
-        let r = if verb == "memcached" {
-            crate::traffic::apps::parse_memcached(plan, &args, &parse_bw).map(|q| {
-                if !self.sandbox {
-                    let _ = self.net.memcached(&q).map_err(|e| self.net.say(&e));
+        if verb == "memcached" {
+            match crate::traffic::apps::parse_memcached(plan, &args, &parse_bw) {
+                Err(e) => self.say(&format!("*** Error: {verb}: {e}")),
+                Ok(_) if self.sandbox => {}
+                Ok(q) => {
+                    if let Err(e) = self.net.memcached_check() {
+                        self.show::<()>(verb, Err(e), |_| String::new());
+                        return;
+                    }
+                    let head = view::memcached_head(&self.net.plan, &q);
+                    self.say(&head);
+                    let r = self.net.memcached(&q);
+                    self.show(verb, r, |m| {
+                        view::memcached(m).trim_end().to_string() + "\n"
+                    });
                 }
-            })
+            }
         } else {
-            crate::traffic::apps::parse_allreduce(plan, &args, &parse_bw).map(|q| {
-                if !self.sandbox {
-                    let _ = self.net.allreduce(&q).map_err(|e| self.net.say(&e));
+            match crate::traffic::apps::parse_allreduce(plan, &args, &parse_bw) {
+                Err(e) => self.say(&format!("*** Error: {verb}: {e}")),
+                Ok(_) if self.sandbox => {}
+                Ok(q) => {
+                    if let Err(e) = self.net.need_kernel("allreduce") {
+                        self.show::<()>(verb, Err(e), |_| String::new());
+                        return;
+                    }
+                    let head = view::allreduce_head(&self.net.plan, &q);
+                    self.say(&head);
+                    let r = self.net.allreduce(&q);
+                    self.show(verb, r, |a| {
+                        view::allreduce(a).trim_end().to_string() + "\n"
+                    });
                 }
-            })
-        };
-        if let Err(e) = r {
-            self.say(&format!("*** Error: {verb}: {e}"));
+            }
         }
     }
 
@@ -373,7 +502,9 @@ impl<'a> Cli<'a> {
         if self.sandbox {
             return;
         }
-        self.net.node_cmd(node, &words.join(" "));
+        if let Err(e) = self.net.node_cmd(node, &words.join(" ")) {
+            self.say(&view::error(&e));
+        }
     }
 
     fn source(&mut self, rest: &str) -> Flow {
@@ -496,15 +627,16 @@ impl<'a> Cli<'a> {
             port,
             interval,
         };
-        self.show(self.net.usage(&m));
+        let r = self.net.usage(&m);
+        self.show(verb, r, view::usage);
     }
 
     /// `pcap [--readable] <node> <port> FILE | pcap stop`.
     fn pcap(&mut self, rest: &str) {
         let args: Vec<&str> = rest.split_whitespace().collect();
         if args.first() == Some(&"stop") {
-            let n = self.net.stop_pcaps();
-            self.say(&format!("*** Stopped {n} capture(s)"));
+            let v = self.net.stop_pcaps();
+            self.show("pcap", Ok(v), view::captures_stopped);
             return;
         }
         let (mode, args) = match args.split_first() {
@@ -516,14 +648,16 @@ impl<'a> Cli<'a> {
             return;
         }
         // Check the node and port first: a bad one must not create a file.
-        let target: Result<PcapTarget, String> = self.net.pcap_target(args[0], args[1]);
+        let target: Result<PcapTarget, NetworkError> = self.net.pcap_target(args[0], args[1]);
         match target {
             Ok(_) if self.sandbox => {}
             Ok(t) => {
                 let r = self.net.pcap(t, Path::new(args[2]), mode);
-                self.show(r.map(|s| s + "\n"));
+                self.show("pcap", r, |c| view::capture(c) + "\n");
             }
-            Err(e) => self.say(&e),
+            Err(e) => self
+                .show::<()>("pcap", Err(e), |_| String::new())
+                .unwrap_or(()),
         }
     }
 

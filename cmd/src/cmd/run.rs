@@ -23,6 +23,7 @@ pub struct RunArgs {
     pub arp: bool,
     pub test: Option<TestKind>,
     pub script: Option<PathBuf>,
+    pub json: bool,
     pub prefix: Option<String>,
     pub no_fabric: bool,
     pub tor: String,
@@ -146,6 +147,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let mut ok = {
         let mut cli = Cli::new(&mut net);
+        if a.json {
+            cli.json = Some(Box::new(std::io::stdout()));
+        }
         let ok = match (a.test, &a.script) {
             (Some(t), _) => run_test(&mut cli, t),
             (None, Some(s)) => match std::fs::File::open(s) {
@@ -218,24 +222,30 @@ fn spawn_p4_monitor(prefix: String, switches: Vec<(String, bmv2_thrift::ProcessR
 }
 
 fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {
+    let all_received = |p: Option<lh_emu::net::values::PingAll>| {
+        p.is_some_and(|p| p.sent > 0 && p.sent == p.received)
+    };
     match t {
         TestKind::Pingall => {
-            let (s, r) = cli.net.pingall(None);
-            s > 0 && s == r
+            let p = cli.ping("pingall", None, None, false);
+            all_received(p)
         }
         TestKind::Pingpair => {
             if cli.net.plan.hosts.len() < 2 {
                 say!("*** pingpair needs two hosts");
                 return false;
             }
-            let (s, r) = cli.net.ping(Some(&[0, 1]), None, false);
-            s > 0 && s == r
+            let p = cli.ping("pingpair", Some(&[0, 1]), None, false);
+            all_received(p)
         }
         TestKind::Iperf => {
             let n = cli.net.plan.hosts.len();
-            n >= 2 && cli.net.iperf(0, n - 1, 5.0).is_some_and(|v| v[0] > 0.0)
+            n >= 2
+                && cli
+                    .iperf_pair(0, n - 1, 5.0)
+                    .is_some_and(|v| v.server_bps > 0.0)
         }
-        TestKind::Iperfudp => cli.iperfudp("").is_some_and(|(srv, _)| srv > 0.0),
+        TestKind::Iperfudp => cli.iperfudp("").is_some_and(|v| v.server_bps > 0.0),
         TestKind::All => run_test(cli, TestKind::Pingall) && run_test(cli, TestKind::Iperf),
         TestKind::Build | TestKind::None => true,
     }

@@ -59,13 +59,13 @@ pub fn switch_ports(t: &FatTree, name: &str) -> Option<Vec<(String, String)>> {
     )
 }
 
-/// `links` for a fat tree's switch-to-switch links, each once (lower
+/// A fat tree's switch-to-switch links, each once (lower
 /// switch first), Mininet style with 1-based ports: edge `sN` ports
 /// `eth1..eth(k/2)` are its hosts, `eth(k/2+1)..` go up; aggregation
 /// `aN` `eth1..eth(k/2)` go down, the rest up; core `cN` `eth(p+1)` to pod
-/// `p`. `ok`: the data plane runs.
-pub fn links_text(t: &FatTree, ok: bool) -> String {
-    let mut s = String::new();
+/// `p`.
+pub fn switch_links(t: &FatTree) -> Vec<(String, String)> {
+    let mut v = Vec::new();
     for a in 0..t.switches() as u16 {
         for p in 0..t.ports() as u8 {
             let Some((b, q)) = t.peer(a, p) else { continue };
@@ -73,14 +73,18 @@ pub fn links_text(t: &FatTree, ok: bool) -> String {
                 continue;
             }
             let end = |x: u16, port: u8| format!("{}-eth{}", t.name(x), port as usize + 1);
-            s.push_str(&crate::text::format::link_line(
-                &end(a, p),
-                &end(b, q),
-                ok,
-                ok,
-            ));
-            s.push('\n');
+            v.push((end(a, p), end(b, q)));
         }
+    }
+    v
+}
+
+/// [`switch_links`] as `links` prints them (`ok`: the data plane runs).
+pub fn links_text(t: &FatTree, ok: bool) -> String {
+    let mut s = String::new();
+    for (a, b) in switch_links(t) {
+        s.push_str(&crate::text::format::link_line(&a, &b, ok, ok));
+        s.push('\n');
     }
     s
 }

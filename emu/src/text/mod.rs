@@ -1,6 +1,8 @@
 //! Text: Mininet 2.3's output formats ([`format`]), the optical verbs'
-//! renderers ([`render`]), and a writer to read back what a run printed.
+//! renderers ([`render`]), the text of every operation's value ([`view`]),
+//! and a writer to read back what a run printed.
 
 pub mod format;
 pub mod render;
 pub mod sink;
+pub mod view;

@@ -3,20 +3,20 @@
 //! drop counters. Pure functions of their inputs (no I/O except
 //! [`iface_drops`], which reads the calling thread's `/proc/thread-self/net/dev`).
 
-use crate::text::format;
 use crate::traffic::probe;
 use lh_ctrl::tables::{Action, Ingress};
 use lh_ctrl::{SliceId, TorId};
 
 /// `*** Flow h1 -> h2: 10000000 bytes in 81.234 ms, 985 Mbits/sec (receiver), 990 Mbits/sec (sender)`
 pub fn format_flow(src: &str, dst: &str, f: &probe::FlowResult) -> String {
-    format!(
-        "*** Flow {src} -> {dst}: {} bytes in {:.3} ms, {} (receiver), {} (sender)",
-        f.bytes,
-        f.fct.as_secs_f64() * 1e3,
-        format::rate(f.server_bps),
-        format::rate(f.client_bps)
-    )
+    super::view::flow(&crate::net::values::Flow {
+        client: src.to_string(),
+        server: dst.to_string(),
+        bytes: f.bytes,
+        server_bps: f.server_bps,
+        client_bps: f.client_bps,
+        fct_ns: f.fct.as_nanos() as u64,
+    })
 }
 
 fn fmt_action(a: &Action) -> String {
@@ -35,56 +35,12 @@ fn fmt_action(a: &Action) -> String {
 
 /// `schedule [ts]` text: the circuits of one slice (also `lighthouse show --slice`).
 pub fn slice_text(c: &lh_ctrl::compile::Compiled, ts: SliceId) -> String {
-    let s = &c.schedule;
-    let mut out = format!(
-        "*** Slice {ts} of {} ({}, guardband {})\n",
-        s.slices(),
-        c.config.slice.duration,
-        c.config.slice.guardband
-    );
-    let circuits = s.circuits(ts);
-    if circuits.is_empty() && s.optical_uplinks() > 0 {
-        out.push_str("(no circuits)\n");
-    }
-    for (a, b) in circuits {
-        let ch = if s.changed(ts, a) {
-            " (reconfigured)"
-        } else {
-            ""
-        };
-        out.push_str(&format!(
-            "{} up{} -> {} up{}{ch}\n",
-            crate::plan::tor_name(a.tor as usize),
-            a.port,
-            crate::plan::tor_name(b.tor as usize),
-            b.port
-        ));
-    }
-    // Electrical uplinks (Clos, or the packet fabric of a hybrid) reach
-    // every ToR in every slice.
-    for p in s.optical_uplinks()..s.uplinks() {
-        let rate = lh_ctrl::schedule::timing::port_rate(&c.config, s, p as lh_ctrl::PortId);
-        out.push_str(&format!(
-            "every ToR up{p} -> electrical switch -> any ToR ({rate})\n"
-        ));
-    }
-    out
+    super::view::slice(&crate::net::values::SliceView::of(c, ts))
 }
 
 /// `table <tor>` text (also `lighthouse show --tor`); `None` for no such ToR.
 pub fn table_text(c: &lh_ctrl::compile::Compiled, t: TorId) -> Option<String> {
-    let tbl = c.tables.tors.iter().find(|x| x.tor == t)?;
-    let mut out = format!(
-        "*** {} time-flow table: {} entries ({:?} lookup)\n",
-        crate::plan::tor_name(t as usize),
-        tbl.len(),
-        c.tables.lookup
-    );
-    for e in tbl.iter() {
-        out.push_str(&format_entry(&e.to_entry()));
-        out.push('\n');
-    }
-    Some(out)
+    crate::net::values::TableView::of(c, t).map(|v| super::view::table(&v))
 }
 
 /// One table entry, human readable:
@@ -113,7 +69,7 @@ pub fn format_entry(e: &lh_ctrl::tables::Entry) -> String {
 }
 
 /// Kernel drop counters of some interfaces (summed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct IfaceDrops {
     pub rx_dropped: u64,
     pub tx_dropped: u64,

@@ -115,7 +115,7 @@ pub struct P4Tors {
 }
 
 /// The program's packet counters, summed over the P4 ToRs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct P4Counters {
     /// Frames from hosts (swtor's `sent`).
     pub host_rx: u64,

@@ -46,7 +46,7 @@ impl std::str::FromStr for Pattern {
 
 /// One flow to run: `size` bytes from host `src` to host `dst` (0-based),
 /// starting `start_ns` after the workload begins.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct FlowSpec {
     pub id: u32,
     pub src: usize,

@@ -4,7 +4,7 @@
 use super::arrivals::FlowSpec;
 
 /// One flow's outcome.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct FlowRecord {
     pub flow: FlowSpec,
     /// Start (connect) to the receiver holding every byte; `None` if the
@@ -62,7 +62,7 @@ pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
 }
 
 /// FCT figures of one bucket.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct BucketStats {
     pub name: &'static str,
     pub flows: usize,
@@ -75,7 +75,7 @@ pub struct BucketStats {
 }
 
 /// Summary of a workload run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Summary {
     pub buckets: Vec<BucketStats>,
     pub flows: usize,

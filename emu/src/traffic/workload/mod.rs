@@ -133,13 +133,25 @@ pub fn parse_request(
     Ok(req)
 }
 
-/// Generates and runs `req` between `hosts`; returns the report text (and
-/// writes the per-flow CSV if asked).
+/// `flows`: the request's description, the per-flow records and the FCT
+/// table per size bucket.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FlowSummary {
+    /// The flows' description (count, distribution, pattern, load).
+    pub head: String,
+    pub records: Vec<fct::FlowRecord>,
+    /// FCT percentiles per size bucket.
+    pub summary: fct::Summary,
+    pub elapsed_s: f64,
+}
+
+/// Generates and runs `req` between `hosts` (and writes the per-flow CSV
+/// if asked).
 pub fn run_request(
     req: &Request,
     hosts: &[run::Endpoint],
     stop: &(dyn Fn() -> bool + Sync),
-) -> anyhow::Result<String> {
+) -> anyhow::Result<FlowSummary> {
     let flows = arrivals::generate(&req.cdf, &req.spec);
     let mut head = format!(
         "*** Flows: {} {} flows ({:?}, load {}, mean {:.0} B",
@@ -166,9 +178,10 @@ pub fn run_request(
         let mut f = crate::kernel::securefs::create_file(path, 0o600)?;
         f.write_all(fct::csv(&rec).as_bytes())?;
     }
-    Ok(format!(
-        "{head}{}*** Flows done in {:.1} s\n",
-        s.table(),
-        t.elapsed().as_secs_f64()
-    ))
+    Ok(FlowSummary {
+        head,
+        records: rec,
+        summary: s,
+        elapsed_s: t.elapsed().as_secs_f64(),
+    })
 }

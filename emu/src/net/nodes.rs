@@ -1,0 +1,439 @@
+//! Nodes of a run: where each one's commands run, its interfaces and
+//! their far ends, its pid, and the `link` verb.
+
+use super::values::{Dump, DumpNode, Intf, Link, Links, NetView, NodeIntfs, Nodes};
+use super::*;
+
+impl Network {
+    /// The namespace a node's commands run in (native ToRs share the fabric
+    /// one, a BMv2 ToR has its own).
+    pub fn node_ns(&self, node: &str) -> Option<PathBuf> {
+        match self.node(node)? {
+            Node::Host(i) => Some(self.host_ns(&self.plan.hosts[i])),
+            Node::Bmv2Tor(t) => Some(self.tor_ns(t)),
+            Node::NativeTor(_) => Some(self.fabric_ns()),
+            Node::Switch(_) => None,
+        }
+    }
+
+    /// Whether `name` takes `<node> <cmd>`: hosts and ToRs.
+    pub fn has_shell(&self, name: &str) -> bool {
+        matches!(
+            self.node(name),
+            Some(Node::Host(_) | Node::NativeTor(_) | Node::Bmv2Tor(_))
+        )
+    }
+
+    /// Run `cmdline` with `sh -c` in `node`'s namespace and wait for it; its
+    /// output goes to stderr, like Mininet's logger. The one place node
+    /// commands run (a persistent shell per node hooks in here).
+    pub fn node_cmd(
+        &mut self,
+        node: &str,
+        cmdline: &str,
+    ) -> Result<crate::host::shell::Outcome, NetworkError> {
+        let ns = self
+            .node_ns(node)
+            .ok_or_else(|| NetworkError::NoSuchNode(node.to_string()))?;
+        // The node's persistent shell (nodeshell.rs); its output goes to the
+        // network's output (stderr), like Mininet's logger.
+        let net = &mut self.net;
+        let mut record = |pid: u32| {
+            if let Some(n) = net.as_mut() {
+                n.add_child(pid);
+            }
+        };
+        self.shells
+            .run(node, &ns, cmdline, &mut *self.out, Some(&mut record))
+            .map_err(|e| NetworkError::Failed(e.to_string()))
+    }
+
+    /// `sh CMD`: a shell command outside the network.
+    pub fn sh(&mut self, cmdline: &str) -> Result<(), NetworkError> {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(cmdline);
+        let mut ch = c.spawn().map_err(|e| NetworkError::Failed(e.to_string()))?;
+        let _ = ch.wait();
+        Ok(())
+    }
+
+    /// A pid for `dump`: a BMv2 ToR's simple_switch, the data-plane thread
+    /// for a native ToR, a process in a host's namespace for a host (one
+    /// is started the first time it is asked for).
+    pub fn node_pid(&mut self, node: &str) -> u32 {
+        let dataplane = self.fabric.as_ref().and_then(|f| f.dataplane_tid());
+        let i = match self.node(node) {
+            None => return self.shells.pid(node).unwrap_or(self.pid),
+            Some(Node::Switch(_)) => return dataplane.unwrap_or(self.pid),
+            Some(Node::NativeTor(_) | Node::Bmv2Tor(_))
+                if self.fabric.is_none() && self.p4.is_none() =>
+            {
+                return self.pid;
+            }
+            Some(Node::NativeTor(t) | Node::Bmv2Tor(t)) => {
+                return match self.p4.as_ref().and_then(|p| p.get(t)) {
+                    Some(p) => p.switch.pid(),
+                    None => dataplane.unwrap_or(self.pid),
+                };
+            }
+            Some(Node::Host(i)) => i,
+        };
+        if let Some(p) = self.shells.pid(node) {
+            return p;
+        }
+        if let Some(Some(c)) = self.holders.get(i) {
+            return c.id();
+        }
+        if self.net.is_none() || i >= self.holders.len() {
+            return self.pid;
+        }
+        let ns = self.host_ns(&self.plan.hosts[i]);
+        let mut c = Command::new("sleep");
+        c.arg("infinity")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        match netns::spawn_in(&ns, &mut c) {
+            Ok(ch) => {
+                let pid = ch.id();
+                self.add_child(pid);
+                self.holders[i] = Some(ch);
+                pid
+            }
+            Err(_) => self.pid,
+        }
+    }
+
+    /// The far ends of ToR `t`'s uplinks: for an optical uplink the ToR
+    /// uplinks the OCS connects it to over the cycle (first-seen order), for
+    /// an electrical one the packet switch. Empty without a schedule.
+    pub fn uplink_peers(&self, t: usize) -> Vec<(String, Vec<String>)> {
+        let Some(c) = &self.compiled else {
+            return Vec::new();
+        };
+        let s = &c.schedule;
+        let mut v: Vec<(String, Vec<String>)> = (0..s.uplinks())
+            .map(|p| (uplink_if(t, p), Vec::new()))
+            .collect();
+        for ts in 0..s.slices() {
+            for (a, b) in s.circuits(ts as SliceId) {
+                if a.tor as usize != t {
+                    continue;
+                }
+                let peer = uplink_if(b.tor as usize, b.port as usize);
+                if let Some((_, l)) = v.get_mut(a.port as usize)
+                    && !l.contains(&peer)
+                {
+                    l.push(peer);
+                }
+            }
+        }
+        for (_, l) in v.iter_mut().skip(s.optical_uplinks()) {
+            l.push(ELECTRICAL_PEER.to_string());
+        }
+        v
+    }
+
+    /// Interfaces of a node with their far ends, Mininet order: host ports,
+    /// then uplinks (their peers joined by commas), then a BMv2 CPU port.
+    pub fn intf_list(&self, node: &str) -> Vec<(String, Option<String>)> {
+        let t = match self.node(node) {
+            None => return Vec::new(),
+            Some(Node::Host(i)) => {
+                let h = &self.plan.hosts[i];
+                return vec![(h.host_if.clone(), Some(h.tor_if.clone()))];
+            }
+            Some(Node::Switch(_)) => None,
+            Some(Node::NativeTor(t) | Node::Bmv2Tor(t)) => Some(t),
+        };
+        let fat = crate::link::fattree::fat_tree(self.compiled.as_ref());
+        let fat_ports = fat
+            .as_ref()
+            .and_then(|t| crate::link::fattree::switch_ports(t, node))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(a, b)| (a, Some(b)));
+        let Some(t) = t else {
+            // A fat tree's aggregation or core switch.
+            let mut v = vec![("lo".to_string(), None)];
+            let before = v.len();
+            v.extend(fat_ports);
+            return if v.len() > before { v } else { Vec::new() };
+        };
+        let mut v = vec![("lo".to_string(), None)];
+        v.extend(
+            self.plan
+                .hosts_of(t)
+                .iter()
+                .map(|h| (h.tor_if.clone(), Some(h.host_if.clone()))),
+        );
+        if fat.is_some() {
+            // Its uplinks are the fat tree's (no ToR uplinks or OCS).
+            v.extend(fat_ports);
+            return v;
+        }
+        let peers = self.uplink_peers(t);
+        if !peers.is_empty() {
+            v.extend(
+                peers
+                    .into_iter()
+                    .map(|(i, l)| (i, (!l.is_empty()).then(|| l.join(",")))),
+            );
+        } else if self.plan.is_bmv2(t) {
+            v.extend((0..self.plan.uplinks).map(|p| (uplink_if(t, p), None)));
+        }
+        if self.plan.is_bmv2(t) {
+            // A BMv2 ToR's uplinks and CPU port are real interfaces in its
+            // namespace; their other ends are swtor's (the OCS).
+            v.push((crate::plan::cpu_if(t), None));
+        }
+        v
+    }
+
+    /// A fat tree's aggregation and core switches (none otherwise): they
+    /// run in the fabric's data plane, beside the edge switches (the ToRs).
+    pub(super) fn inner_switches(&self) -> Vec<String> {
+        crate::link::fattree::fat_tree(self.compiled.as_ref())
+            .map(|t| crate::link::fattree::inner_switches(&t))
+            .unwrap_or_default()
+    }
+
+    /// Every switch: the ToRs, then a fat tree's aggregation and core
+    /// switches.
+    pub fn switch_names(&self) -> Vec<String> {
+        let mut v = self.plan.tor_names();
+        v.extend(self.inner_switches());
+        v
+    }
+
+    /// Every node: hosts, then [`Network::switch_names`].
+    pub fn node_names(&self) -> Vec<String> {
+        let mut v = self.plan.node_names();
+        v.extend(self.inner_switches());
+        v
+    }
+
+    /// `net` (and `intfs`): each node's interfaces and their far ends.
+    pub fn net_view(&self) -> NetView {
+        self.view_of(self.node_names())
+    }
+
+    /// `ports`: the switches' interfaces (an interface's index is its port).
+    pub fn ports(&self) -> NetView {
+        self.view_of(self.switch_names())
+    }
+
+    fn view_of(&self, names: Vec<String>) -> NetView {
+        let nodes = names
+            .into_iter()
+            .map(|n| NodeIntfs {
+                intfs: self
+                    .intf_list(&n)
+                    .into_iter()
+                    .map(|(name, peer)| Intf { name, peer })
+                    .collect(),
+                node: n,
+            })
+            .collect();
+        NetView { nodes }
+    }
+
+    /// `nodes`.
+    pub fn nodes(&self) -> Nodes {
+        Nodes {
+            hosts: self.plan.hosts.iter().map(|h| h.name.clone()).collect(),
+            switches: self.switch_names(),
+        }
+    }
+
+    /// `links`: host links with the state of both veth ends, then the ToR
+    /// uplinks: each circuit pair of the cycle once, and electrical ports.
+    pub fn links(&self) -> Links {
+        let (hosts, fab) = self.present_links();
+        let link = |a: &str, b: &str, a_up: bool, b_up: bool| Link {
+            a: a.to_string(),
+            b: b.to_string(),
+            a_up,
+            b_up,
+        };
+        let mut v = Vec::new();
+        for h in &self.plan.hosts {
+            let a_ok = hosts.get(h.k - 1).copied().unwrap_or(false);
+            let b_ok = fab.contains(&h.tor_if);
+            v.push(link(&h.host_if, &h.tor_if, a_ok, b_ok));
+        }
+        if let Some(t) = crate::link::fattree::fat_tree(self.compiled.as_ref()) {
+            let ok = self.fabric.is_some();
+            v.extend(
+                crate::link::fattree::switch_links(&t)
+                    .into_iter()
+                    .map(|(a, b)| link(&a, &b, ok, ok)),
+            );
+            return Links { links: v };
+        }
+        // A native uplink is a port of the running data plane; a BMv2 one a
+        // veth in its namespace.
+        let up = |i: &str, t: usize| {
+            if self.plan.is_bmv2(t) {
+                fab.iter().any(|f| f == i)
+            } else {
+                self.fabric.is_some()
+            }
+        };
+        for t in 0..self.plan.tors {
+            for (i, peers) in self.uplink_peers(t) {
+                for p in peers {
+                    if p == ELECTRICAL_PEER {
+                        v.push(link(&i, &p, up(&i, t), self.fabric.is_some()));
+                        continue;
+                    }
+                    let pt = self
+                        .plan
+                        .tor(p.split('-').next().unwrap_or(""))
+                        .unwrap_or(0);
+                    if (pt, p.as_str()) < (t, i.as_str()) {
+                        continue;
+                    }
+                    v.push(link(&i, &p, up(&i, t), up(&p, pt)));
+                }
+            }
+        }
+        Links { links: v }
+    }
+
+    /// Which host ends exist (per host) and which ToR-side interfaces exist.
+    fn present_links(&self) -> (Vec<bool>, Vec<String>) {
+        use crate::kernel::netlink;
+        let hosts = self
+            .plan
+            .hosts
+            .iter()
+            .map(|h| {
+                let ifn = h.host_if.clone();
+                netlink::with_netlink(Some(&self.host_ns(h)), |nl| async move {
+                    Ok(netlink::link_names(&nl).await?.contains(&ifn))
+                })
+                .unwrap_or(false)
+            })
+            .collect();
+        let mut fab = netlink::with_netlink(Some(&self.fabric_ns()), |nl| async move {
+            netlink::link_names(&nl).await
+        })
+        .unwrap_or_default();
+        for t in self.plan.bmv2_tors() {
+            fab.extend(
+                netlink::with_netlink(Some(&self.tor_ns(t)), |nl| async move {
+                    netlink::link_names(&nl).await
+                })
+                .unwrap_or_default(),
+            );
+        }
+        (hosts, fab)
+    }
+
+    /// `dump`: Mininet's node reprs with per-node pids.
+    pub fn dump(&mut self) -> Dump {
+        let mut nodes = Vec::new();
+        for i in 0..self.plan.hosts.len() {
+            let h = self.plan.hosts[i].clone();
+            let pid = self.node_pid(&h.name);
+            nodes.push(DumpNode {
+                class: "Host",
+                intfs: vec![(h.host_if.clone(), Some(h.ip.to_string()))],
+                name: h.name,
+                pid,
+            });
+        }
+        let fat = !self.inner_switches().is_empty();
+        let switches = (0..self.plan.tors).map(|t| {
+            let class = if self.plan.is_bmv2(t) && self.p4.is_some() {
+                "P4ToR"
+            } else if fat {
+                "FatTreeSwitch"
+            } else {
+                "OpticalToR"
+            };
+            (class, tor_name(t))
+        });
+        let inner = self.inner_switches().into_iter();
+        let switches: Vec<_> = switches
+            .chain(inner.map(|n| ("FatTreeSwitch", n)))
+            .collect();
+        for (class, name) in switches {
+            let intfs = self
+                .intf_list(&name)
+                .into_iter()
+                .map(|(i, _)| {
+                    let ip = (i == "lo").then(|| "127.0.0.1".to_string());
+                    (i, ip)
+                })
+                .collect();
+            let pid = self.node_pid(&name);
+            nodes.push(DumpNode {
+                class,
+                name,
+                intfs,
+                pid,
+            });
+        }
+        Dump { nodes }
+    }
+
+    /// Mininet's `link X Y up|down` for a host and its ToR: both ends of the
+    /// host's veth go down (up). The one place the `link` verb acts (ToR
+    /// uplinks in the OCS hook in here). `Err` is the message to show.
+    pub fn link(&mut self, x: &str, y: &str, up: bool) -> Result<(), NetworkError> {
+        let no_link = || NetworkError::NoLink(x.to_string(), y.to_string());
+        let (host, tor) = match (self.node(x), self.node(y)) {
+            (Some(Node::Host(h)), other) if other.as_ref().and_then(Node::host).is_none() => {
+                (self.plan.hosts[h].clone(), (y, other))
+            }
+            (other, Some(Node::Host(h))) if other.as_ref().and_then(Node::host).is_none() => {
+                (self.plan.hosts[h].clone(), (x, other))
+            }
+            (Some(a), Some(b)) if a.tor().is_some() && b.tor().is_some() => {
+                // ToR-ToR: the optical circuits in the OCS (optlink.rs).
+                return crate::link::optical::set_tor_link(
+                    &self.plan,
+                    self.compiled.as_ref(),
+                    self.fabric.as_deref(),
+                    x,
+                    y,
+                    up,
+                )
+                .map_err(|e| NetworkError::Failed(e.to_string()));
+            }
+            // Switch-switch in a fat tree (fatlink.rs).
+            _ if crate::link::fattree::fat_tree(self.compiled.as_ref()).is_some() => {
+                let t = crate::link::fattree::fat_tree(self.compiled.as_ref());
+                return crate::link::fattree::set_switch_link(
+                    t,
+                    self.fabric.as_deref(),
+                    (x, y),
+                    up,
+                )
+                .map_err(|e| NetworkError::Failed(e.to_string()));
+            }
+            _ => return Err(no_link()),
+        };
+        let (tor, tor_node) = tor;
+        if tor_node.as_ref().and_then(Node::tor) != Some(host.tor as usize) {
+            return Err(no_link());
+        }
+        let tor_ns = self.node_ns(tor).unwrap_or_else(|| self.fabric_ns());
+        for (ns, ifn) in [
+            (self.host_ns(&host), host.host_if.clone()),
+            (tor_ns, host.tor_if.clone()),
+        ] {
+            crate::kernel::netlink::with_netlink(Some(&ns), |h| async move {
+                if up {
+                    crate::kernel::netlink::set_up(&h, &ifn, None).await
+                } else {
+                    crate::kernel::netlink::set_down(&h, &ifn).await
+                }
+            })
+            .map_err(|e| NetworkError::Failed(e.to_string()))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,394 @@
+//! Traffic through a run: ping, iperf (TCP and UDP), single flows,
+//! trace-driven flows and the applications (memcached, allreduce).
+
+use super::values::{
+    Allreduce, Flow, FlowSummary, Iperf, Memcached, PingAll, PingEvent, PingResult, PingRow,
+};
+use super::*;
+
+impl Network {
+    /// Mininet's `pingAll`: every host pair.
+    pub fn pingall(&mut self, timeout: Option<f64>) -> Result<PingAll, NetworkError> {
+        self.ping(None, timeout, false, &mut |_| {})
+    }
+
+    /// Mininet's `ping`/`pingFull`: all hosts or the given ones (indices
+    /// into `plan.hosts`), `timeout` seconds per echo. `progress` sees each
+    /// source start and each row end (a row waits for circuits).
+    pub fn ping(
+        &mut self,
+        hosts: Option<&[usize]>,
+        timeout: Option<f64>,
+        full: bool,
+        progress: &mut dyn FnMut(PingEvent<'_>),
+    ) -> Result<PingAll, NetworkError> {
+        let idx: Vec<usize> = match hosts {
+            Some(h) => h.to_vec(),
+            None => (0..self.plan.hosts.len()).collect(),
+        };
+        let (mut sent, mut recv) = (0u64, 0u64);
+        let mut rows = Vec::new();
+        let secs = timeout
+            .or_else(|| format::parse_seconds(DEFAULT_PING_TIMEOUT))
+            .unwrap_or(1.0)
+            .max(0.001);
+        let interrupted = std::cell::Cell::new(false);
+        let stop = || {
+            if crate::kernel::signals::take_interrupt() || crate::kernel::signals::terminating() {
+                interrupted.set(true);
+            }
+            interrupted.get()
+        };
+        for &i in &idx {
+            let src = self.plan.hosts[i].clone();
+            if stop() {
+                return Err(NetworkError::Interrupted);
+            }
+            progress(PingEvent::Source(&src.name));
+            let dsts: Vec<HostPlan> = idx
+                .iter()
+                .filter(|&&j| j != i)
+                .map(|&j| self.plan.hosts[j].clone())
+                .collect();
+            let ips: Vec<std::net::Ipv4Addr> = dsts.iter().map(|d| d.ip).collect();
+            // One row's pings run concurrently (bounded): each waits for its
+            // circuits, so one after another a large fabric takes minutes.
+            let rtts = probe::Pinger::open(Some(&self.host_ns(&src)))
+                .and_then(|p| p.echo_many(&ips, Duration::from_secs_f64(secs), PING_WINDOW, &stop))
+                .unwrap_or_else(|_| vec![None; ips.len()]);
+            if interrupted.get() {
+                return Err(NetworkError::Interrupted);
+            }
+            let mut row = PingRow {
+                src: src.name.clone(),
+                results: Vec::with_capacity(dsts.len()),
+            };
+            for (dst, rtt) in dsts.iter().zip(&rtts) {
+                sent += 1;
+                recv += u64::from(rtt.is_some());
+                row.results.push(PingResult {
+                    dst: dst.name.clone(),
+                    rtt_ms: rtt.map(|d| d.as_secs_f64() * 1e3),
+                });
+            }
+            progress(PingEvent::Row(&row));
+            rows.push(row);
+        }
+        self.ping_totals.0 += sent;
+        self.ping_totals.1 += recv;
+        Ok(PingAll {
+            rows,
+            sent,
+            received: recv,
+            all: hosts.is_none(),
+            full,
+        })
+    }
+
+    /// TCP throughput from host `c` to host `s` for `secs`.
+    pub fn iperf(&mut self, c: usize, s: usize, secs: f64) -> Result<Iperf, NetworkError> {
+        let (client, server) = (self.plan.hosts[c].clone(), self.plan.hosts[s].clone());
+        let r = if self.tools.iperf3 {
+            self.iperf3(&client, &server, secs)
+        } else {
+            probe::tcp_flow(
+                Some(&self.host_ns(&client)),
+                Some(&self.host_ns(&server)),
+                server.ip,
+                probe::Amount::Seconds(secs),
+            )
+            .map(|f| [f.server_bps, f.client_bps])
+            .map_err(|e| e.to_string())
+        };
+        match r {
+            Ok(v) => Ok(Iperf {
+                l4: "TCP",
+                client: client.name,
+                server: server.name,
+                bw: None,
+                server_bps: v[0],
+                client_bps: v[1],
+            }),
+            Err(e) if e == crate::kernel::interrupt::MESSAGE => Err(NetworkError::Interrupted),
+            Err(e) => Err(NetworkError::op("iperf", e)),
+        }
+    }
+
+    fn iperf3(&self, client: &HostPlan, server: &HostPlan, secs: f64) -> Result<[f64; 2], String> {
+        let port = 5201 + (rand::random::<u16>() % 1000);
+        let mut srv = Command::new("iperf3");
+        srv.args(["-s", "-1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut srv =
+            netns::spawn_in(&self.host_ns(server), &mut srv).map_err(|e| e.to_string())?;
+        let mut last = String::new();
+        let mut out = None;
+        // The server needs a moment to listen; iperf3 refuses fast, so retry.
+        for _ in 0..50 {
+            let mut c = Command::new("iperf3");
+            c.args([
+                "-J",
+                "-c",
+                &server.ip.to_string(),
+                "-p",
+                &port.to_string(),
+                "-t",
+            ])
+            .arg(format!("{secs}"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+            let o = match netns::spawn_in(&self.host_ns(client), &mut c)
+                .and_then(crate::kernel::interrupt::output)
+            {
+                Ok(o) => o,
+                Err(e) => {
+                    // Interrupted (or no client): the server must not stay.
+                    let _ = srv.kill();
+                    let _ = srv.wait();
+                    return Err(e.to_string());
+                }
+            };
+            // iperf3 -J may exit 0 with {"error": "...Connection refused"}.
+            let refused = String::from_utf8_lossy(&o.stdout).contains("\"error\"");
+            if o.status.success() && !refused {
+                out = Some(o.stdout);
+                break;
+            }
+            last = String::from_utf8_lossy(&o.stdout).into_owned();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = srv.kill();
+        let _ = srv.wait();
+        let out = out.ok_or_else(|| format!("iperf3 client failed: {}", last.trim()))?;
+        let v: serde_json::Value = serde_json::from_slice(&out).map_err(|e| e.to_string())?;
+        let get = |k: &str| v["end"][k]["bits_per_second"].as_f64();
+        match (get("sum_received"), get("sum_sent")) {
+            (Some(r), Some(s)) => Ok([r, s]),
+            _ => Err(format!(
+                "could not parse iperf3 output: {}",
+                v.get("error")
+                    .map(|e| e.to_string())
+                    .unwrap_or_else(|| String::from_utf8_lossy(&out).chars().take(300).collect())
+            )),
+        }
+    }
+
+    /// The rate `iperfudp` sends at for `bps` asked: at most what the host
+    /// link carries (`Some(cap)` when it is capped).
+    pub fn udp_cap(&self, bps: f64) -> Option<f64> {
+        let cap = self
+            .compiled
+            .as_ref()
+            .map(|c| c.config.tors.host_link_rate.0 as f64)
+            .filter(|r| *r > 0.0)
+            .unwrap_or(MAX_UDP_BPS_NO_FABRIC);
+        (bps > cap).then_some(cap)
+    }
+
+    /// Mininet's iperf UDP test at `bw` (text like `10M`, already checked
+    /// to parse as `bps`) from host `c` to host `s`: the received and sent
+    /// rates (bit/s). A rate beyond the host link is capped to it
+    /// ([`Network::udp_cap`]).
+    pub fn iperfudp(
+        &mut self,
+        bw: &str,
+        bps: f64,
+        c: usize,
+        s: usize,
+    ) -> Result<Iperf, NetworkError> {
+        let bps = self.udp_cap(bps).unwrap_or(bps);
+        let (client, server) = (self.plan.hosts[c].clone(), self.plan.hosts[s].clone());
+        let (srv, cli) = probe::udp_flow(
+            Some(&self.host_ns(&client)),
+            Some(&self.host_ns(&server)),
+            server.ip,
+            bps,
+            IPERF_SECONDS,
+        )
+        .map_err(|e| NetworkError::op("iperfudp", e))?;
+        Ok(Iperf {
+            l4: "UDP",
+            client: client.name,
+            server: server.name,
+            bw: Some(bw.to_string()),
+            server_bps: srv,
+            client_bps: cli,
+        })
+    }
+
+    /// One TCP flow with the built-in flow tool.
+    pub fn flow(
+        &mut self,
+        c: usize,
+        s: usize,
+        amount: probe::Amount,
+    ) -> Result<Flow, NetworkError> {
+        let (client, server) = (self.plan.hosts[c].clone(), self.plan.hosts[s].clone());
+        let f = probe::tcp_flow(
+            Some(&self.host_ns(&client)),
+            Some(&self.host_ns(&server)),
+            server.ip,
+            amount,
+        )
+        .map_err(|e| NetworkError::op("flow", e))?;
+        Ok(Flow {
+            client: client.name,
+            server: server.name,
+            bytes: f.bytes,
+            server_bps: f.server_bps,
+            client_bps: f.client_bps,
+            fct_ns: f.fct.as_nanos() as u64,
+        })
+    }
+
+    /// Trace-driven TCP flows between the hosts (`flows` in the CLI).
+    pub fn flows(
+        &mut self,
+        req: &crate::traffic::workload::Request,
+    ) -> Result<FlowSummary, NetworkError> {
+        let hosts = self.endpoints();
+        crate::traffic::workload::run_request(req, &hosts, &|| {
+            crate::kernel::signals::take_interrupt() || crate::kernel::signals::terminating()
+        })
+        .map_err(|e| NetworkError::op("flows", format!("{e:#}")))
+    }
+
+    /// Every host as the workload runner sees it (namespace and address),
+    /// in `plan.hosts` order.
+    pub fn endpoints(&self) -> Vec<crate::traffic::workload::run::Endpoint> {
+        self.plan
+            .hosts
+            .iter()
+            .map(|h| crate::traffic::workload::run::Endpoint {
+                ns: self.host_ns(h),
+                ip: h.ip,
+            })
+            .collect()
+    }
+
+    /// Whether `memcached` can run: the program is installed and the run
+    /// has host namespaces.
+    pub fn memcached_check(&self) -> Result<(), NetworkError> {
+        crate::traffic::apps::memcached::check_installed()
+            .map_err(|e| NetworkError::op("memcached", e))?;
+        self.need_kernel("memcached")
+    }
+
+    /// The paper's memcached application (`memcached` in the CLI): a real
+    /// memcached server in the server host's namespace (recorded as a
+    /// child of the run, stopped before this returns) and the SET load
+    /// generator on each client host; the per-SET records and latencies.
+    pub fn memcached(
+        &mut self,
+        req: &crate::traffic::apps::MemcachedRequest,
+    ) -> Result<Memcached, NetworkError> {
+        let t = std::time::Instant::now();
+        let records = self.memcached_records(req)?;
+        let summary = crate::traffic::workload::fct::summarize(
+            &records,
+            crate::traffic::workload::fct::Buckets::default(),
+        );
+        let latencies_ns = records.iter().filter_map(|r| r.fct_ns).collect();
+        let name = |h: usize| self.plan.hosts[h].name.clone();
+        Ok(Memcached {
+            server: name(req.server),
+            clients: req.clients.iter().map(|&h| name(h)).collect(),
+            records,
+            latencies_ns,
+            summary,
+            elapsed_s: t.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// [`Network::memcached`]'s measurement: the server started, the
+    /// clients run and the server stopped; one record per SET (as
+    /// [`crate::traffic::apps::memcached::run_clients`] returns them).
+    pub fn memcached_records(
+        &mut self,
+        req: &crate::traffic::apps::MemcachedRequest,
+    ) -> Result<Vec<crate::traffic::workload::fct::FlowRecord>, NetworkError> {
+        use crate::traffic::apps::memcached as mc;
+        let err = |e: String| NetworkError::op("memcached", e);
+        self.memcached_check()?;
+        let hosts = self.endpoints();
+        let srv = &hosts[req.server];
+        let mut child = netns::spawn_in(&srv.ns, &mut mc::server_command(srv))
+            .map_err(|e| err(format!("starting {}: {e}", mc::PROGRAM)))?;
+        self.add_child(child.id());
+        let r = mc::run_clients(&hosts, req.server, &req.clients, &req.load, &|| {
+            crate::kernel::signals::take_interrupt() || crate::kernel::signals::terminating()
+        });
+        // The server must be gone whatever happened; if it died early, its
+        // own words say why.
+        let early = child.try_wait().ok().flatten();
+        let _ = child.kill();
+        let _ = child.wait();
+        let mut why = String::new();
+        if early.is_some()
+            && let Some(mut e) = child.stderr.take()
+        {
+            let _ = std::io::Read::read_to_string(&mut e, &mut why);
+        }
+        r.map_err(|e| match early {
+            Some(st) => err(format!("{e:#}; memcached exited ({st}): {}", why.trim())),
+            None => err(format!("{e:#}")),
+        })
+    }
+
+    /// An operation that needs host namespaces (an offline network has
+    /// none).
+    pub fn need_kernel(&self, verb: &'static str) -> Result<(), NetworkError> {
+        match self.net {
+            Some(_) => Ok(()),
+            None => Err(NetworkError::NeedsKernel(verb)),
+        }
+    }
+
+    /// Ring allreduce between hosts (`allreduce` in the CLI): checks every
+    /// host's result against the elementwise sum; the completion times.
+    pub fn allreduce(
+        &mut self,
+        req: &crate::traffic::apps::AllreduceRequest,
+    ) -> Result<Allreduce, NetworkError> {
+        self.need_kernel("allreduce")?;
+        let all = self.endpoints();
+        let ring: Vec<_> = req.hosts.iter().map(|&h| all[h].clone()).collect();
+        let o = crate::traffic::apps::allreduce::run(&ring, req.bytes, req.iters, &|| {
+            crate::kernel::signals::take_interrupt() || crate::kernel::signals::terminating()
+        })
+        .map_err(|e| NetworkError::op("allreduce", format!("{e:#}")))?;
+        let n = ring.len() as f64;
+        let bytes = (o.elements * 4) as f64;
+        let mut best = o.times_ns.clone();
+        best.sort_unstable();
+        let p50 = crate::traffic::workload::fct::percentile(&best, 50.0).unwrap_or(0) as f64 / 1e9;
+        // Bus bandwidth as NCCL/Gloo benchmarks report it: what each host
+        // sent, 2(N-1)/N of the vector, over the time.
+        let bus_bps = if p50 > 0.0 {
+            2.0 * (n - 1.0) / n * bytes * 8.0 / p50
+        } else {
+            0.0
+        };
+        Ok(Allreduce {
+            hosts: req
+                .hosts
+                .iter()
+                .map(|&h| self.plan.hosts[h].name.clone())
+                .collect(),
+            bytes: req.bytes as u64,
+            iterations: req.iters,
+            times_ns: o.times_ns,
+            bus_bps,
+        })
+    }
+
+    /// The host link rate in bits/s (1 Gb/s without a compiled config).
+    pub fn host_bps(&self) -> f64 {
+        self.compiled
+            .as_ref()
+            .map(|c| c.config.tors.host_link_rate.0 as f64)
+            .filter(|r| *r > 0.0)
+            .unwrap_or(1e9)
+    }
+}
