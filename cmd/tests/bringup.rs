@@ -150,7 +150,7 @@ fn a_bmv2_tor_gets_its_own_namespace_with_host_uplink_and_cpu_ports() {
     let ns_before = lh_namespaces();
     let mut plan = Plan::new(3, 2);
     plan.uplinks = 2;
-    plan.targets = lh_emu::tor::target::parse("bmv2:s2", 3).unwrap();
+    plan.targets = lh_emu::plan::target::parse("bmv2:s2", 3).unwrap();
     let mut net = Net::bring_up(plan, &NetOptions::default()).expect("bring up");
     let p = net.prefix.clone();
     assert!(lh_namespaces().contains(&format!("{p}-s2")));

@@ -337,8 +337,8 @@ impl<'a> Cli<'a> {
         let mut v = Vec::new();
         let mut err = false;
         for a in args {
-            match self.net.plan.host(a) {
-                Some(h) => v.push(h.k - 1),
+            match self.net.node(a).as_ref().and_then(crate::net::Node::host) {
+                Some(i) => v.push(i),
                 None => {
                     self.say(&format!("node '{a}' not in network"));
                     err = true;

@@ -86,7 +86,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     for n in &mn.notes {
         say!("*** {n}");
     }
-    plan.targets = lh_emu::tor::target::parse(&a.tor, plan.tors)?;
+    plan.targets = lh_emu::plan::target::parse(&a.tor, plan.tors)?;
     let p4_src = match &a.p4 {
         Some(f) if !f.is_file() => anyhow::bail!("--p4 {}: no such file", f.display()),
         Some(f) => lh_emu::tor::bmv2::P4Source::File(f.clone()),

@@ -1,6 +1,6 @@
 //! Shared pieces of the emulation benchmarks (emu/examples/bench_*.rs):
 //! load average, medians, a lighthouse network brought up through the
-//! library (orchestrator + fabric), and the Linux-bridge reference.
+//! library (kernel::bringup + fabric), and the Linux-bridge reference.
 #![allow(dead_code)] // each example uses a subset
 
 use lh_ctrl::compile::Compiled;
@@ -56,7 +56,7 @@ pub fn require_root() {
     }
 }
 
-/// A running lighthouse network: kernel side (orchestrator) + data plane.
+/// A running lighthouse network: kernel side (kernel::bringup) + data plane.
 pub struct Lighthouse {
     pub net: Net,
     pub fab: Option<swtor::FabricHandle>,
@@ -74,7 +74,7 @@ impl Lighthouse {
     /// With some ToRs on BMv2 (`tors` in `--tor` syntax, e.g. `bmv2:s2`).
     pub fn try_up_with(cfg: &Config, c: &Compiled, tors: &str) -> Result<Lighthouse, String> {
         let mut plan = Plan::from_config(cfg);
-        plan.targets = lh_emu::tor::target::parse(tors, plan.tors).map_err(|e| e.to_string())?;
+        plan.targets = lh_emu::plan::target::parse(tors, plan.tors).map_err(|e| e.to_string())?;
         let net = Net::bring_up(plan, &NetOptions::default())
             .map_err(|e| format!("bringing up the namespaces: {e}"))?;
         let p4 = if net.plan.bmv2_tors().is_empty() {

@@ -31,18 +31,30 @@ pub enum PcapTarget {
 impl Network {
     /// Where `pcap <node> <port>` captures, checked before any file exists.
     pub fn pcap_target(&self, node: &str, port: &str) -> Result<PcapTarget, NetworkError> {
-        if let Some(h) = self.plan.host(node) {
-            let ifn = h.host_if.clone();
-            if port != ifn && port != "eth0" && port != "0" {
-                return Err(NetworkError::NoSuchPort(format!(
-                    "{node} has one port: eth0 ({ifn})"
-                )));
+        let i = match self.node(node) {
+            Some(Node::Host(i)) => i,
+            Some(Node::NativeTor(t) | Node::Bmv2Tor(t)) => {
+                return self.tor_pcap_target(node, t, port);
             }
-            return Ok(PcapTarget::Iface(self.host_ns(h), ifn));
-        }
-        let Some(t) = self.plan.tor(node) else {
-            return Err(NetworkError::NoSuchNode(node.to_string()));
+            _ => return Err(NetworkError::NoSuchNode(node.to_string())),
         };
+        let h = &self.plan.hosts[i];
+        let ifn = h.host_if.clone();
+        if port != ifn && port != "eth0" && port != "0" {
+            return Err(NetworkError::NoSuchPort(format!(
+                "{node} has one port: eth0 ({ifn})"
+            )));
+        }
+        Ok(PcapTarget::Iface(self.host_ns(h), ifn))
+    }
+
+    /// A ToR's port or uplink for `pcap`.
+    fn tor_pcap_target(
+        &self,
+        node: &str,
+        t: usize,
+        port: &str,
+    ) -> Result<PcapTarget, NetworkError> {
         let tname = tor_name(t);
         let num = port.strip_prefix("up").unwrap_or(port);
         if let Ok(p) = num.parse::<lh_ctrl::PortId>() {

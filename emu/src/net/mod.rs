@@ -4,20 +4,22 @@
 //! flows, node commands, links, captures, queues, drops, tables).
 //!
 //! ```no_run
-//! use lh_emu::network::{Network, NetworkOptions};
-//! use lh_emu::topo::Plan;
+//! use lh_emu::net::{Network, NetworkOptions};
+//! use lh_emu::plan::Plan;
 //! let cfg = lh_ctrl::config::Config::load("topologies/rotornet-8-1ms.json".as_ref())?;
 //! let compiled = lh_ctrl::compile::compile(&cfg)?;
 //! let mut net = Network::bring_up(Plan::from_config(&cfg), Some(compiled), NetworkOptions::default())?;
 //! net.start()?;
-//! let (sent, received) = net.pingall(None);
-//! assert_eq!(sent, received);
+//! let p = net.pingall(None)?; // a value: rows, sent, received
+//! assert_eq!(p.sent, p.received);
 //! let ok = net.stop(); // conservation checked; also done by Drop
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 //!
-//! Everything it reports goes to its output (stderr by default, like
-//! Mininet's logger); [`Network::set_output`] redirects it. The CLI
+//! Operations return values ([`values`]) or a [`NetworkError`]; only the
+//! run's own progress (bring-up, teardown, node command output) goes to
+//! its output (stderr by default, like Mininet's logger;
+//! [`Network::set_output`] redirects it). The CLI
 //! ([`crate::cli`]) is a parser over this type. See docs/network.md.
 
 use crate::kernel::bringup::{Net, NetOptions, OrchError};
@@ -82,14 +84,7 @@ impl Tools {
     }
 }
 
-pub fn on_path(prog: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|p| {
-        std::env::split_paths(&p).any(|d| {
-            let f = d.join(prog);
-            f.metadata().is_ok_and(|m| m.is_file())
-        })
-    })
-}
+pub use crate::kernel::on_path;
 
 /// What [`Network::start`] starts besides the data plane.
 #[derive(Clone, Debug, Default)]
@@ -126,7 +121,7 @@ pub struct Network {
     /// A process per host namespace, started by the first `dump` (index K-1).
     holders: Vec<Option<Child>>,
     uplink_hook: Option<u64>,
-    /// One persistent shell per node for `<node> <cmd>` (nodeshell.rs).
+    /// One persistent shell per node for `<node> <cmd>` (host/shell.rs).
     pub shells: crate::host::shell::NodeShells,
     sampler: Option<crate::control::telemetry::Sampler>,
     live: Option<crate::control::ta_live::LiveTa>,

@@ -24,9 +24,9 @@ impl Network {
         )
     }
 
-    /// Run `cmdline` with `sh -c` in `node`'s namespace and wait for it; its
-    /// output goes to stderr, like Mininet's logger. The one place node
-    /// commands run (a persistent shell per node hooks in here).
+    /// Run `cmdline` in `node`'s persistent shell (host/shell.rs) and wait
+    /// for it; its output goes to the network's output, like Mininet's
+    /// logger.
     pub fn node_cmd(
         &mut self,
         node: &str,
@@ -35,7 +35,7 @@ impl Network {
         let ns = self
             .node_ns(node)
             .ok_or_else(|| NetworkError::NoSuchNode(node.to_string()))?;
-        // The node's persistent shell (nodeshell.rs); its output goes to the
+        // The node's persistent shell (host/shell.rs); its output goes to the
         // network's output (stderr), like Mininet's logger.
         let net = &mut self.net;
         let mut record = |pid: u32| {
@@ -381,7 +381,7 @@ impl Network {
 
     /// Mininet's `link X Y up|down` for a host and its ToR: both ends of the
     /// host's veth go down (up). The one place the `link` verb acts (ToR
-    /// uplinks in the OCS hook in here). `Err` is the message to show.
+    /// uplinks are OCS circuits, fat-tree links switch ports).
     pub fn link(&mut self, x: &str, y: &str, up: bool) -> Result<(), NetworkError> {
         let no_link = || NetworkError::NoLink(x.to_string(), y.to_string());
         let (host, tor) = match (self.node(x), self.node(y)) {
@@ -392,7 +392,7 @@ impl Network {
                 (self.plan.hosts[h].clone(), (x, other))
             }
             (Some(a), Some(b)) if a.tor().is_some() && b.tor().is_some() => {
-                // ToR-ToR: the optical circuits in the OCS (optlink.rs).
+                // ToR-ToR: the optical circuits in the OCS (link/optical.rs).
                 return crate::link::optical::set_tor_link(
                     &self.plan,
                     self.compiled.as_ref(),
@@ -403,7 +403,7 @@ impl Network {
                 )
                 .map_err(|e| NetworkError::Failed(e.to_string()));
             }
-            // Switch-switch in a fat tree (fatlink.rs).
+            // Switch-switch in a fat tree (link/fattree.rs).
             _ if crate::link::fattree::fat_tree(self.compiled.as_ref()).is_some() => {
                 let t = crate::link::fattree::fat_tree(self.compiled.as_ref());
                 return crate::link::fattree::set_switch_link(

@@ -1,4 +1,4 @@
-//! Starts the swtor data plane on top of the orchestrator's namespaces.
+//! Starts the swtor data plane on top of the kernel side's namespaces (kernel::bringup).
 
 use crate::kernel::bringup::Net;
 use lh_ctrl::TorId;

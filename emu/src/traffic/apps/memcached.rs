@@ -81,7 +81,7 @@ impl Default for SetLoad {
 
 /// The error when memcached is not on PATH, naming the package.
 pub fn check_installed() -> Result<(), String> {
-    if crate::net::on_path(PROGRAM) {
+    if crate::kernel::on_path(PROGRAM) {
         Ok(())
     } else {
         Err(format!(

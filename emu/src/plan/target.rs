@@ -2,7 +2,7 @@
 //! the Lighthouse P4 program on a stock BMv2 `simple_switch` (docs/p4.md).
 //! Parsed from `lighthouse run --tor native | bmv2 | bmv2:s3,s5`.
 
-use crate::plan::tor_name;
+use super::tor_name;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TorTarget {

@@ -4,10 +4,12 @@
 //! count from 1, host ports from 0). Pure data, so the CLI and tests can use
 //! it without any kernel objects.
 
-use crate::tor::target::TorTarget;
+pub mod target;
+
 use lh_ctrl::TorId;
 use lh_ctrl::config::Config;
 use std::net::Ipv4Addr;
+use target::TorTarget;
 
 /// One emulated host and the veth that ties it to its ToR.
 #[derive(Clone, Debug, PartialEq, Eq)]
