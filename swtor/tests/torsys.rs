@@ -296,7 +296,7 @@ fn pushback_after_n_reroutes_waits_for_the_nth_rejection() {
 
 #[test]
 fn pushback_message_round_trips_through_its_wire_format() {
-    let m = swtor::pushback::PushbackMsg {
+    let m = swtor::wire::PushbackMsg {
         sender_tor: 7,
         dst_tor: 300,
         from_tor: 2,
