@@ -154,7 +154,7 @@ fn blast(s: &Setup, len: usize, secs: f64) -> (u64, u64) {
     let h1 = ns_path(&s.names[1]);
     let h2 = s.names[2].clone();
     let before = rx_packets(&h2);
-    let sent = swtor::netns::run_in(Some(&h1), move || {
+    let sent = lh_netns::try_run_in(Some(&h1), move || {
         // Same weight as the data-plane thread, so parallel jobs on the
         // machine do not decide the result (applies to both fabrics).
         swtor::sched::set_thread_nice(swtor::DATAPLANE_NICE);

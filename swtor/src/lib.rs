@@ -23,7 +23,6 @@ mod estimator;
 mod fastmap;
 mod host;
 mod lookup;
-pub mod netns;
 mod nic;
 mod ocs;
 mod pcap;

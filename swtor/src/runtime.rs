@@ -8,7 +8,7 @@ use crate::error::io_err;
 use crate::spec::check_spec;
 use crate::{
     Counters, ExternalIfindexes, FabricError, FabricSpec, Ifindexes, PortUsage, SliceClock,
-    SwitchPort, afpacket, monotonic_ns, netns, pcap, sched,
+    SwitchPort, afpacket, monotonic_ns, pcap, sched,
 };
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::FlatTables;
@@ -131,7 +131,7 @@ pub fn start_with(
         .map(|h| (!spec.is_external(h.tor)).then(|| h.ifname.clone()))
         .collect();
     let ext = spec.external.clone();
-    let (sock, ifindex) = netns::run_in(netns, move || {
+    let (sock, ifindex) = lh_netns::try_run_in(netns, move || {
         let s = afpacket::RawSocket::open(afpacket::SocketOptions::default())?;
         let named = |n: &String| {
             afpacket::if_nametoindex(n)
@@ -465,7 +465,7 @@ pub fn capture_iface(
     stop: Arc<AtomicBool>,
 ) -> Result<JoinHandle<io::Result<u64>>, FabricError> {
     let name = ifname.to_string();
-    let mut sock = netns::run_in(netns, move || {
+    let mut sock = lh_netns::try_run_in(netns, move || {
         let ix = afpacket::if_nametoindex(&name)?;
         afpacket::RawSocket::open(afpacket::SocketOptions {
             ifindex: Some(ix),

@@ -209,7 +209,7 @@ pub fn in_ns<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> std::thread::JoinHandle<T> {
     std::thread::spawn(move || {
-        swtor::netns::enter(&ns).expect("setns");
+        lh_netns::enter(&ns).expect("setns");
         f()
     })
 }
