@@ -33,6 +33,7 @@ mod runtime;
 pub mod sched;
 mod spec;
 mod switch;
+pub mod testing;
 pub mod timestamp;
 mod tor;
 mod usage;
