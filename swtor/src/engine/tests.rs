@@ -2,29 +2,24 @@
 //! rotation, pacing and the OCS checks are exercised to the nanosecond.
 
 use super::*;
-use crate::HostAttach;
 use crate::counters::DropReason;
-use crate::wire;
+use crate::testing::{
+    EPOCH, clock, entry, hop, hosts_on, match_dst, mem_engine, spec, tables, timing, udp,
+};
 use lh_ctrl::config::{Lookup, Multipath};
-use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::schedule::{Endpoint, Schedule};
-use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step as TStep, Tables, TimeFlowTable};
+use lh_ctrl::tables::{Entry, Match, Tables};
 use lh_ctrl::units::{BitsPerSec, Nanos};
-use std::net::Ipv4Addr;
 
+/// A UDP frame from h1 to h2.
 fn frame(len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len];
-    f[12..14].copy_from_slice(&wire::ETH_IPV4.to_be_bytes());
-    f[14] = 0x45;
-    f[23] = 17;
-    f[26..30].copy_from_slice(&[10, 0, 0, 1]);
-    f[30..34].copy_from_slice(&[10, 0, 0, 2]);
-    f
+    udp(1, 2, 0, len)
 }
 
-const EPOCH: u64 = 1_000_000_000;
 const SLICE: u64 = 10_000;
 const DARK: u64 = 1_000;
+/// 8 Gb/s: one byte per ns.
+const RATE: u64 = 8_000_000_000;
 
 /// 2 ToRs, 1 uplink, 4 slices of 10 us; circuit in slices 1 and 3 only
 /// (so both change: 1 us dark); 8 Gb/s = 1 byte/ns; ToR0 sends to ToR1
@@ -35,78 +30,25 @@ fn engine(offset: i64, depart: u16) -> Engine<MemPort> {
         .unwrap();
     s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 3)
         .unwrap();
-    let hop = |d| {
-        Action::Hop(TStep {
-            port: 0,
-            depart: Some(d),
-        })
-    };
-    let tables = Tables {
-        slices: 4,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![Entry {
-                m: Match {
-                    dst: 1,
-                    arrival: None,
-                    ingress: Ingress::Any,
-                    class: None,
-                    bucket: None,
-                },
-                action: hop(depart),
-                alternates: vec![hop(1)],
-            }],
-        }],
-    };
-    let hosts = (1..=2u8)
-        .map(|n| HostAttach {
-            ip: Ipv4Addr::new(10, 0, 0, n),
-            mac: [2, 0, 0, 0, 0, n],
-            tor: n as u16 - 1,
-            ifname: String::new(),
-        })
-        .collect();
-    let spec = FabricSpec {
-        schedule: s,
-        tables: tables.into(),
-        timing: Timing {
-            model: TimeModel {
-                slice: Nanos(SLICE),
-                guardband: Nanos(DARK),
-                reconfiguration: Nanos(500),
-                propagation: Nanos(300),
-                link_rate: BitsPerSec(8_000_000_000),
-                electrical_rate: None,
-                host_rate: BitsPerSec(800_000_000_000),
-                queue_capacity: 100_000,
-            },
-            tor_clock_offset: offset,
-        },
-        hosts,
-        external: Vec::new(),
-    };
-    test_engine(&spec, 4)
+    let t = tables(
+        4,
+        Lookup::Hop,
+        vec![(
+            0,
+            vec![entry(1, None, hop(0, Some(depart)), vec![hop(0, Some(1))])],
+        )],
+    );
+    let mut tm = timing(SLICE, DARK, RATE);
+    tm.model.reconfiguration = Nanos(500);
+    tm.model.propagation = Nanos(300);
+    tm.model.queue_capacity = 100_000;
+    tm.tor_clock_offset = offset;
+    test_engine(&spec(s, t, tm, hosts_on(&[0, 1])))
 }
 
 /// An engine on host ifindexes 1 and 2 with the test clock.
-fn test_engine(spec: &FabricSpec, slices: u64) -> Engine<MemPort> {
-    let clock = SliceClock {
-        epoch: EPOCH,
-        slice: SLICE,
-        slices,
-    };
-    Engine::new(
-        spec,
-        &[1, 2],
-        MemPort::new(),
-        clock,
-        EngineOptions::default(),
-    )
-    .unwrap()
+fn test_engine(spec: &FabricSpec) -> Engine<MemPort> {
+    mem_engine(spec, clock(spec), EngineOptions::default()).unwrap()
 }
 
 #[test]
@@ -216,68 +158,25 @@ fn ocs_drops_frames_in_the_dark_and_without_a_circuit() {
     assert!(e.c.conservation_holds());
 }
 
+/// Hosts h1 and h2 on ToRs `hosts_on`, 8 Gb/s, no propagation delay.
 fn spec_with(schedule: Schedule, tables: Tables, hosts_on: [u16; 2]) -> FabricSpec {
-    let hosts = (1..=2u8)
-        .map(|n| HostAttach {
-            ip: Ipv4Addr::new(10, 0, 0, n),
-            mac: [2, 0, 0, 0, 0, n],
-            tor: hosts_on[n as usize - 1],
-            ifname: String::new(),
-        })
-        .collect();
-    FabricSpec {
+    spec(
         schedule,
-        tables: tables.into(),
-        timing: Timing {
-            model: TimeModel {
-                slice: Nanos(SLICE),
-                guardband: Nanos(DARK),
-                reconfiguration: Nanos(0),
-                propagation: Nanos(0),
-                link_rate: BitsPerSec(8_000_000_000),
-                electrical_rate: None,
-                host_rate: BitsPerSec(800_000_000_000),
-                queue_capacity: 1 << 20,
-            },
-            tor_clock_offset: 0,
-        },
-        hosts,
-        external: Vec::new(),
-    }
-}
-
-fn any(dst: u16, class: Option<u8>) -> Match {
-    Match {
-        dst,
-        arrival: None,
-        ingress: Ingress::Any,
-        class,
-        bucket: None,
-    }
+        tables,
+        timing(SLICE, DARK, RATE),
+        self::hosts_on(&hosts_on),
+    )
 }
 
 #[test]
 fn electrical_fabric_delivers_to_the_destination_tor() {
     let s = Schedule::electrical(3, 2);
-    let tables = Tables {
-        slices: 1,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![Entry {
-                m: any(2, None),
-                action: Action::Hop(TStep {
-                    port: 1,
-                    depart: None,
-                }),
-                alternates: vec![],
-            }],
-        }],
-    };
-    let mut e = test_engine(&spec_with(s, tables, [0, 2]), 1);
+    let t = tables(
+        1,
+        Lookup::Hop,
+        vec![(0, vec![entry(2, None, hop(1, None), vec![])])],
+    );
+    let mut e = test_engine(&spec_with(s, t, [0, 2]));
     e.port.inject(1, 0, &frame(500));
     e.poll(EPOCH + 5).unwrap();
     e.poll(EPOCH + 1_000).unwrap();
@@ -295,21 +194,11 @@ fn hybrid(slices: usize, depart: Option<lh_ctrl::SliceId>) -> (Tables, FabricSpe
     let mut s = Schedule::hybrid(3, 1, 1, slices);
     s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
         .unwrap();
-    let table = Tables {
+    let table = tables(
         slices,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![Entry {
-                m: any(2, None),
-                action: Action::Hop(TStep { port: 1, depart }),
-                alternates: vec![],
-            }],
-        }],
-    };
+        Lookup::Hop,
+        vec![(0, vec![entry(2, None, hop(1, depart), vec![])])],
+    );
     let mut spec = spec_with(s, table.clone(), [0, 2]);
     spec.timing.model.propagation = Nanos(300);
     spec.timing.model.electrical_rate = Some(BitsPerSec(800_000_000));
@@ -320,7 +209,7 @@ fn hybrid(slices: usize, depart: Option<lh_ctrl::SliceId>) -> (Tables, FabricSpe
 fn hybrid_electrical_port_is_always_up_and_paced_at_its_rate() {
     // c-Through: one slice.
     let (table, spec) = hybrid(1, None);
-    let mut e = test_engine(&spec, 1);
+    let mut e = test_engine(&spec);
     // Send at the very start of a slice, then mid-slice: no dark time.
     let t0 = EPOCH + 5 * SLICE;
     for _ in 0..3 {
@@ -368,7 +257,7 @@ fn hybrid_electrical_port_on_a_rotor_is_one_fifo_across_slices() {
     // boundaries: no calendar queue holds them for a slice, none is a
     // slice miss or carried over.
     let (_, spec) = hybrid(2, Some(0));
-    let mut e = test_engine(&spec, 2);
+    let mut e = test_engine(&spec);
     let t0 = EPOCH + 4 * SLICE;
     for _ in 0..3 {
         e.port.inject(1, 0, &frame(1000));
@@ -388,46 +277,40 @@ fn hybrid_electrical_port_on_a_rotor_is_one_fifo_across_slices() {
     assert!(e.c.conservation_holds());
 }
 
-#[test]
-fn flow_size_classes_move_a_growing_flow_to_its_class_entry() {
-    // UCMP-style: class 0 (flows < 1500 B so far) departs in slice 1,
-    // class 1 in slice 3.
+/// 2 ToRs, 1 uplink, 4 slices, the 0-1 circuit in every slice.
+fn connected_every_slice() -> Schedule {
     let mut s = Schedule::new(2, 1, 4);
     for ts in 0..4 {
         s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
             .unwrap();
     }
-    let hop = |d| {
-        Action::Hop(TStep {
-            port: 0,
-            depart: Some(d),
-        })
-    };
-    let tables = Tables {
-        slices: 4,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
+    s
+}
+
+/// Packets to ToR 1 that `narrow` leaves matched go in slice `depart`.
+fn to_tor1(narrow: impl FnOnce(&mut Match), depart: lh_ctrl::SliceId) -> Entry {
+    let mut m = match_dst(1);
+    narrow(&mut m);
+    Entry {
+        m,
+        action: hop(0, Some(depart)),
+        alternates: vec![],
+    }
+}
+
+#[test]
+fn flow_size_classes_move_a_growing_flow_to_its_class_entry() {
+    // UCMP-style: class 0 (flows < 1500 B so far) departs in slice 1,
+    // class 1 in slice 3.
+    let s = connected_every_slice();
+    let class = |c, d| to_tor1(|m| m.class = Some(c), d);
+    let t = Tables {
         classes: Some(lh_ctrl::routing::ClassThresholds {
             thresholds: vec![0, 1500],
         }),
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![
-                Entry {
-                    m: any(1, Some(0)),
-                    action: hop(1),
-                    alternates: vec![],
-                },
-                Entry {
-                    m: any(1, Some(1)),
-                    action: hop(3),
-                    alternates: vec![],
-                },
-            ],
-        }],
+        ..tables(4, Lookup::Hop, vec![(0, vec![class(0, 1), class(1, 3)])])
     };
-    let mut e = test_engine(&spec_with(s, tables, [0, 1]), 4);
+    let mut e = test_engine(&spec_with(s, t, [0, 1]));
     for _ in 0..3 {
         e.port.inject(1, 0, &frame(1000));
     }
@@ -461,44 +344,14 @@ fn timing_from_config_uses_the_larger_dark_time_and_a_slice_of_buffer() {
 
 #[test]
 fn packet_multipath_spreads_consecutive_packets_over_buckets() {
-    let mut s = Schedule::new(2, 1, 4);
-    for ts in 0..4 {
-        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
-            .unwrap();
-    }
-    let hop = |d| {
-        Action::Hop(TStep {
-            port: 0,
-            depart: Some(d),
-        })
-    };
-    let m = |b| Match {
-        bucket: Some(b),
-        ..any(1, None)
-    };
-    let tables = Tables {
-        slices: 4,
-        lookup: Lookup::Hop,
+    let s = connected_every_slice();
+    let bucket = |b, d| to_tor1(|m| m.bucket = Some(b), d);
+    let t = Tables {
         multipath: Multipath::Packet,
         buckets: 2,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![
-                Entry {
-                    m: m(0),
-                    action: hop(1),
-                    alternates: vec![],
-                },
-                Entry {
-                    m: m(1),
-                    action: hop(3),
-                    alternates: vec![],
-                },
-            ],
-        }],
+        ..tables(4, Lookup::Hop, vec![(0, vec![bucket(0, 1), bucket(1, 3)])])
     };
-    let mut e = test_engine(&spec_with(s, tables, [0, 1]), 4);
+    let mut e = test_engine(&spec_with(s, t, [0, 1]));
     for _ in 0..4 {
         e.port.inject(1, 0, &frame(100));
     }
@@ -515,27 +368,16 @@ fn reconfiguration_swaps_circuits_with_a_dark_time() {
     let mut b = Schedule::new(3, 1, 1);
     b.connect(Endpoint::new(0, 0), Endpoint::new(2, 0), 0)
         .unwrap();
-    let table = |dst| Tables {
-        slices: 1,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![Entry {
-                m: any(dst, None),
-                action: Action::Hop(TStep {
-                    port: 0,
-                    depart: None,
-                }),
-                alternates: vec![],
-            }],
-        }],
+    let table = |dst| {
+        tables(
+            1,
+            Lookup::Hop,
+            vec![(0, vec![entry(dst, None, hop(0, None), vec![])])],
+        )
     };
     // h1 on ToR0, h2 on ToR2: unreachable under `a` (tables say go,
     // but the circuit leads to ToR1, which has no route).
-    let mut e = test_engine(&spec_with(a, table(2), [0, 2]), 1);
+    let mut e = test_engine(&spec_with(a, table(2), [0, 2]));
     e.port.inject(1, 0, &frame(100));
     e.poll(EPOCH + 5).unwrap();
     e.poll(EPOCH + 200).unwrap();
@@ -552,16 +394,9 @@ fn reconfiguration_swaps_circuits_with_a_dark_time() {
     assert_eq!(e.c.reconfigurations, 1);
     assert!(e.c.conservation_holds());
     // A ToR clock ahead of the OCS sends into the dark time.
-    let mut e = test_engine(
-        &FabricSpec {
-            timing: Timing {
-                tor_clock_offset: 600,
-                ..spec_with(b.clone(), table(2), [0, 2]).timing
-            },
-            ..spec_with(b.clone(), table(2), [0, 2])
-        },
-        1,
-    );
+    let mut ahead = spec_with(b.clone(), table(2), [0, 2]);
+    ahead.timing.tor_clock_offset = 600;
+    let mut e = test_engine(&ahead);
     let mut c = Schedule::new(3, 1, 1);
     c.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
         .unwrap();
