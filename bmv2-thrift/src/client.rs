@@ -13,6 +13,7 @@ use thrift::transport::{
     ReadHalf, TBufferedReadTransport, TBufferedWriteTransport, TIoChannel, TTcpChannel, WriteHalf,
 };
 
+use crate::Error;
 use crate::error::{counter_code_name, register_code_name, table_code_name};
 use crate::generated::simple_switch::{SimpleSwitchSyncClient, TSimpleSwitchSyncClient};
 use crate::generated::standard::{
@@ -21,7 +22,6 @@ use crate::generated::standard::{
     InvalidRegisterOperation, InvalidTableOperation, StandardSyncClient, TStandardSyncClient,
 };
 use crate::model::{ActionInfo, KeyField, MatchKind, Pipeline, TableInfo, resolve};
-use crate::{Error, sys};
 
 type InProto = TBinaryInputProtocol<TBufferedReadTransport<ReadHalf<TTcpChannel>>>;
 type OutProto = TMultiplexedOutputProtocol<
@@ -220,7 +220,7 @@ impl Bmv2Client {
     /// JSON so that entries can be width-checked.
     pub fn connect_in_netns(ns_path: Option<&Path>, port: u16) -> Result<Bmv2Client, Error> {
         let addr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, port));
-        let (a, b) = sys::run_in_netns(ns_path, move || {
+        let (a, b) = lh_netns::try_run_in(ns_path, move || {
             let open = || -> std::io::Result<TcpStream> {
                 let s = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)?;
                 s.set_read_timeout(Some(IO_TIMEOUT))?;

@@ -20,8 +20,10 @@ mod sys;
 
 pub use client::{Bmv2Client, EntryHandle, Key, Value};
 pub use error::Error;
+/// Runs a closure on a fresh thread inside a network namespace
+/// ([`lh_netns::try_run_in`], kept under this name for this crate's users).
+pub use lh_netns::try_run_in as run_in_netns;
 pub use model::{ActionInfo, CounterInfo, KeyField, MatchKind, Pipeline, RegisterInfo, TableInfo};
-pub use sys::run_in_netns;
 pub mod require;
 mod switch;
 pub mod toolchain;

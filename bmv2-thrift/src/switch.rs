@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -262,7 +261,7 @@ impl Bmv2Switch {
             });
         }
         if let Some(ns) = &opts.netns {
-            sys::run_in_netns(Some(ns), sys::loopback_up)
+            lh_netns::try_run_in(Some(ns), sys::loopback_up)
                 .map_err(io_err(&name, format!("set lo up in {}", ns.display())))?;
         }
 
@@ -284,16 +283,18 @@ impl Bmv2Switch {
         }
         cmd.args(&opts.extra_args).arg(&opts.json);
         cmd.stdin(Stdio::null()).stdout(log_file).stderr(log_err);
-        let ns_file = match &opts.netns {
-            Some(ns) => Some(sys::open_ns(ns).map_err(io_err(&name, "open namespace"))?),
-            None => None,
-        };
-        sys::child_setup(&mut cmd, ns_file.as_ref().map(|f| f.as_raw_fd()), opts.nice);
+        sys::child_setup(&mut cmd, opts.nice);
+        if let Some(ns) = &opts.netns {
+            // After child_setup's hook: the child enters last, as before.
+            let ns = lh_netns::Netns::open(ns)
+                .map_err(io::Error::from)
+                .map_err(io_err(&name, "open namespace"))?;
+            lh_netns::enter_on_exec(&mut cmd, ns);
+        }
         tracing::info!(switch = %name, ?cmd, netns = ?opts.netns, "starting simple_switch");
         let child = cmd
             .spawn()
             .map_err(io_err(&name, format!("spawn {}", bin.display())))?;
-        drop(ns_file);
 
         let pid = child.id();
         let record = ProcessRecord {

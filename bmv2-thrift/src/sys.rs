@@ -1,57 +1,13 @@
-//! The crate's only `unsafe`: entering a network namespace (on a thread we
-//! own, or in a forked child before exec), the parent-death signal, and
-//! bringing `lo` up. Callers never move their own thread.
+//! The crate's only `unsafe`: the parent-death signal and nice value of
+//! simple_switch (in the forked child before exec), and bringing `lo` up.
+//! Entering a network namespace is lh_netns's (`try_run_in` on a thread of
+//! its own, `enter_on_exec` in the child); callers never move their own
+//! thread.
 
-use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Opens a namespace file (e.g. /run/netns/NAME) with a readable error.
-pub(crate) fn open_ns(path: &Path) -> io::Result<File> {
-    File::open(path).map_err(|e| io::Error::new(e.kind(), format!("open {}: {e}", path.display())))
-}
-
-/// Moves the calling thread into the network namespace open at `ns`.
-/// Use only on a thread that will be discarded.
-fn setns_thread(ns: &File, path: &Path) -> io::Result<()> {
-    // SAFETY: `ns` is an open file for the duration of the call; setns only
-    // changes the calling thread's namespace, and the callers of this
-    // function run it on a short-lived thread of their own.
-    let r = unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) };
-    if r < 0 {
-        let e = io::Error::last_os_error();
-        return Err(io::Error::new(
-            e.kind(),
-            format!("setns {}: {e}", path.display()),
-        ));
-    }
-    Ok(())
-}
-
-/// Runs `f` on a fresh OS thread inside the namespace at `ns_path` (None: the
-/// caller's namespace) and returns its result. Sockets opened by `f` keep
-/// that namespace after the thread exits.
-pub fn run_in_netns<T, F>(ns_path: Option<&Path>, f: F) -> io::Result<T>
-where
-    T: Send + 'static,
-    F: FnOnce() -> io::Result<T> + Send + 'static,
-{
-    let p: Option<PathBuf> = ns_path.map(Path::to_path_buf);
-    std::thread::Builder::new()
-        .name("bmv2-netns".into())
-        .spawn(move || {
-            if let Some(p) = &p {
-                let ns = open_ns(p)?;
-                setns_thread(&ns, p)?;
-            }
-            f()
-        })?
-        .join()
-        .map_err(|_| io::Error::other("namespace helper thread panicked"))?
-}
 
 /// Sets `lo` up in the calling thread's namespace (a fresh namespace has it
 /// down, and simple_switch's Thrift server is reached over 127.0.0.1).
@@ -85,11 +41,10 @@ pub(crate) fn loopback_up() -> io::Result<()> {
     Ok(())
 }
 
-/// Arranges for the child of `cmd` to enter the namespace open at `ns_fd`
-/// (if any), to run at nice value `nice` (if any; its threads inherit it)
-/// and to get SIGKILL when the thread that spawned it exits.
-/// `ns_fd` must stay open until `cmd.spawn()` returns.
-pub(crate) fn child_setup(cmd: &mut Command, ns_fd: Option<RawFd>, nice: Option<i32>) {
+/// Arranges for the child of `cmd` to run at nice value `nice` (if any; its
+/// threads inherit it) and to get SIGKILL when the thread that spawned it
+/// exits.
+pub(crate) fn child_setup(cmd: &mut Command, nice: Option<i32>) {
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
     let hook = move || -> io::Result<()> {
@@ -117,13 +72,6 @@ pub(crate) fn child_setup(cmd: &mut Command, ns_fd: Option<RawFd>, nice: Option<
             // SAFETY: setpriority on this (child) process only; a plain
             // system call.
             if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, n) } < 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
-        if let Some(fd) = ns_fd {
-            // SAFETY: `fd` is a namespace file the parent keeps open across
-            // fork; setns changes only this single-threaded child.
-            if unsafe { libc::setns(fd, libc::CLONE_NEWNET) } < 0 {
                 return Err(io::Error::last_os_error());
             }
         }

@@ -1,14 +1,15 @@
 //! Named network namespaces made the way `ip netns add` makes them: an empty
 //! file under /run/netns, a fresh thread that `unshare(CLONE_NEWNET)`s, and a
 //! bind mount of that thread's namespace onto the file. We never fork
-//! (rtnetlink's `NetworkNamespace::add` forks in a multithreaded process), and
-//! `setns` only ever runs on short-lived threads we own, never on the caller
-//! or a tokio worker: a thread that entered a namespace stays there.
+//! (rtnetlink's `NetworkNamespace::add` forks in a multithreaded process).
+//! Entering a namespace is lh_netns's, which only ever does it on
+//! short-lived threads of its own or in a child before exec, never on the
+//! caller or a tokio worker: a thread that entered a namespace stays there.
 //!
-//! All `unsafe` for namespaces lives here.
+//! All other `unsafe` for namespaces lives here.
 
 use std::ffi::CString;
-use std::fs::{self, File};
+use std::fs;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -269,23 +270,13 @@ pub fn ns_id(path: &Path) -> io::Result<(u64, u64)> {
 /// namespace when `None`). Sockets `f` opens stay in that namespace after it
 /// returns, so this is how to get a netlink, raw or TCP socket "over there".
 pub fn run_in<T: Send, F: FnOnce() -> T + Send>(ns: Option<&Path>, f: F) -> Result<T, NsError> {
-    let file = match ns {
-        Some(p) => Some(File::open(p).map_err(io_err("open", p))?),
-        None => None,
-    };
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            if let Some(file) = &file {
-                // SAFETY: setns on a valid nsfs fd changes only this thread,
-                // which ends when `f` returns.
-                if unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
-                    return Err(io_err("enter", ns.unwrap_or(Path::new("?")))(last_err()));
-                }
-            }
-            Ok(f())
-        })
-        .join()
-        .unwrap_or(Err(NsError::Panicked))
+    lh_netns::run_in(ns, f).map_err(|e| match e {
+        lh_netns::Error::Open { path, source } => io_err("open", &path)(source),
+        lh_netns::Error::Enter { path, source } => io_err("enter", &path)(source),
+        lh_netns::Error::Spawn(source) => {
+            io_err("spawn a thread for", ns.unwrap_or(Path::new("?")))(source)
+        }
+        lh_netns::Error::Panicked => NsError::Panicked,
     })
 }
 
@@ -315,21 +306,9 @@ pub fn spawn_in_session(ns: &Path, cmd: &mut Command) -> io::Result<Child> {
     spawn_setns(ns, cmd)
 }
 
+/// Spawns `cmd` entering `ns` in the child after the hooks already set.
+/// `cmd` keeps the namespace file open (close-on-exec) until it is dropped.
 fn spawn_setns(ns: &Path, cmd: &mut Command) -> io::Result<Child> {
-    let file = File::open(ns)?;
-    let fd = file.as_raw_fd();
-    // SAFETY: the closure runs in the forked child before exec and only makes
-    // the async-signal-safe setns syscall on an fd that stays open until
-    // spawn returns (it is O_CLOEXEC, so the program does not inherit it).
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let child = cmd.spawn();
-    drop(file);
-    child
+    lh_netns::enter_on_exec(cmd, lh_netns::Netns::open(ns)?);
+    cmd.spawn()
 }

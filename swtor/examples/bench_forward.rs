@@ -11,20 +11,18 @@
 //! Needs root. Counts frames arriving at h2's veth (kernel rx_packets), so
 //! the receiver costs no CPU; the sender blasts with AF_PACKET sendmmsg.
 
-use lh_ctrl::config::{Lookup, Multipath};
-use lh_ctrl::schedule::timing::TimeModel;
+use lh_ctrl::config::Lookup;
 use lh_ctrl::schedule::{Endpoint, Schedule};
-use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
-use lh_ctrl::units::{BitsPerSec, Nanos};
+use lh_ctrl::units::BitsPerSec;
 use std::io;
-use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use swtor::afpacket::{RawSocket, RxFrame, SocketOptions};
 use swtor::engine::{Engine, EngineOptions, Port};
 use swtor::pool::FramePool;
-use swtor::{FabricSpec, HostAttach, SliceClock, Timing, monotonic_ns};
+use swtor::testing::{entry, hop, hosts_on, tables, timing, udp};
+use swtor::{FabricSpec, SliceClock, monotonic_ns};
 
 fn sh(args: &[&str]) {
     let o = Command::new(args[0])
@@ -122,31 +120,10 @@ fn rx_packets(ns: &str) -> u64 {
     v[0]["stats64"]["rx"]["packets"].as_u64().unwrap()
 }
 
-/// IPv4/UDP frame h1 -> h2 (port 9, discard) of `len` bytes.
+/// IPv4/UDP frame h1 -> h2 of `len` bytes (at least 60; its IPv4 header
+/// checksum is valid, so h2's kernel takes it).
 fn frame(len: usize) -> Vec<u8> {
-    let len = len.max(60);
-    let mut f = vec![0u8; len];
-    f[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
-    f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
-    f[12..14].copy_from_slice(&[8, 0]);
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f[26..30].copy_from_slice(&[10, 0, 0, 1]);
-    f[30..34].copy_from_slice(&[10, 0, 0, 2]);
-    let mut s: u32 = 0;
-    for w in f[14..34].chunks(2) {
-        s += u16::from_be_bytes([w[0], w[1]]) as u32;
-    }
-    while s >> 16 != 0 {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    f[24..26].copy_from_slice(&(!(s as u16)).to_be_bytes());
-    f[34..36].copy_from_slice(&1234u16.to_be_bytes());
-    f[36..38].copy_from_slice(&9u16.to_be_bytes());
-    f[38..40].copy_from_slice(&((len - 34) as u16).to_be_bytes());
-    f
+    udp(1, 2, 1234, len.max(60))
 }
 
 /// Blasts `len`-byte frames from h1 for `secs`; returns (sent, received at h2).
@@ -154,7 +131,7 @@ fn blast(s: &Setup, len: usize, secs: f64) -> (u64, u64) {
     let h1 = ns_path(&s.names[1]);
     let h2 = s.names[2].clone();
     let before = rx_packets(&h2);
-    let sent = swtor::netns::run_in(Some(&h1), move || {
+    let sent = lh_netns::try_run_in(Some(&h1), move || {
         // Same weight as the data-plane thread, so parallel jobs on the
         // machine do not decide the result (applies to both fabrics).
         swtor::sched::set_thread_nice(swtor::DATAPLANE_NICE);
@@ -180,74 +157,18 @@ fn blast(s: &Setup, len: usize, secs: f64) -> (u64, u64) {
     (sent, rx_packets(&h2) - before)
 }
 
-fn tables() -> Tables {
-    let e = |dst| Entry {
-        m: Match {
-            dst,
-            arrival: None,
-            ingress: Ingress::Any,
-            class: None,
-            bucket: None,
-        },
-        action: Action::Hop(Step {
-            port: 0,
-            depart: None,
-        }),
-        alternates: vec![],
-    };
-    Tables {
-        slices: 1,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![
-            TimeFlowTable {
-                tor: 0,
-                entries: vec![e(1)],
-            },
-            TimeFlowTable {
-                tor: 1,
-                entries: vec![e(0)],
-            },
-        ],
-    }
-}
-
-fn spec(hosts: Vec<HostAttach>) -> FabricSpec {
+/// Two ToRs joined by an always-up circuit (one static slice), 100 Gb/s,
+/// h1 on ToR 0 and h2 on ToR 1 (`s1-eth1`, `s2-eth1`).
+fn spec() -> FabricSpec {
     let mut sch = Schedule::new(2, 1, 1);
     sch.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
         .unwrap();
-    FabricSpec {
-        schedule: sch,
-        tables: tables().into(),
-        timing: Timing {
-            model: TimeModel {
-                slice: Nanos(100_000),
-                guardband: Nanos(0),
-                reconfiguration: Nanos(0),
-                propagation: Nanos(0),
-                link_rate: BitsPerSec(100_000_000_000),
-                electrical_rate: None,
-                host_rate: BitsPerSec(100_000_000_000),
-                queue_capacity: 16 << 20,
-            },
-            tor_clock_offset: 0,
-        },
-        hosts,
-        external: Vec::new(),
-    }
-}
-
-fn attach() -> Vec<HostAttach> {
-    (1..=2u8)
-        .map(|n| HostAttach {
-            ip: Ipv4Addr::new(10, 0, 0, n),
-            mac: [2, 0, 0, 0, 0, n],
-            tor: n as u16 - 1,
-            ifname: format!("s{n}-eth1"),
-        })
-        .collect()
+    let to = |dst| vec![entry(dst, None, hop(0, None), vec![])];
+    let t = tables(1, Lookup::Hop, vec![(0, to(1)), (1, to(0))]);
+    let mut tm = timing(100_000, 0, 100_000_000_000);
+    tm.model.host_rate = BitsPerSec(100_000_000_000);
+    tm.model.queue_capacity = 16 << 20;
+    swtor::testing::spec(sch, t, tm, hosts_on(&[0, 1]))
 }
 
 /// A port that offers the same frame forever and discards what is sent:
@@ -286,7 +207,7 @@ impl Port for MemPort {
 }
 
 fn engine_only(len: usize, secs: f64) -> f64 {
-    let sp = spec(attach());
+    let sp = spec();
     let clock = SliceClock::aligned(monotonic_ns(), sp.timing.model.slice.0, 1);
     let port = MemPort {
         frame: frame(len),
@@ -339,7 +260,7 @@ fn main() {
     for &len in &sizes {
         // swtor
         let s = setup("s");
-        let fab = swtor::start(spec(attach()), Some(&ns_path(&s.names[0]))).unwrap();
+        let fab = swtor::start(spec(), Some(&ns_path(&s.names[0]))).unwrap();
         let (sent_s, got_s) = blast(&s, len, secs);
         let c = fab.stop();
         assert!(c.conservation_holds(), "{c}");

@@ -63,6 +63,8 @@ impl std::ops::Index<usize> for Actions {
 pub struct LookupIndex {
     tors: usize,
     arrivals: usize,
+    /// Flow-size classes of the grid (only the unit tests read it).
+    #[cfg(test)]
     classes: usize,
     buckets: usize,
     cells: Vec<u32>,
@@ -108,6 +110,7 @@ impl LookupIndex {
         let mut ix = LookupIndex {
             tors,
             arrivals,
+            #[cfg(test)]
             classes,
             buckets,
             cells: vec![NONE; tors * tors * arrivals * 2],
@@ -197,9 +200,7 @@ impl LookupIndex {
         Ok(ix)
     }
 
-    pub fn arrivals(&self) -> usize {
-        self.arrivals
-    }
+    #[cfg(test)]
     pub fn classes(&self) -> usize {
         self.classes
     }
@@ -262,11 +263,6 @@ impl LookupIndex {
     #[inline]
     pub fn steps(&self, a: &ActionRef) -> &[Step] {
         self.tables.tors[a.table as usize].action(a.id).steps
-    }
-
-    /// The tables this index reads.
-    pub fn tables(&self) -> &Arc<FlatTables> {
-        &self.tables
     }
 }
 

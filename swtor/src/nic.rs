@@ -17,7 +17,7 @@
 use crate::clock::SliceClock;
 use crate::counters::Counters;
 use crate::pool::{FramePool, FrameQueue};
-use crate::pushback::PushbackMsg;
+use crate::wire::PushbackMsg;
 use lh_ctrl::TorId;
 use lh_ctrl::units::BitsPerSec;
 

@@ -55,6 +55,7 @@ impl<W: Write> PcapWriter<W> {
         self.out.flush()
     }
 
+    #[cfg(test)]
     pub fn into_inner(self) -> W {
         self.out
     }

@@ -12,7 +12,7 @@
 //! channel with the fabric's propagation delay (not through the calendar
 //! queues); a ToR pushing back its own hosts applies it at once.
 
-use crate::wire;
+use crate::wire::{self, PushbackMsg};
 use lh_ctrl::TorId;
 use std::collections::VecDeque;
 
@@ -28,23 +28,6 @@ pub enum PushbackTrigger {
 
 /// Messages in flight at most; beyond, a message is lost (counted).
 const INFLIGHT: usize = 4096;
-
-/// A decoded push-back message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PushbackMsg {
-    /// The ToR whose hosts must stop sending.
-    pub sender_tor: TorId,
-    /// The destination ToR they must not send to.
-    pub dst_tor: TorId,
-    /// The ToR that rejected the frame.
-    pub from_tor: TorId,
-    /// The slice (and absolute slot, low 32 bits) of the full queue: hosts
-    /// pause until it ends.
-    pub slice: u16,
-    pub slot: u32,
-    /// 1: slice miss, 2: queue full.
-    pub reason: u8,
-}
 
 pub(crate) struct Pushback {
     trigger: PushbackTrigger,

@@ -2,7 +2,7 @@
 //! Lighthouse source-route header (docs/wire-formats.md).
 
 use crate::pool::FramePool;
-use lh_ctrl::PortId;
+use lh_ctrl::{PortId, TorId};
 use std::net::Ipv4Addr;
 
 pub const ETH_IPV4: u16 = 0x0800;
@@ -120,12 +120,30 @@ pub fn rotation_frame(f: &mut [u8], slice: u16, slot: u32) {
     shim_write(f, &s, 0);
 }
 
+/// A decoded push-back message (docs/wire-formats.md, shim kind 3;
+/// [`pushback_frame`] writes it, [`pushback_parse`] reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PushbackMsg {
+    /// The ToR whose hosts must stop sending.
+    pub sender_tor: TorId,
+    /// The destination ToR they must not send to.
+    pub dst_tor: TorId,
+    /// The ToR that rejected the frame.
+    pub from_tor: TorId,
+    /// The slice (and absolute slot, low 32 bits) of the full queue: hosts
+    /// pause until it ends.
+    pub slice: u16,
+    pub slot: u32,
+    /// 1: slice miss, 2: queue full.
+    pub reason: u8,
+}
+
 /// Fills `f` with a push-back message: broadcast, from
 /// [`ROTATION_SRC_MAC`] with the rejecting ToR in its last two bytes,
 /// shim kind 3 (`slice`/`slot` of the paused slice), next EtherType 0,
 /// then `sender_tor`, `dst_tor`, `from_tor` (u16 each, big endian) and the
 /// reason byte, zero padding.
-pub fn pushback_frame(f: &mut [u8; PUSHBACK_LEN], m: &crate::pushback::PushbackMsg) {
+pub fn pushback_frame(f: &mut [u8; PUSHBACK_LEN], m: &PushbackMsg) {
     f.fill(0);
     f[0..6].copy_from_slice(&[0xff; 6]);
     f[6..12].copy_from_slice(&ROTATION_SRC_MAC);
@@ -144,13 +162,13 @@ pub fn pushback_frame(f: &mut [u8; PUSHBACK_LEN], m: &crate::pushback::PushbackM
 }
 
 /// The push-back message in `f`, if it is one.
-pub fn pushback_parse(f: &[u8]) -> Option<crate::pushback::PushbackMsg> {
+pub fn pushback_parse(f: &[u8]) -> Option<PushbackMsg> {
     let s = shim_parse(f)?;
     if s.kind != SHIM_PUSHBACK || f.len() < 31 {
         return None;
     }
     let u = |k: usize| u16::from_be_bytes([f[k], f[k + 1]]);
-    Some(crate::pushback::PushbackMsg {
+    Some(PushbackMsg {
         sender_tor: u(24),
         dst_tor: u(26),
         from_tor: u(28),

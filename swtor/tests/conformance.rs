@@ -6,19 +6,16 @@
 //! ToR's uplink (docs/p4.md). The same runner can drive a P4 ToR's
 //! expected behaviour: only the ToR under test changes.
 
-use lh_ctrl::config::{Lookup, Multipath};
-use lh_ctrl::schedule::timing::TimeModel;
+use lh_ctrl::config::Lookup;
 use lh_ctrl::schedule::{Endpoint, Schedule};
-use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
-use lh_ctrl::units::{BitsPerSec, Nanos};
-use std::net::Ipv4Addr;
+use lh_ctrl::units::Nanos;
 use swtor::engine::{Engine, EngineOptions};
-use swtor::wire::{self, Shim};
-use swtor::{
-    DropReason, ExternalTor, FabricSpec, HostAttach, Ifindexes, MemPort, SliceClock, Timing,
+use swtor::testing::{
+    EPOCH, clock, entry, hop, host_ip, hosts_on, mem_engine, spec, tables, timing, udp,
 };
+use swtor::wire::{self, Shim};
+use swtor::{DropReason, ExternalTor, FabricSpec, Ifindexes, MemPort};
 
-const EPOCH: u64 = 1_000_000_000;
 const SLICE: u64 = 10_000;
 const DARK: u64 = 1_000;
 const PROP: u64 = 300;
@@ -33,96 +30,23 @@ fn rotornet(native: TorUnderTest) -> FabricSpec {
     s.connect(ep(0), ep(2), 1).unwrap();
     s.connect(ep(1), ep(2), 2).unwrap();
     // Direct routing at ToR 0: wait for the circuit to the destination.
-    let direct = |dst, depart| Entry {
-        m: Match {
-            dst,
-            arrival: None,
-            ingress: Ingress::Any,
-            class: None,
-            bucket: None,
-        },
-        action: Action::Hop(Step {
-            port: 0,
-            depart: Some(depart),
-        }),
-        alternates: vec![],
-    };
-    let tables = Tables {
-        slices: 3,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![direct(1, 0), direct(2, 1)],
-        }],
-    };
-    let hosts = (0..3u8)
-        .map(|k| HostAttach {
-            ip: Ipv4Addr::new(10, 0, 0, k + 1),
-            mac: [2, 0, 0, 0, 0, k + 1],
-            tor: k as u16,
-            ifname: format!("h{}", k + 1),
-        })
-        .collect();
-    let external = ExternalTor::all_except(&s, &[native.0], "lh");
+    let direct = |dst, depart| entry(dst, None, hop(0, Some(depart)), vec![]);
+    let t = tables(3, Lookup::Hop, vec![(0, vec![direct(1, 0), direct(2, 1)])]);
+    let mut tm = timing(SLICE, DARK, 8_000_000_000);
+    tm.model.propagation = Nanos(PROP);
+    tm.model.queue_capacity = 5_000;
     FabricSpec {
-        schedule: s,
-        tables: tables.into(),
-        timing: Timing {
-            model: TimeModel {
-                slice: Nanos(SLICE),
-                guardband: Nanos(DARK),
-                reconfiguration: Nanos(0),
-                propagation: Nanos(PROP),
-                link_rate: BitsPerSec(8_000_000_000),
-                electrical_rate: None,
-                host_rate: BitsPerSec(800_000_000_000),
-                queue_capacity: 5_000,
-            },
-            tor_clock_offset: 0,
-        },
-        hosts,
-        external,
+        external: ExternalTor::all_except(&s, &[native.0], "lh"),
+        ..spec(s, t, tm, hosts_on(&[0, 1, 2]))
     }
 }
 
 #[derive(Clone, Copy)]
 struct TorUnderTest(u16);
 
-fn udp(src: u8, dst: u8, len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len];
-    f[0..6].copy_from_slice(&[2, 0, 0, 0, 0, dst]);
-    f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, src]);
-    f[12..14].copy_from_slice(&wire::ETH_IPV4.to_be_bytes());
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
-    f[23] = 17;
-    f[26..30].copy_from_slice(&[10, 0, 0, src]);
-    f[30..34].copy_from_slice(&[10, 0, 0, dst]);
-    f
-}
-
-fn clock(spec: &FabricSpec) -> SliceClock {
-    SliceClock {
-        epoch: EPOCH,
-        slice: SLICE,
-        slices: spec.schedule.slices() as u64,
-    }
-}
-
 fn runner(spec: &FabricSpec) -> (Engine<MemPort>, Ifindexes) {
-    let ifx = Ifindexes::sequential(spec);
-    let e = Engine::with_ports(
-        spec,
-        &ifx,
-        MemPort::new(),
-        clock(spec),
-        EngineOptions::default(),
-    )
-    .unwrap();
-    (e, ifx)
+    let e = mem_engine(spec, clock(spec), EngineOptions::default()).unwrap();
+    (e, Ifindexes::sequential(spec))
 }
 
 /// Polls every 100 ns over `[from, to)`.
@@ -139,10 +63,10 @@ fn native_tor_direct_path_on_rotornet_conforms() {
     let spec = rotornet(TorUnderTest(0));
     let (mut e, ifx) = runner(&spec);
     let clk = clock(&spec);
-    let h1 = e.host_ifindex(Ipv4Addr::new(10, 0, 0, 1)).unwrap();
+    let h1 = e.host_ifindex(host_ip(1)).unwrap();
     assert_eq!(h1, ifx.hosts[0]);
     // Hosts of external ToRs are not attached.
-    assert_eq!(e.host_ifindex(Ipv4Addr::new(10, 0, 0, 2)), None);
+    assert_eq!(e.host_ifindex(host_ip(2)), None);
     let up1 = e.uplink_ifindex(1, 0).unwrap();
     let up2 = e.uplink_ifindex(2, 0).unwrap();
     assert_eq!(
@@ -154,13 +78,13 @@ fn native_tor_direct_path_on_rotornet_conforms() {
 
     // Host ingress at the ToR under test, arrival slice 2 (slot 2).
     let t0 = EPOCH + 2 * SLICE + 2_000;
-    let to_h2 = udp(1, 2, 500);
-    let to_h3 = udp(1, 3, 700);
+    let to_h2 = udp(1, 2, 0, 500);
+    let to_h3 = udp(1, 3, 0, 700);
     e.port_mut().inject(h1, t0, &to_h2);
     e.port_mut().inject(h1, t0, &to_h3);
     // Fabric ingress: ToR 1 (external) sends h2 -> h1 departing in slice 0
     // of slot 3, i.e. over the 0-1 circuit.
-    let from_h2 = udp(2, 1, 300);
+    let from_h2 = udp(2, 1, 0, 300);
     let tag = |slice, slot| Shim {
         kind: wire::SHIM_DEPARTURE,
         flags: 0,
@@ -228,7 +152,7 @@ fn external_uplink_checks_tag_buffer_and_lateness() {
     let spec = rotornet(TorUnderTest(0));
     let (mut e, _) = runner(&spec);
     let up1 = e.uplink_ifindex(1, 0).unwrap();
-    let from_h2 = udp(2, 1, 1000);
+    let from_h2 = udp(2, 1, 0, 1000);
     let tag = |slice, slot| Shim {
         kind: wire::SHIM_DEPARTURE,
         flags: 0,
@@ -271,7 +195,7 @@ fn external_uplink_checks_tag_buffer_and_lateness() {
 fn failed_tor_link_drops_both_directions_as_link_down_until_restored() {
     let spec = rotornet(TorUnderTest(0));
     let (mut e, _) = runner(&spec);
-    let h1 = e.host_ifindex(Ipv4Addr::new(10, 0, 0, 1)).unwrap();
+    let h1 = e.host_ifindex(host_ip(1)).unwrap();
     let up1 = e.uplink_ifindex(1, 0).unwrap();
     let up2 = e.uplink_ifindex(2, 0).unwrap();
     let tag = |slot| Shim {
@@ -292,9 +216,13 @@ fn failed_tor_link_drops_both_directions_as_link_down_until_restored() {
     // the 0-2 one (slice 1); ToR 1 sends h2 -> h1 over 0-1 in slot 3.
     let t0 = EPOCH + 2 * SLICE + 2_000;
     let p = e.port_mut();
-    p.inject(h1, t0, &udp(1, 2, 500));
-    p.inject(h1, t0, &udp(1, 3, 700));
-    p.inject(up1, t0 + 500, &wire::shim_insert(&udp(2, 1, 300), &tag(3)));
+    p.inject(h1, t0, &udp(1, 2, 0, 500));
+    p.inject(h1, t0, &udp(1, 3, 0, 700));
+    p.inject(
+        up1,
+        t0 + 500,
+        &wire::shim_insert(&udp(2, 1, 0, 300), &tag(3)),
+    );
     run(&mut e, EPOCH, EPOCH + 6 * SLICE);
     let c = e.counters();
     assert_eq!(c.dropped(DropReason::LinkDown), 2, "both directions: {c}");
@@ -308,8 +236,12 @@ fn failed_tor_link_drops_both_directions_as_link_down_until_restored() {
     e.set_link(0, 1, true).unwrap();
     let t1 = EPOCH + 8 * SLICE + 2_000;
     let p = e.port_mut();
-    p.inject(h1, t1, &udp(1, 2, 500));
-    p.inject(up1, t1 + 500, &wire::shim_insert(&udp(2, 1, 300), &tag(9)));
+    p.inject(h1, t1, &udp(1, 2, 0, 500));
+    p.inject(
+        up1,
+        t1 + 500,
+        &wire::shim_insert(&udp(2, 1, 0, 300), &tag(9)),
+    );
     run(&mut e, EPOCH + 6 * SLICE, EPOCH + 12 * SLICE);
     let c = e.counters();
     assert_eq!(c.dropped(DropReason::LinkDown), 2, "no new drops: {c}");

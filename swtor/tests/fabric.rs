@@ -9,6 +9,7 @@ use lh_ctrl::config::Lookup;
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::tables::{Action, Step};
 use std::time::Duration;
+use swtor::testing::{UDP_DST_PORT, entry, hop, spec, tables, udp};
 use swtor::{CapturePoint, DropReason, FabricSpec, monotonic_ns};
 
 fn ep(t: u16, p: u8) -> Endpoint {
@@ -39,9 +40,7 @@ fn send_probes(
             }
             s.send_to(p, (to, 5000)).unwrap();
         }
-    })
-    .join()
-    .unwrap();
+    });
 }
 
 #[test]
@@ -59,13 +58,12 @@ fn static_circuit_delivers_udp_icmp_and_answers_arp() {
             (1, vec![entry(0, None, hop(0, None), vec![])]),
         ],
     );
-    let spec = FabricSpec {
-        schedule: two_tor_schedule(1),
-        tables: tables.into(),
-        timing: timing(100, 1, 10_000_000_000),
-        hosts: net.attach(),
-        external: Vec::new(),
-    };
+    let spec = spec(
+        two_tor_schedule(1),
+        tables,
+        timing(100, 1, 10_000_000_000),
+        net.attach(),
+    );
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let cap_file = dir.path().join("s1-eth1.pcap");
@@ -174,13 +172,12 @@ fn probes_leave_only_inside_the_usable_window() {
         Lookup::Hop,
         vec![(0, vec![entry(1, None, hop(0, Some(0)), vec![])])],
     );
-    let spec = FabricSpec {
-        schedule: two_tor_schedule(2),
-        tables: tables.into(),
-        timing: timing(slice / 1000, dark / 1000, 1_000_000_000),
-        hosts: net.attach(),
-        external: Vec::new(),
-    };
+    let spec = spec(
+        two_tor_schedule(2),
+        tables,
+        timing(slice / 1000, dark / 1000, 1_000_000_000),
+        net.attach(),
+    );
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
@@ -254,13 +251,12 @@ fn tables_without_a_circuit_give_no_circuit_drops() {
         Lookup::Hop,
         vec![(0, vec![entry(1, None, hop(0, Some(1)), vec![])])],
     );
-    let spec = FabricSpec {
-        schedule: two_tor_schedule(2),
-        tables: tables.into(),
-        timing: timing(500, 50, 1_000_000_000),
-        hosts: net.attach(),
-        external: Vec::new(),
-    };
+    let spec = spec(
+        two_tor_schedule(2),
+        tables,
+        timing(500, 50, 1_000_000_000),
+        net.attach(),
+    );
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
     let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(200)));
@@ -299,13 +295,7 @@ fn tor_clock_ahead_of_the_ocs_gives_guardband_drops() {
     let mut t = timing(1000, 200, 1_000_000_000);
     // The ToR opens its window 150 us early: 50 us into the OCS's 200 us dark time.
     t.tor_clock_offset = 150_000;
-    let spec = FabricSpec {
-        schedule: two_tor_schedule(2),
-        tables: tables.into(),
-        timing: t,
-        hosts: net.attach(),
-        external: Vec::new(),
-    };
+    let spec = spec(two_tor_schedule(2), tables, t, net.attach());
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
     // Resolve ARP first so the burst below leaves the host at once.
@@ -380,13 +370,7 @@ fn slice_miss_reroutes_to_the_alternate_then_defers() {
             vec![entry(1, None, hop(0, Some(0)), vec![hop(0, Some(2))])],
         )],
     );
-    let spec = FabricSpec {
-        schedule: s,
-        tables: tables.into(),
-        timing: timing(4000, 400, 2_500_000),
-        hosts: net.attach(),
-        external: Vec::new(),
-    };
+    let spec = spec(s, tables, timing(4000, 400, 2_500_000), net.attach());
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
@@ -500,13 +484,7 @@ fn source_route_crosses_a_transit_tor_and_shows_in_the_uplink_pcap() {
         Lookup::Source,
         vec![(0, vec![entry(2, None, route, vec![])])],
     );
-    let spec = FabricSpec {
-        schedule: s,
-        tables: tables.into(),
-        timing: timing(1000, 50, 1_000_000_000),
-        hosts: net.attach(),
-        external: Vec::new(),
-    };
+    let spec = spec(s, tables, timing(1000, 50, 1_000_000_000), net.attach());
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let pcap = dir.path().join("tor1-up0.pcap");
@@ -566,20 +544,17 @@ fn tcp_crosses_the_fabric() {
             (1, vec![entry(0, None, hop(0, None), vec![])]),
         ],
     );
-    let spec = FabricSpec {
-        schedule: two_tor_schedule(1),
-        tables: tables.into(),
-        timing: timing(100, 1, 10_000_000_000),
-        hosts: net.attach(),
-        external: Vec::new(),
-    };
+    let spec = spec(
+        two_tor_schedule(1),
+        tables,
+        timing(100, 1, 10_000_000_000),
+        net.attach(),
+    );
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let ip2 = net.hosts[1].ip;
     let listener = in_ns(net.host_path(1), move || {
         std::net::TcpListener::bind((ip2, 5001)).unwrap()
-    })
-    .join()
-    .unwrap();
+    });
     let server = std::thread::spawn(move || {
         use std::io::Read;
         let (mut s, _) = listener.accept().unwrap();
@@ -594,9 +569,7 @@ fn tcp_crosses_the_fabric() {
         use std::io::Write;
         let mut s = std::net::TcpStream::connect((ip2, 5001)).unwrap();
         s.write_all(&d2).unwrap();
-    })
-    .join()
-    .unwrap();
+    });
     let got = server.join().unwrap();
     let secs = (monotonic_ns() - t0) as f64 / 1e9;
     eprintln!("TCP 2 MB in {secs:.3} s ({:.0} Mb/s)", 16.0 / secs);
@@ -627,13 +600,7 @@ fn reconfigure_moves_a_circuit_at_runtime() {
             ],
         )
     };
-    let spec = FabricSpec {
-        schedule: a,
-        tables: t().into(),
-        timing: timing(100, 10, 1_000_000_000),
-        hosts: net.attach(),
-        external: Vec::new(),
-    };
+    let spec = spec(a, t(), timing(100, 10, 1_000_000_000), net.attach());
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let rx = udp_in(net.host_path(1), net.hosts[1].ip, 5000);
     let recv = std::thread::spawn(move || collect(&rx, Duration::from_millis(300)));
@@ -652,40 +619,6 @@ fn reconfigure_moves_a_circuit_at_runtime() {
     let c = fab.stop();
     assert_eq!(c.reconfigurations, 1);
     assert!(c.conservation_holds(), "{c}");
-}
-
-/// An IPv4/UDP frame (valid IP checksum, no UDP checksum) h2 -> h1:5000.
-fn udp_frame_to(
-    dst_mac: [u8; 6],
-    src_mac: [u8; 6],
-    src: [u8; 4],
-    dst: [u8; 4],
-    payload: &[u8],
-) -> Vec<u8> {
-    let len = 14 + 20 + 8 + payload.len();
-    let mut f = vec![0u8; len];
-    f[0..6].copy_from_slice(&dst_mac);
-    f[6..12].copy_from_slice(&src_mac);
-    f[12..14].copy_from_slice(&[8, 0]);
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f[26..30].copy_from_slice(&src);
-    f[30..34].copy_from_slice(&dst);
-    let mut s: u32 = 0;
-    for w in f[14..34].chunks(2) {
-        s += u16::from_be_bytes([w[0], w[1]]) as u32;
-    }
-    while s >> 16 != 0 {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    f[24..26].copy_from_slice(&(!(s as u16)).to_be_bytes());
-    f[34..36].copy_from_slice(&4000u16.to_be_bytes());
-    f[36..38].copy_from_slice(&5000u16.to_be_bytes());
-    f[38..40].copy_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
-    f[42..].copy_from_slice(payload);
-    f
 }
 
 #[test]
@@ -759,8 +692,6 @@ fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
             })
             .unwrap()
         })
-        .join()
-        .unwrap()
     };
     let mut up = open("u0");
     let mut cpu = open("c");
@@ -812,14 +743,10 @@ fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
     assert!(got.ends_with(b"to-external"));
 
     // ToR 1 sends h2 -> h1 tagged for slice 0 of the current slot.
-    let rx = udp_in(net.host_path(0), net.hosts[0].ip, 5000);
-    let f = udp_frame_to(
-        net.hosts[0].mac,
-        net.hosts[1].mac,
-        [10, 0, 0, 2],
-        [10, 0, 0, 1],
-        b"from-external",
-    );
+    let rx = udp_in(net.host_path(0), net.hosts[0].ip, UDP_DST_PORT);
+    let payload = b"from-external";
+    let mut f = udp(2, 1, 4000, 42 + payload.len());
+    f[42..].copy_from_slice(payload);
     let tag = swtor::wire::Shim {
         kind: swtor::wire::SHIM_DEPARTURE,
         flags: 0,
@@ -832,9 +759,7 @@ fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
         .unwrap();
     let ix = in_ns(ext_path.clone(), || {
         swtor::afpacket::if_nametoindex("u0").unwrap()
-    })
-    .join()
-    .unwrap();
+    });
     assert_eq!(up.send_batch(&pool, &[(i, ix)]).unwrap(), 1);
     let got = collect(&rx, Duration::from_millis(300));
     assert_eq!(got.len(), 1, "{}", fab.counters());

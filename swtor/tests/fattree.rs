@@ -9,11 +9,8 @@
 use lh_ctrl::compile::{Compiled, compile};
 use lh_ctrl::config::{Algorithm, Config};
 use std::collections::BTreeSet;
-use std::net::Ipv4Addr;
 use swtor::engine::{Engine, EngineOptions};
-use swtor::{
-    DropReason, FabricSpec, FatTreeOptions, HostAttach, MemPort, Scheme, SliceClock, Timing,
-};
+use swtor::{DropReason, FatTreeOptions, MemPort, Scheme, testing};
 
 const K: usize = 4;
 const H: usize = K / 2;
@@ -58,30 +55,10 @@ fn expected_paths(x: usize, y: usize) -> BTreeSet<BTreeSet<u16>> {
     out
 }
 
-fn ip(h: usize) -> [u8; 4] {
-    [10, 0, 0, h as u8 + 1]
-}
-fn mac(h: usize) -> [u8; 6] {
-    [2, 0, 0, 0, 0, h as u8 + 1]
-}
-
+/// One UDP frame of `payload` bytes from host `x` to host `y` (0-based:
+/// h1 is host 0).
 fn udp(x: usize, y: usize, sport: u16, payload: usize) -> Vec<u8> {
-    let payload = vec![0u8; payload];
-    let len = 14 + 20 + 8 + payload.len();
-    let mut f = vec![0u8; len];
-    f[0..6].copy_from_slice(&mac(y));
-    f[6..12].copy_from_slice(&mac(x));
-    f[12..14].copy_from_slice(&[8, 0]);
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f[26..30].copy_from_slice(&ip(x));
-    f[30..34].copy_from_slice(&ip(y));
-    f[34..36].copy_from_slice(&sport.to_be_bytes());
-    f[36..38].copy_from_slice(&5000u16.to_be_bytes());
-    f[38..40].copy_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
-    f
+    testing::udp(x + 1, y + 1, sport, 42 + payload)
 }
 
 fn compiled(alg: Algorithm) -> Compiled {
@@ -103,20 +80,8 @@ fn net(alg: Algorithm) -> Net {
 
 fn net_with(alg: Algorithm, tweak: impl FnOnce(&mut FatTreeOptions)) -> Net {
     let c = compiled(alg);
-    let spec = FabricSpec {
-        schedule: c.schedule.clone(),
-        tables: c.tables.clone(),
-        timing: Timing::from_model(&c.timing()),
-        hosts: (0..HOSTS)
-            .map(|h| HostAttach {
-                ip: Ipv4Addr::from(ip(h)),
-                mac: mac(h),
-                tor: (h / H) as u16,
-                ifname: format!("s{}-eth{}", h / H + 1, h % H + 1),
-            })
-            .collect(),
-        external: Vec::new(),
-    };
+    let spec = testing::compiled_spec(&c);
+    assert_eq!(spec.hosts.len(), HOSTS);
     let mut ft = FatTreeOptions::from_config(&c.config).expect("a fat tree");
     tweak(&mut ft);
     let opts = EngineOptions {
@@ -132,15 +97,11 @@ fn net_with(alg: Algorithm, tweak: impl FnOnce(&mut FatTreeOptions)) -> Net {
             _ => Scheme::Ecmp,
         })
     );
-    let now = 1_000_000_000;
-    let clock = SliceClock {
-        epoch: now,
-        slice: spec.timing.model.slice.0,
-        slices: spec.schedule.slices() as u64,
-    };
-    let ix = swtor::Ifindexes::sequential(&spec);
-    let eng = Engine::with_ports(&spec, &ix, MemPort::new(), clock, opts).expect("engine");
-    Net { eng, now }
+    let eng = testing::mem_engine(&spec, testing::clock(&spec), opts).expect("engine");
+    Net {
+        eng,
+        now: testing::EPOCH,
+    }
 }
 
 impl Net {

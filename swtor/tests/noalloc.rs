@@ -3,19 +3,18 @@
 //! routing) over an in-memory port under a counting global allocator.
 
 use lh_ctrl::config::{Lookup, Multipath};
-use lh_ctrl::schedule::timing::TimeModel;
 use lh_ctrl::schedule::{Endpoint, Schedule};
-use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
+use lh_ctrl::tables::{Action, Step, Tables};
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io;
-use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use swtor::afpacket::RxFrame;
 use swtor::engine::{Engine, EngineOptions, Port};
 use swtor::pool::FramePool;
-use swtor::{FabricSpec, HostAttach, SliceClock, Timing};
+use swtor::testing::{entry, hop, hosts_on, spec, tables, udp};
+use swtor::{FabricSpec, SliceClock, Timing};
 
 struct Counting;
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
@@ -96,30 +95,6 @@ impl Port for MemPort {
     }
 }
 
-fn udp_frame() -> Vec<u8> {
-    let mut f = vec![0u8; 200];
-    f[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
-    f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
-    f[12..14].copy_from_slice(&[8, 0]);
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&186u16.to_be_bytes());
-    f[23] = 17;
-    f[26..30].copy_from_slice(&[10, 0, 0, 1]);
-    f[30..34].copy_from_slice(&[10, 0, 0, 2]);
-    f[38..40].copy_from_slice(&166u16.to_be_bytes());
-    f
-}
-
-fn m(dst: u16) -> Match {
-    Match {
-        dst,
-        arrival: None,
-        ingress: Ingress::Any,
-        class: None,
-        bucket: None,
-    }
-}
-
 fn run(spec: FabricSpec) {
     run_with(spec, None, &[2]);
 }
@@ -141,7 +116,7 @@ fn run_opts(
         spec.schedule.slices() as u64,
     );
     let port = MemPort {
-        frame: udp_frame(),
+        frame: udp(1, 2, 0, 200),
         tagged,
         per_poll: 2,
         received: 0,
@@ -189,31 +164,12 @@ fn run_opts(
     }
 }
 
+/// 100 Gb/s links and hosts, 1 us dark, 500 ns propagation.
 fn timing(slice_ns: u64) -> Timing {
-    Timing {
-        model: TimeModel {
-            slice: Nanos(slice_ns),
-            guardband: Nanos(1_000),
-            reconfiguration: Nanos(0),
-            propagation: Nanos(500),
-            link_rate: BitsPerSec(100_000_000_000),
-            electrical_rate: None,
-            host_rate: BitsPerSec(100_000_000_000),
-            queue_capacity: 1 << 20,
-        },
-        tor_clock_offset: 0,
-    }
-}
-
-fn hosts(tors: [u16; 2]) -> Vec<HostAttach> {
-    (0..2)
-        .map(|k| HostAttach {
-            ip: Ipv4Addr::new(10, 0, 0, k as u8 + 1),
-            mac: [2, 0, 0, 0, 0, k as u8 + 1],
-            tor: tors[k],
-            ifname: String::new(),
-        })
-        .collect()
+    let mut t = swtor::testing::timing(slice_ns, 1_000, 100_000_000_000);
+    t.model.propagation = Nanos(500);
+    t.model.host_rate = BitsPerSec(100_000_000_000);
+    t
 }
 
 #[test]
@@ -227,14 +183,7 @@ fn fat_tree_switches_do_not_allocate() {
         swtor::Scheme::Rps,
         swtor::Scheme::Hedera,
     ] {
-        let t = Tables {
-            slices: 1,
-            lookup: Lookup::Hop,
-            multipath: Multipath::None,
-            buckets: 1,
-            classes: None,
-            tors: Vec::new(),
-        };
+        let t = tables(1, Lookup::Hop, Vec::new());
         let fattree = swtor::FatTreeOptions {
             k: 2,
             scheme,
@@ -245,18 +194,13 @@ fn fat_tree_switches_do_not_allocate() {
             // between packets, not per packet).
             hedera_interval: 3_600_000_000_000,
         };
-        run_opts(
-            FabricSpec {
-                schedule: Schedule::electrical(2, 1),
-                tables: t.into(),
-                timing: timing(20_000),
-                hosts: hosts([0, 1]),
-                external: Vec::new(),
-            },
-            None,
-            &[2],
-            Some(fattree),
+        let spec = spec(
+            Schedule::electrical(2, 1),
+            t,
+            timing(20_000),
+            hosts_on(&[0, 1]),
         );
+        run_opts(spec, None, &[2], Some(fattree));
     }
 }
 
@@ -268,47 +212,13 @@ fn per_hop_rotation_path_does_not_allocate() {
         .unwrap();
     s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 1)
         .unwrap();
-    let hop = |d| {
-        Action::Hop(Step {
-            port: 0,
-            depart: Some(d),
-        })
-    };
+    let at = |a: u16| entry(1, Some(a), hop(0, Some(a)), vec![hop(0, Some(1 - a))]);
     let t = Tables {
-        slices: 2,
-        lookup: Lookup::Hop,
         multipath: Multipath::Flow,
         buckets: 2,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![
-                Entry {
-                    m: Match {
-                        arrival: Some(0),
-                        ..m(1)
-                    },
-                    action: hop(0),
-                    alternates: vec![hop(1)],
-                },
-                Entry {
-                    m: Match {
-                        arrival: Some(1),
-                        ..m(1)
-                    },
-                    action: hop(1),
-                    alternates: vec![hop(0)],
-                },
-            ],
-        }],
+        ..tables(2, Lookup::Hop, vec![(0, vec![at(0), at(1)])])
     };
-    run(FabricSpec {
-        schedule: s,
-        tables: t.into(),
-        timing: timing(20_000),
-        hosts: hosts([0, 1]),
-        external: Vec::new(),
-    });
+    run(spec(s, t, timing(20_000), hosts_on(&[0, 1])));
 }
 
 #[test]
@@ -319,37 +229,14 @@ fn source_route_path_does_not_allocate() {
         .unwrap();
     s.connect(Endpoint::new(1, 1), Endpoint::new(2, 1), 0)
         .unwrap();
-    let t = Tables {
-        slices: 1,
-        lookup: Lookup::Source,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![Entry {
-                m: m(2),
-                action: Action::Source(vec![
-                    Step {
-                        port: 0,
-                        depart: None,
-                    },
-                    Step {
-                        port: 1,
-                        depart: None,
-                    },
-                ]),
-                alternates: vec![],
-            }],
-        }],
-    };
-    run(FabricSpec {
-        schedule: s,
-        tables: t.into(),
-        timing: timing(100_000),
-        hosts: hosts([0, 2]),
-        external: Vec::new(),
-    });
+    let via = |port| Step { port, depart: None };
+    let route = Action::Source(vec![via(0), via(1)]);
+    let t = tables(
+        1,
+        Lookup::Source,
+        vec![(0, vec![entry(2, None, route, vec![])])],
+    );
+    run(spec(s, t, timing(100_000), hosts_on(&[0, 2])));
 }
 
 #[test]
@@ -363,28 +250,16 @@ fn external_tor_path_does_not_allocate() {
     s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 1)
         .unwrap();
     let t = Tables {
-        slices: 2,
-        lookup: Lookup::Hop,
         multipath: Multipath::Flow,
         buckets: 2,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![Entry {
-                m: m(1),
-                action: Action::Hop(Step {
-                    port: 0,
-                    depart: None,
-                }),
-                alternates: vec![],
-            }],
-        }],
+        ..tables(
+            2,
+            Lookup::Hop,
+            vec![(0, vec![entry(1, None, hop(0, None), vec![])])],
+        )
     };
-    let mut back = udp_frame();
-    back[0..12].copy_from_slice(&[2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2]);
-    back[26..34].copy_from_slice(&[10, 0, 0, 2, 10, 0, 0, 1]);
     let tagged = swtor::wire::shim_insert(
-        &back,
+        &udp(2, 1, 0, 200),
         &swtor::wire::Shim {
             kind: swtor::wire::SHIM_DEPARTURE,
             flags: 0,
@@ -393,11 +268,8 @@ fn external_tor_path_does_not_allocate() {
         },
     );
     let spec = FabricSpec {
-        schedule: s,
-        tables: t.into(),
-        timing: timing(20_000),
-        hosts: hosts([0, 1]),
         external: swtor::ExternalTor::all_except(&Schedule::new(2, 1, 2), &[0], "x"),
+        ..spec(s, t, timing(20_000), hosts_on(&[0, 1]))
     };
     run_with(spec, Some(tagged), &[1, 3, 4]);
 }

@@ -3,40 +3,19 @@
 //! push-back with host NICs holding frames (§7). Conservation is checked
 //! after every engine iteration, with frames held at hosts counted.
 
-use lh_ctrl::config::{Lookup, Multipath};
-use lh_ctrl::schedule::timing::TimeModel;
+use lh_ctrl::config::Lookup;
 use lh_ctrl::schedule::{Endpoint, Schedule};
-use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
-use lh_ctrl::units::{BitsPerSec, Nanos};
-use std::net::Ipv4Addr;
+use lh_ctrl::units::Nanos;
 use swtor::engine::{Engine, EngineOptions};
-use swtor::{
-    FabricSpec, HostAttach, Ifindexes, MemPort, Occupancy, PushbackTrigger, SliceClock, Timing,
-    TorFeatures,
+use swtor::testing::{
+    EPOCH, clock, entry, hop, host_ip, hosts_on, mem_engine, spec, tables, timing, udp,
 };
+use swtor::{MemPort, Occupancy, PushbackTrigger, TorFeatures};
 
-const EPOCH: u64 = 1_000_000_000;
 const SLICE: u64 = 10_000;
 const DARK: u64 = 1_000;
 /// 8 Gb/s: one byte per ns; a slice carries 9000 B.
 const RATE: u64 = 8_000_000_000;
-
-fn frame(src: u8, dst: u8, len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len];
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    f[14] = 0x45;
-    f[23] = 17;
-    f[26..30].copy_from_slice(&[10, 0, 0, src]);
-    f[30..34].copy_from_slice(&[10, 0, 0, dst]);
-    f
-}
-
-fn hop(d: u16) -> Action {
-    Action::Hop(Step {
-        port: 0,
-        depart: Some(d),
-    })
-}
 
 /// 2 ToRs, 1 uplink, 4 slices of 10 us; circuit 0-1 in slices 1 and 3
 /// (1 us dark each). Hosts h1 (ifindex 1) and h3 (ifindex 3) on ToR0, h2
@@ -48,74 +27,21 @@ fn engine(tor: TorFeatures) -> Engine<MemPort> {
         s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
             .unwrap();
     }
-    let e = |a: u16, d: u16, alt: u16| Entry {
-        m: Match {
-            dst: 1,
-            arrival: Some(a),
-            ingress: Ingress::Any,
-            class: None,
-            bucket: None,
-        },
-        action: hop(d),
-        alternates: vec![hop(alt)],
+    let e = |a, d, alt| entry(1, Some(a), hop(0, Some(d)), vec![hop(0, Some(alt))]);
+    let t = tables(
+        4,
+        Lookup::Hop,
+        vec![(0, vec![e(0, 1, 3), e(1, 1, 3), e(2, 3, 1), e(3, 3, 1)])],
+    );
+    let mut tm = timing(SLICE, DARK, RATE);
+    tm.model.propagation = Nanos(300);
+    let spec = spec(s, t, tm, hosts_on(&[0, 1, 0]));
+    let opts = EngineOptions {
+        pool_frames: 4096,
+        tor,
+        ..Default::default()
     };
-    let tables = Tables {
-        slices: 4,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![e(0, 1, 3), e(1, 1, 3), e(2, 3, 1), e(3, 3, 1)],
-        }],
-    };
-    let hosts = [(1u8, 0u16), (2, 1), (3, 0)]
-        .into_iter()
-        .map(|(n, tor)| HostAttach {
-            ip: Ipv4Addr::new(10, 0, 0, n),
-            mac: [2, 0, 0, 0, 0, n],
-            tor,
-            ifname: String::new(),
-        })
-        .collect();
-    let spec = FabricSpec {
-        schedule: s,
-        tables: tables.into(),
-        timing: Timing {
-            model: TimeModel {
-                slice: Nanos(SLICE),
-                guardband: Nanos(DARK),
-                reconfiguration: Nanos(0),
-                propagation: Nanos(300),
-                link_rate: BitsPerSec(RATE),
-                electrical_rate: None,
-                host_rate: BitsPerSec(800_000_000_000),
-                queue_capacity: 1 << 20,
-            },
-            tor_clock_offset: 0,
-        },
-        hosts,
-        external: Vec::new(),
-    };
-    let clock = SliceClock {
-        epoch: EPOCH,
-        slice: SLICE,
-        slices: 4,
-    };
-    let ix = Ifindexes::sequential(&spec);
-    Engine::with_ports(
-        &spec,
-        &ix,
-        MemPort::new(),
-        clock,
-        EngineOptions {
-            pool_frames: 4096,
-            tor,
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    mem_engine(&spec, clock(&spec), opts).unwrap()
 }
 
 fn poll(e: &mut Engine<MemPort>, t: u64) {
@@ -136,11 +62,11 @@ fn estimator_run(interval: u64) -> swtor::Counters {
         let c0 = EPOCH + cycle * 4 * SLICE;
         for k in 0..5 {
             e.port_mut()
-                .inject(1, c0 + 2_000 + k * 100, &frame(1, 2, 1500));
+                .inject(1, c0 + 2_000 + k * 100, &udp(1, 2, 0, 1500));
         }
         for k in 0..4 {
             e.port_mut()
-                .inject(3, c0 + SLICE + 2_000 + k * 1_500, &frame(3, 2, 800));
+                .inject(3, c0 + SLICE + 2_000 + k * 1_500, &udp(3, 2, 0, 800));
         }
     }
     let mut t = EPOCH;
@@ -179,7 +105,7 @@ fn estimator_error_stays_within_one_mtu_at_a_tenth_of_a_slice() {
     }
     // Exact occupancy records no error.
     let mut e = engine(TorFeatures::default());
-    e.port_mut().inject(1, EPOCH + 2_000, &frame(1, 2, 1500));
+    e.port_mut().inject(1, EPOCH + 2_000, &udp(1, 2, 0, 1500));
     for k in 0..40 {
         poll(&mut e, EPOCH + k * 1_000);
     }
@@ -223,7 +149,7 @@ fn pushback_stops_the_senders_hosts_until_the_full_slice_is_over() {
     // Slice 0: ten 1000 B frames from h1 for slice 1, which carries 9000 B.
     for k in 0..10 {
         e.port_mut()
-            .inject(1, EPOCH + 2_000 + k * 10, &frame(1, 2, 1000));
+            .inject(1, EPOCH + 2_000 + k * 10, &udp(1, 2, 0, 1000));
     }
     poll(&mut e, EPOCH + 2_100);
     assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 1000], "tenth rerouted");
@@ -235,11 +161,11 @@ fn pushback_stops_the_senders_hosts_until_the_full_slice_is_over() {
     // Meanwhile traffic inside the ToR is not paused: h3 to h1 at +9 us.
     for k in 0..17 {
         e.port_mut()
-            .inject(1, EPOCH + 3_000 + k * 1_000, &frame(1, 2, 1000));
+            .inject(1, EPOCH + 3_000 + k * 1_000, &udp(1, 2, 0, 1000));
         e.port_mut()
-            .inject(3, EPOCH + 3_000 + k * 1_000, &frame(3, 2, 1000));
+            .inject(3, EPOCH + 3_000 + k * 1_000, &udp(3, 2, 0, 1000));
         if k == 6 {
-            e.port_mut().inject(3, EPOCH + 9_000, &frame(3, 1, 500));
+            e.port_mut().inject(3, EPOCH + 9_000, &udp(3, 1, 0, 500));
         }
     }
     let mut t = EPOCH + 2_200;
@@ -252,7 +178,7 @@ fn pushback_stops_the_senders_hosts_until_the_full_slice_is_over() {
     }
     assert_eq!(e.c.held, 34);
     assert_eq!(e.c.held_bytes, 34_000);
-    assert_eq!(e.held_at(Ipv4Addr::new(10, 0, 0, 1)), 17_000);
+    assert_eq!(e.held_at(host_ip(1)), 17_000);
     assert_eq!(e.port().sent_on(1).count(), 1, "h3 to h1 delivered");
     assert_eq!(e.c.uplink_tx, 9, "slice 1 carried its 9000 B");
     // Slice 2: the held frames go to the ToR, paced at the host link.
@@ -278,13 +204,13 @@ fn pushback_after_n_reroutes_waits_for_the_nth_rejection() {
     });
     for k in 0..11 {
         e.port_mut()
-            .inject(1, EPOCH + 2_000 + k * 10, &frame(1, 2, 1000));
+            .inject(1, EPOCH + 2_000 + k * 10, &udp(1, 2, 0, 1000));
     }
     poll(&mut e, EPOCH + 2_100);
     assert_eq!(e.c.rerouted, 2);
     assert_eq!(e.c.pushbacks, 0, "two rejections: no push-back yet");
-    e.port_mut().inject(1, EPOCH + 2_200, &frame(1, 2, 1000));
-    e.port_mut().inject(1, EPOCH + 2_200, &frame(1, 2, 1000));
+    e.port_mut().inject(1, EPOCH + 2_200, &udp(1, 2, 0, 1000));
+    e.port_mut().inject(1, EPOCH + 2_200, &udp(1, 2, 0, 1000));
     poll(&mut e, EPOCH + 2_300);
     assert_eq!(
         e.c.rerouted, 3,
@@ -296,7 +222,7 @@ fn pushback_after_n_reroutes_waits_for_the_nth_rejection() {
 
 #[test]
 fn pushback_message_round_trips_through_its_wire_format() {
-    let m = swtor::pushback::PushbackMsg {
+    let m = swtor::wire::PushbackMsg {
         sender_tor: 7,
         dst_tor: 300,
         from_tor: 2,
@@ -324,9 +250,9 @@ fn paused_elephant_moves_only_in_its_circuits_slices_while_mice_flow() {
     // frame makes it an elephant). h3: two 500 B mice in slice 0 and 2.
     for k in 0..30u64 {
         let t = EPOCH + 1_000 + k * 1_000;
-        e.port_mut().inject(1, t, &frame(1, 2, 1000));
+        e.port_mut().inject(1, t, &udp(1, 2, 0, 1000));
         if k == 4 || k == 24 {
-            e.port_mut().inject(3, t, &frame(3, 2, 500));
+            e.port_mut().inject(3, t, &udp(3, 2, 0, 500));
         }
     }
     let mut t = EPOCH;
@@ -370,7 +296,7 @@ fn offloaded_frames_wait_at_the_hosts_and_return_before_their_slice() {
     // 5 are rerouted to slice 3 (rank 3): offloaded.
     for k in 0..14 {
         e.port_mut()
-            .inject(1, EPOCH + 2_000 + k * 10, &frame(1, 2, 1000));
+            .inject(1, EPOCH + 2_000 + k * 10, &udp(1, 2, 0, 1000));
     }
     poll(&mut e, EPOCH + 2_200);
     assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 0]);

@@ -159,4 +159,4 @@ pub fn port_rate(cfg: &Config, s: &Schedule, port: crate::PortId) -> BitsPerSec 
 }
 
 // The shared slice clock (slice = floor((t - epoch) / d) mod S) lives with
-// the data plane that reads it per packet: swtor::clock::SliceClock.
+// the data plane that reads it per packet: swtor::SliceClock (swtor/src/clock.rs).

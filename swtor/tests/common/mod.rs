@@ -4,9 +4,7 @@
 
 #![allow(dead_code)]
 
-use lh_ctrl::config::{Lookup, Multipath};
-use lh_ctrl::schedule::timing::TimeModel;
-use lh_ctrl::tables::{Action, Entry, Ingress, Match, Step, Tables, TimeFlowTable};
+use lh_ctrl::TorId;
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use std::net::{Ipv4Addr, UdpSocket};
 use std::path::PathBuf;
@@ -14,7 +12,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
-use swtor::{HostAttach, SliceClock, Timing, monotonic_ns};
+use swtor::{HostAttach, SliceClock, Timing, monotonic_ns, testing};
 
 static SEQ: AtomicU32 = AtomicU32::new(0);
 
@@ -69,12 +67,12 @@ pub fn run(args: &[&str]) {
     );
 }
 
+/// A host's namespace and its attachment ([`testing::hosts_on`]).
 pub struct TestHost {
     pub ns: String,
     pub ip: Ipv4Addr,
     pub mac: [u8; 6],
-    pub tor: u16,
-    pub tor_if: String,
+    pub attach: HostAttach,
 }
 
 pub struct Net {
@@ -83,8 +81,9 @@ pub struct Net {
 }
 
 impl Net {
-    /// One host per entry of `tors` (its ToR), h1 = 10.0.0.1 and so on.
-    pub fn new(tors: &[u16]) -> Net {
+    /// One host per entry of `tors` (its ToR), h1 = 10.0.0.1 and so on,
+    /// MACs and ToR-side names as [`testing::hosts_on`] gives them.
+    pub fn new(tors: &[TorId]) -> Net {
         let prefix = format!(
             "swt{}-{}",
             std::process::id(),
@@ -97,16 +96,16 @@ impl Net {
         };
         run(&["ip", "netns", "add", &fabric]);
         run(&["ip", "-n", &fabric, "link", "set", "lo", "up"]);
-        for (k, &tor) in tors.iter().enumerate() {
+        for (k, attach) in testing::hosts_on(tors).into_iter().enumerate() {
             let n = k + 1;
             let ns = format!("{prefix}-h{n}");
             run(&["ip", "netns", "add", &ns]);
+            let (ip, m) = (attach.ip, attach.mac);
             net.hosts.push(TestHost {
                 ns: ns.clone(),
-                ip: Ipv4Addr::new(10, 0, 0, n as u8),
-                mac: [2, 0, 0, 0, 0, n as u8],
-                tor,
-                tor_if: format!("s{}-eth{n}", tor + 1),
+                ip,
+                mac: m,
+                attach,
             });
             for key in ["all", "default"] {
                 run(&[
@@ -119,12 +118,15 @@ impl Net {
                     &format!("net.ipv6.conf.{key}.disable_ipv6=1"),
                 ]);
             }
-            let tor_if = net.hosts[k].tor_if.clone();
+            let tor_if = net.hosts[k].attach.ifname.clone();
             run(&[
                 "ip", "-n", &ns, "link", "add", "eth0", "type", "veth", "peer", "name", &tor_if,
                 "netns", &fabric,
             ]);
-            let mac = format!("02:00:00:00:00:{n:02x}");
+            let mac = format!(
+                "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
+                m[0], m[1], m[2], m[3], m[4], m[5]
+            );
             run(&["ip", "-n", &ns, "link", "set", "eth0", "address", &mac]);
             run(&[
                 "ip",
@@ -132,7 +134,7 @@ impl Net {
                 &ns,
                 "addr",
                 "add",
-                &format!("10.0.0.{n}/8"),
+                &format!("{ip}/8"),
                 "dev",
                 "eth0",
             ]);
@@ -151,15 +153,7 @@ impl Net {
     }
 
     pub fn attach(&self) -> Vec<HostAttach> {
-        self.hosts
-            .iter()
-            .map(|h| HostAttach {
-                ip: h.ip,
-                mac: h.mac,
-                tor: h.tor,
-                ifname: h.tor_if.clone(),
-            })
-            .collect()
+        self.hosts.iter().map(|h| h.attach.clone()).collect()
     }
 
     /// Turns TX checksum offload (and so TSO) off on host `h`'s interface,
@@ -203,22 +197,14 @@ impl Drop for Net {
     }
 }
 
-/// Runs `f` on a thread inside the namespace at `ns`.
-pub fn in_ns<T: Send + 'static>(
-    ns: PathBuf,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> std::thread::JoinHandle<T> {
-    std::thread::spawn(move || {
-        swtor::netns::enter(&ns).expect("setns");
-        f()
-    })
+/// Runs `f` on a thread inside the namespace at `ns` and returns its result.
+pub fn in_ns<T: Send>(ns: PathBuf, f: impl FnOnce() -> T + Send) -> T {
+    lh_netns::run_in(Some(&ns), f).expect("in the namespace")
 }
 
 /// A UDP socket bound inside host namespace `ns` (the socket stays there).
 pub fn udp_in(ns: PathBuf, ip: Ipv4Addr, port: u16) -> UdpSocket {
     in_ns(ns, move || UdpSocket::bind((ip, port)).expect("bind"))
-        .join()
-        .unwrap()
 }
 
 /// Receives datagrams until `quiet` passes without one; returns
@@ -253,50 +239,11 @@ pub fn wait_phase(c: &SliceClock, slice: u16, after: u64, room: u64) {
     }
 }
 
+/// [`testing::timing`] in us for real veths: 1 us propagation, 10 Gb/s
+/// host links.
 pub fn timing(slice_us: u64, guard_us: u64, rate: u64) -> Timing {
-    Timing {
-        model: TimeModel {
-            slice: Nanos(slice_us * 1000),
-            guardband: Nanos(guard_us * 1000),
-            reconfiguration: Nanos(0),
-            propagation: Nanos(1000),
-            link_rate: BitsPerSec(rate),
-            electrical_rate: None,
-            host_rate: BitsPerSec(10_000_000_000),
-            queue_capacity: 1 << 20,
-        },
-        tor_clock_offset: 0,
-    }
-}
-
-pub fn hop(port: u8, depart: Option<u16>) -> Action {
-    Action::Hop(Step { port, depart })
-}
-
-pub fn entry(dst: u16, arrival: Option<u16>, action: Action, alternates: Vec<Action>) -> Entry {
-    Entry {
-        m: Match {
-            dst,
-            arrival,
-            ingress: Ingress::Any,
-            class: None,
-            bucket: None,
-        },
-        action,
-        alternates,
-    }
-}
-
-pub fn tables(slices: usize, lookup: Lookup, per_tor: Vec<(u16, Vec<Entry>)>) -> Tables {
-    Tables {
-        slices,
-        lookup,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: per_tor
-            .into_iter()
-            .map(|(tor, entries)| TimeFlowTable { tor, entries })
-            .collect(),
-    }
+    let mut t = testing::timing(slice_us * 1000, guard_us * 1000, rate);
+    t.model.propagation = Nanos(1000);
+    t.model.host_rate = BitsPerSec(10_000_000_000);
+    t
 }

@@ -60,7 +60,7 @@ impl Ns {
         let ns = Ns(name);
         ip(&["-n", &ns.0, "link", "set", "lo", "up"])?;
         let path = ns.path();
-        swtor::netns::run_in(Some(&path), || {
+        lh_netns::try_run_in(Some(&path), || {
             for k in ["all", "default"] {
                 let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6"), "1");
             }
@@ -165,7 +165,7 @@ impl Bmv2Target {
         }
         let tpath = test_ns.path();
         let names: Vec<(u32, String)> = ports.iter().map(|(n, _)| (*n, format!("t{n}"))).collect();
-        let (mut sock, ifx) = swtor::netns::run_in(Some(&tpath), move || {
+        let (mut sock, ifx) = lh_netns::try_run_in(Some(&tpath), move || {
             let sock = RawSocket::open(SocketOptions::default())?;
             let ifx: Vec<(u32, i32)> = names
                 .iter()
