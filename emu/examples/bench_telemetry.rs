@@ -9,8 +9,8 @@
 
 use lh_ctrl::config::{Config, Metric, Monitor};
 use lh_ctrl::units::Nanos;
-use swtor::engine::{Engine, EngineOptions};
-use swtor::{FabricSpec, HostAttach, Ifindexes, MemPort, SliceClock, Timing};
+use swtor::SliceClock;
+use swtor::engine::EngineOptions;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -27,34 +27,13 @@ fn main() {
         } else {
             [true, false]
         } {
-            let hosts = (0..cfg.host_count())
-                .map(|k| HostAttach {
-                    ip: lh_emu::plan::host_ip(k + 1),
-                    mac: [2, 0, 0, 0, 0, k as u8],
-                    tor: (k / cfg.tors.hosts_per_tor as usize) as u16,
-                    ifname: String::new(),
-                })
-                .collect();
-            let spec = FabricSpec {
-                schedule: c.schedule.clone(),
-                tables: c.tables.clone(),
-                timing: Timing::from_config(&cfg),
-                hosts,
-                external: Vec::new(),
-            };
+            let spec = swtor::testing::compiled_spec(&c);
             let clock = SliceClock::aligned(
                 swtor::monotonic_ns(),
                 spec.timing.model.slice.0,
                 spec.schedule.slices() as u64,
             );
-            let eng = Engine::with_ports(
-                &spec,
-                &Ifindexes::sequential(&spec),
-                MemPort::new(),
-                clock,
-                EngineOptions::default(),
-            )
-            .unwrap();
+            let eng = swtor::testing::mem_engine(&spec, clock, EngineOptions::default()).unwrap();
             let h = swtor::spawn(eng, clock).unwrap();
             let sampler = with.then(|| {
                 let monitors = [Metric::BufferUsage, Metric::BwUsage]

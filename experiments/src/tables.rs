@@ -13,9 +13,8 @@ use lh_ctrl::config::Config;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
-use std::net::Ipv4Addr;
 use swtor::engine::{Engine, EngineOptions};
-use swtor::{FabricSpec, HostAttach, Ifindexes, MemPort, SliceClock, Timing, TorFeatures};
+use swtor::{MemPort, SliceClock, TorFeatures};
 
 /// The scaled setting of Table 3: RotorNet-style round robin over 8 ToRs,
 /// HOHO, 50 us slices (the paper: 108 ToRs, 300 us, 100 Gb/s).
@@ -119,57 +118,19 @@ impl Ledger {
 /// The fabric of `c` on a MemPort, hosts `10.0.0.K` in plan order,
 /// ifindex `K`.
 fn engine(c: &Compiled, tor: TorFeatures, epoch: u64) -> anyhow::Result<Engine<MemPort>> {
-    let cfg = &c.config;
-    let hpt = cfg.tors.hosts_per_tor as usize;
-    let hosts = (0..cfg.host_count())
-        .map(|k| HostAttach {
-            ip: lh_emu::plan::host_ip(k + 1),
-            mac: [2, 0, 0, 0, (k >> 8) as u8, k as u8],
-            tor: (k / hpt) as u16,
-            ifname: String::new(),
-        })
-        .collect();
-    let spec = FabricSpec {
-        schedule: c.schedule.clone(),
-        tables: c.tables.clone(),
-        timing: Timing::from_model(&c.timing()),
-        hosts,
-        external: Vec::new(),
-    };
+    let spec = swtor::testing::compiled_spec(c);
     let clock = SliceClock {
         epoch,
-        slice: spec.timing.model.slice.0,
-        slices: spec.schedule.slices() as u64,
+        ..swtor::testing::clock(&spec)
     };
-    let ix = Ifindexes::sequential(&spec);
-    Engine::with_ports(
-        &spec,
-        &ix,
-        MemPort::new(),
-        clock,
-        EngineOptions {
-            pool_frames: 256 * 1024,
-            host_queue_bytes: 64 << 20,
-            epoch: Some(epoch),
-            tor,
-            fattree: None,
-        },
-    )
-    .context("building the engine")
-}
-
-fn udp_frame(src: Ipv4Addr, dst: Ipv4Addr, sport: u16, len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len];
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f[26..30].copy_from_slice(&src.octets());
-    f[30..34].copy_from_slice(&dst.octets());
-    f[34..36].copy_from_slice(&sport.to_be_bytes());
-    f[36..38].copy_from_slice(&5001u16.to_be_bytes());
-    f
+    let opts = EngineOptions {
+        pool_frames: 256 * 1024,
+        host_queue_bytes: 64 << 20,
+        epoch: Some(epoch),
+        tor,
+        fattree: None,
+    };
+    swtor::testing::mem_engine(&spec, clock, opts).context("building the engine")
 }
 
 /// Runs workload `w` on the compiled fabric `c` with `tor` features.
@@ -194,9 +155,8 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     let burst_rate = w.load * w.incast_share * uplink_bps * tors as f64 / 8.0 / 1e9 / burst_bytes;
     let mut next_burst = epoch as f64 + exp(&mut rng, burst_rate);
     // Burst senders: (host, bytes left, next frame time).
-    let mut bursting: Vec<(usize, Ipv4Addr, u64, f64)> = Vec::new();
+    let mut bursting: Vec<(usize, usize, u64, f64)> = Vec::new();
     let frame_ns = w.frame_len as f64 * 8.0 / host_bps * 1e9;
-    let ip = |k: usize| lh_emu::plan::host_ip(k + 1);
 
     let end = epoch + w.duration_ns;
     let stop = end + w.drain_ns;
@@ -215,7 +175,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                         d += 1;
                     }
                     sport = sport.wrapping_add(1);
-                    let f = udp_frame(ip(h), ip(d), 1024 + sport % 64, w.frame_len);
+                    let f = swtor::testing::udp(h + 1, d + 1, 1024 + sport % 64, w.frame_len);
                     e.port_mut().inject(h as i32 + 1, t, &f);
                     *nx += exp(&mut rng, lambda);
                 }
@@ -228,13 +188,13 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                     if s / hpt >= dt {
                         s += hpt;
                     }
-                    bursting.push((s, ip(dst), w.incast_bytes, t as f64));
+                    bursting.push((s, dst + 1, w.incast_bytes, t as f64));
                 }
                 next_burst += exp(&mut rng, burst_rate);
             }
             bursting.retain_mut(|(s, dst, left, nx)| {
                 while *left > 0 && *nx <= t as f64 {
-                    let f = udp_frame(ip(*s), *dst, 4000, w.frame_len);
+                    let f = swtor::testing::udp(*s + 1, *dst, 4000, w.frame_len);
                     e.port_mut().inject(*s as i32 + 1, t, &f);
                     *left = left.saturating_sub(w.frame_len as u64);
                     *nx += frame_ns;

@@ -7,7 +7,7 @@ use crate::text::render::*;
 use crate::text::sink::TextSink as Buf;
 use crate::traffic::probe;
 use lh_ctrl::compile::Compiled;
-use lh_ctrl::tables::{Action, Ingress};
+use lh_ctrl::tables::Ingress;
 use std::time::Duration;
 
 /// An offline network whose output the test reads back.
@@ -160,9 +160,8 @@ fn help_lists_commands_in_python_cmd_columns() {
 
 /// A hand-made compiled network: 4 ToRs, 1 uplink, 3 slices.
 fn small_compiled() -> Compiled {
-    use lh_ctrl::config::{Config, Lookup, Multipath};
+    use lh_ctrl::config::{Config, Lookup};
     use lh_ctrl::schedule::{Endpoint, Schedule};
-    use lh_ctrl::tables::{Entry, Match, Step, Tables, TimeFlowTable};
     let config = Config::from_json(
         r#"{"mode": "TO",
           "tors": {"count": 4, "uplinks": 1, "link_rate": "1Gbps", "hosts_per_tor": 1, "host_link_rate": "1Gbps"},
@@ -178,34 +177,10 @@ fn small_compiled() -> Compiled {
     schedule.connect(e(2), e(3), 0).unwrap();
     schedule.connect(e(0), e(2), 1).unwrap();
     schedule.connect(e(1), e(3), 1).unwrap();
-    let entry = Entry {
-        m: Match {
-            dst: 2,
-            arrival: Some(0),
-            ingress: Ingress::Host,
-            class: None,
-            bucket: None,
-        },
-        action: Action::Hop(Step {
-            port: 0,
-            depart: Some(1),
-        }),
-        alternates: vec![Action::Hop(Step {
-            port: 0,
-            depart: Some(4),
-        })],
-    };
-    let tables = Tables {
-        slices: 3,
-        lookup: Lookup::Hop,
-        multipath: Multipath::None,
-        buckets: 1,
-        classes: None,
-        tors: vec![TimeFlowTable {
-            tor: 0,
-            entries: vec![entry],
-        }],
-    };
+    use swtor::testing::{entry, hop, tables};
+    let mut e = entry(2, Some(0), hop(0, Some(1)), vec![hop(0, Some(4))]);
+    e.m.ingress = Ingress::Host;
+    let tables = tables(3, Lookup::Hop, vec![(0, vec![e])]);
     Compiled {
         config,
         schedule,

@@ -153,8 +153,8 @@ impl LiveTa {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swtor::engine::{Engine, EngineOptions};
-    use swtor::{FabricSpec, HostAttach, Ifindexes, MemPort, SliceClock, Timing};
+    use swtor::SliceClock;
+    use swtor::engine::EngineOptions;
 
     #[test]
     fn live_matrix_drives_a_reconfiguration() {
@@ -165,47 +165,19 @@ mod tests {
         .unwrap();
         let c = lh_ctrl::compile::compile(&cfg).unwrap();
         let hpt = cfg.tors.hosts_per_tor as usize;
-        let hosts: Vec<HostAttach> = (0..cfg.host_count())
-            .map(|k| HostAttach {
-                ip: crate::plan::host_ip(k + 1),
-                mac: [2, 0, 0, 0, 0, k as u8],
-                tor: (k / hpt) as u16,
-                ifname: String::new(),
-            })
-            .collect();
-        let spec = FabricSpec {
-            schedule: c.schedule.clone(),
-            tables: c.tables.clone(),
-            timing: Timing::from_model(&c.timing()),
-            hosts,
-            external: Vec::new(),
-        };
+        let spec = swtor::testing::compiled_spec(&c);
         let now = swtor::monotonic_ns();
         let clock = SliceClock::aligned(
             now,
             spec.timing.model.slice.0,
             spec.schedule.slices() as u64,
         );
-        let mut port = MemPort::new();
+        let mut eng = swtor::testing::mem_engine(&spec, clock, EngineOptions::default()).unwrap();
         // 20 frames from h1 (ToR 0) to the first host of ToR 5.
-        let dst = crate::plan::host_ip(5 * hpt + 1);
+        let f = swtor::testing::udp(1, 5 * hpt + 1, 0, 1000);
         for _ in 0..20 {
-            let mut f = vec![0u8; 1000];
-            f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-            f[14] = 0x45;
-            f[23] = 17;
-            f[26..30].copy_from_slice(&crate::plan::host_ip(1).octets());
-            f[30..34].copy_from_slice(&dst.octets());
-            port.inject(1, now, &f);
+            eng.port_mut().inject(1, now, &f);
         }
-        let eng = Engine::with_ports(
-            &spec,
-            &Ifindexes::sequential(&spec),
-            port,
-            clock,
-            EngineOptions::default(),
-        )
-        .unwrap();
         let h = swtor::spawn(eng, clock).unwrap();
         std::thread::sleep(Duration::from_millis(50));
         let ctl = h.control();
