@@ -1,0 +1,247 @@
+//! The virtual-time run of Tables 2 and 3: synthetic open-loop traffic
+//! through the native engine on an in-memory port, and what it measured.
+
+use super::*;
+
+/// Synthetic traffic.
+#[derive(Clone, Debug, Serialize)]
+pub struct Workload {
+    /// Offered load (Poisson part plus bursts) as a fraction of every
+    /// ToR's uplink capacity.
+    pub load: f64,
+    /// Fraction of the load sent as incast bursts.
+    pub incast_share: f64,
+    /// Hosts (on other ToRs) in each burst, each sending `incast_bytes` to
+    /// one host at its link rate.
+    pub incast_senders: usize,
+    pub incast_bytes: u64,
+    pub frame_len: usize,
+    /// Traffic time, then drain time (no new traffic), in ns.
+    pub duration_ns: u64,
+    pub drain_ns: u64,
+    /// ToR buffers are sampled from this long after traffic starts until
+    /// it stops (steady state, not the fill-up or the drain).
+    pub warmup_ns: u64,
+    /// Engine step (virtual time between iterations).
+    pub step_ns: u64,
+    pub seed: u64,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            load: 0.7,
+            incast_share: 0.3,
+            incast_senders: 8,
+            incast_bytes: 60_000,
+            frame_len: 1500,
+            duration_ns: 20_000_000,
+            drain_ns: 10_000_000,
+            warmup_ns: 0,
+            step_ns: 500,
+            seed: 1,
+        }
+    }
+}
+
+/// What one run measured.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunResult {
+    /// Bytes delivered while traffic was offered, as Gb/s.
+    pub throughput_gbps: f64,
+    /// Dropped / sent at the end of the drain.
+    pub loss_rate: f64,
+    /// Fabric delay (first ToR to the destination host's egress).
+    pub mean_delay_us: f64,
+    pub p95_delay_us: f64,
+    pub p99_delay_us: f64,
+    /// One ToR's buffer (bytes in its calendar queues, host-held bytes
+    /// not included), sampled every 10 us of steady state on every ToR: the
+    /// 99.9th percentile of those samples (the paper's statistic for its
+    /// one observed ToR; every ToR here is one observation of it), and the
+    /// largest sample.
+    pub tor_buffer_p999_bytes: u64,
+    pub tor_buffer_max_bytes: u64,
+    /// Bytes the ToRs put on their uplinks while traffic was offered, as a
+    /// fraction of the uplinks' capacity (the paper's "core link
+    /// utilization"; a two-hop path counts twice).
+    pub core_utilization: f64,
+    /// Largest total of bytes held at host NICs.
+    pub host_held_max_bytes: u64,
+    /// Frame ledgers when traffic stopped and after the drain.
+    pub at_traffic_end: Ledger,
+    pub at_drain_end: Ledger,
+    pub counters: swtor::Counters,
+}
+
+/// Where every frame sent is at one instant: conservation is
+/// `sent == delivered + dropped + queued_at_tors + held_at_hosts`.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Ledger {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub queued_at_tors: u64,
+    /// Frames at host NICs: paused, pushed back or offloaded.
+    pub held_at_hosts: u64,
+}
+
+impl Ledger {
+    fn of(c: &swtor::Counters) -> Ledger {
+        Ledger {
+            sent: c.sent,
+            delivered: c.delivered,
+            dropped: c.dropped_total(),
+            queued_at_tors: c.queued,
+            held_at_hosts: c.held,
+        }
+    }
+}
+
+/// The fabric of `c` on a MemPort, hosts `10.0.0.K` in plan order,
+/// ifindex `K`.
+fn engine(c: &Compiled, tor: TorFeatures, epoch: u64) -> anyhow::Result<Engine<MemPort>> {
+    let spec = swtor::testing::compiled_spec(c);
+    let clock = SliceClock {
+        epoch,
+        ..swtor::testing::clock(&spec)
+    };
+    let opts = EngineOptions {
+        pool_frames: 256 * 1024,
+        host_queue_bytes: 64 << 20,
+        epoch: Some(epoch),
+        tor,
+        fattree: None,
+    };
+    swtor::testing::mem_engine(&spec, clock, opts).context("building the engine")
+}
+
+/// Runs workload `w` on the compiled fabric `c` with `tor` features.
+pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunResult> {
+    let cfg = &c.config;
+    let epoch = 1_000_000_000;
+    let mut e = engine(c, tor, epoch)?;
+    let tors = cfg.tors.count as usize;
+    let hpt = cfg.tors.hosts_per_tor as usize;
+    let n = tors * hpt;
+    let uplink_bps = cfg.tors.link_rate.0 as f64 * cfg.tors.uplinks as f64;
+    let host_bps = cfg.tors.host_link_rate.0 as f64;
+    let mut rng = SmallRng::seed_from_u64(w.seed);
+    // Poisson part: per host, frames per ns.
+    let poisson_bps = w.load * (1.0 - w.incast_share) * uplink_bps / hpt as f64;
+    let lambda = poisson_bps / 8.0 / w.frame_len as f64 / 1e9;
+    let mut next: Vec<f64> = (0..n)
+        .map(|_| epoch as f64 + exp(&mut rng, lambda))
+        .collect();
+    // Bursts: total burst bytes per ns over the fabric.
+    let burst_bytes = (w.incast_senders as u64 * w.incast_bytes) as f64;
+    let burst_rate = w.load * w.incast_share * uplink_bps * tors as f64 / 8.0 / 1e9 / burst_bytes;
+    let mut next_burst = epoch as f64 + exp(&mut rng, burst_rate);
+    // Burst senders: (host, bytes left, next frame time).
+    let mut bursting: Vec<(usize, usize, u64, f64)> = Vec::new();
+    let frame_ns = w.frame_len as f64 * 8.0 / host_bps * 1e9;
+
+    let end = epoch + w.duration_ns;
+    let stop = end + w.drain_ns;
+    let mut t = epoch;
+    let mut buf_samples: Vec<u64> = Vec::new();
+    let mut held_max = 0u64;
+    let mut at_end = None;
+    let mut core_tx = 0u64;
+    let mut sport = 0u16;
+    while t < stop {
+        if t < end {
+            for (h, nx) in next.iter_mut().enumerate() {
+                while *nx <= t as f64 {
+                    let mut d = rng.gen_range(0..n - 1);
+                    if d >= h {
+                        d += 1;
+                    }
+                    sport = sport.wrapping_add(1);
+                    let f = swtor::testing::udp(h + 1, d + 1, 1024 + sport % 64, w.frame_len);
+                    e.port_mut().inject(h as i32 + 1, t, &f);
+                    *nx += exp(&mut rng, lambda);
+                }
+            }
+            while next_burst <= t as f64 {
+                let dst = rng.gen_range(0..n);
+                let dt = dst / hpt;
+                for _ in 0..w.incast_senders {
+                    let mut s = rng.gen_range(0..n - hpt);
+                    if s / hpt >= dt {
+                        s += hpt;
+                    }
+                    bursting.push((s, dst + 1, w.incast_bytes, t as f64));
+                }
+                next_burst += exp(&mut rng, burst_rate);
+            }
+            bursting.retain_mut(|(s, dst, left, nx)| {
+                while *left > 0 && *nx <= t as f64 {
+                    let f = swtor::testing::udp(*s + 1, *dst, 4000, w.frame_len);
+                    e.port_mut().inject(*s as i32 + 1, t, &f);
+                    *left = left.saturating_sub(w.frame_len as u64);
+                    *nx += frame_ns;
+                }
+                *left > 0
+            });
+        } else if at_end.is_none() {
+            at_end = Some(e.counters());
+            core_tx = uplink_bytes(&e);
+        }
+        e.poll(t)?;
+        e.port_mut().sent.clear();
+        if (t - epoch) % 10_000 < w.step_ns {
+            if t >= epoch + w.warmup_ns && t < end {
+                for k in 0..tors as u16 {
+                    buf_samples.push(e.queues(k).iter().flatten().sum::<u64>());
+                }
+            }
+            held_max = held_max.max(e.c.held_bytes);
+        }
+        t += w.step_ns;
+    }
+    let c_end = e.counters();
+    anyhow::ensure!(c_end.conservation_holds(), "conservation broken: {c_end}");
+    let during = at_end.unwrap_or_else(|| c_end.clone());
+    anyhow::ensure!(
+        during.conservation_holds(),
+        "conservation broken when traffic stopped: {during}"
+    );
+    if w.drain_ns == 0 {
+        core_tx = uplink_bytes(&e);
+    }
+    let d = e.fabric_delay();
+    buf_samples.sort_unstable();
+    let p999 = buf_samples
+        .get(((buf_samples.len() as f64 * 0.999).ceil() as usize).saturating_sub(1))
+        .copied()
+        .unwrap_or(0);
+    Ok(RunResult {
+        throughput_gbps: during.delivered_bytes as f64 * 8.0 / w.duration_ns as f64,
+        loss_rate: c_end.dropped_total() as f64 / c_end.sent.max(1) as f64,
+        mean_delay_us: d.mean_ns() / 1e3,
+        p95_delay_us: d.quantile_ns(0.95) as f64 / 1e3,
+        p99_delay_us: d.quantile_ns(0.99) as f64 / 1e3,
+        tor_buffer_p999_bytes: p999,
+        tor_buffer_max_bytes: buf_samples.last().copied().unwrap_or(0),
+        core_utilization: core_tx as f64 * 8.0
+            / (uplink_bps * tors as f64 * w.duration_ns as f64 / 1e9),
+        host_held_max_bytes: held_max,
+        at_traffic_end: Ledger::of(&during),
+        at_drain_end: Ledger::of(&c_end),
+        counters: c_end,
+    })
+}
+
+/// Bytes every ToR has put on its uplinks so far.
+fn uplink_bytes(e: &Engine<MemPort>) -> u64 {
+    e.usage().iter().flatten().map(|u| u.tx_bytes).sum()
+}
+
+fn exp(rng: &mut SmallRng, rate: f64) -> f64 {
+    if rate <= 0.0 {
+        return f64::INFINITY;
+    }
+    let u: f64 = rng.gen_range(f64::EPSILON..1.0);
+    -u.ln() / rate
+}

@@ -1,0 +1,212 @@
+use super::*;
+
+/// The built-in Opera-108 setting on 24 ToRs x 3 uplinks and hosts (a
+/// 24-slice cycle), so the test runs in seconds.
+fn opera_24() -> Config {
+    let mut v: serde_json::Value = serde_json::from_str(TABLE2_CONFIG).unwrap();
+    v["name"] = "Opera-24".into();
+    for k in ["count", "uplinks", "hosts_per_tor"] {
+        v["tors"][k] = if k == "count" { 24 } else { 3 }.into();
+    }
+    v["ocs"]["count"] = 3.into();
+    v["ocs"]["ports"] = 24.into();
+    Config::from_json(&v.to_string(), "opera-24").unwrap()
+}
+
+#[test]
+fn table2_has_the_papers_shape() {
+    let cfg = opera_24();
+    let w = Workload {
+        load: 0.4,
+        incast_share: 0.0,
+        duration_ns: 20_000_000,
+        ..Workload::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("table2.json");
+    let (text, checks) = table2(Some(cfg), &w, 1, &out).unwrap();
+    assert!(checks.iter().all(|c| !c.fails()), "{checks:?}");
+    // The figures are read back from the file the experiment wrote.
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let names: Vec<(&str, bool)> = rows
+        .iter()
+        .map(|r| (r[0].as_str().unwrap(), !r[1].is_null()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("vlb", false),
+            ("vlb", true),
+            ("hoho", false),
+            ("ucmp", false)
+        ]
+    );
+    let p999 = |i: usize| rows[i][3]["tor_buffer_p999_bytes"].as_u64().unwrap();
+    let (vlb, off, hoho, ucmp) = (p999(0), p999(1), p999(2), p999(3));
+    // VLB parks frames at intermediates until their direct circuit
+    // (up to a cycle); HOHO and UCMP take the nearest slices.
+    assert!(vlb >= 2 * hoho && vlb >= 2 * ucmp, "{text}");
+    // Offloading keeps only the active calendar queue on the ToR.
+    assert!(vlb >= 3 * off, "{text}");
+    assert!(hoho > 0 && off > 0, "{text}");
+    for (i, r) in rows.iter().enumerate() {
+        // Every row ran at the paper's 40% core link utilization.
+        let u = r[3]["core_utilization"].as_f64().unwrap();
+        assert!((0.3..0.5).contains(&u), "row {i}: {u}");
+        for at in ["at_traffic_end", "at_drain_end"] {
+            let l = |k: &str| r[3][at][k].as_u64().unwrap();
+            assert_eq!(
+                l("sent"),
+                l("delivered") + l("dropped") + l("queued_at_tors") + l("held_at_hosts"),
+                "row {i} {at}: {}",
+                r[3][at]
+            );
+            assert_eq!(l("dropped"), 0, "row {i} {at}");
+        }
+        assert_eq!(r[3]["at_drain_end"]["queued_at_tors"], 0, "row {i}");
+        assert_eq!(r[3]["at_drain_end"]["held_at_hosts"], 0, "row {i}");
+    }
+    // With offloading, frames wait at the hosts (counted there, not in
+    // the ToR buffer) and all come back.
+    assert!(
+        rows[1][3]["at_traffic_end"]["held_at_hosts"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(rows[0][3]["at_traffic_end"]["held_at_hosts"] == 0);
+    assert_eq!(
+        rows[0][3]["at_drain_end"]["delivered"],
+        rows[1][3]["at_drain_end"]["delivered"]
+    );
+    assert!(text.contains("VLB (offloaded)"), "{text}");
+}
+
+fn col(loss: f64, mean_us: f64, p95_us: f64, dropped: u64) -> RunResult {
+    let mut r = RunResult {
+        loss_rate: loss,
+        mean_delay_us: mean_us,
+        p95_delay_us: p95_us,
+        ..Default::default()
+    };
+    // Conserved: every frame sent was delivered or dropped.
+    r.counters.sent = 1000;
+    r.counters.delivered = 1000 - dropped;
+    r.counters.dropped[0] = dropped;
+    r
+}
+
+fn failing(checks: &[Check]) -> Vec<&str> {
+    checks
+        .iter()
+        .filter(|c| c.fails())
+        .map(|c| c.what.as_str())
+        .collect()
+}
+
+#[test]
+fn table3_verdict_wants_each_column_better_than_the_one_before() {
+    let (a, b, c) = (
+        col(0.1, 1700.0, 4700.0, 100),
+        col(0.09, 1600.0, 4200.0, 90),
+        col(0.0, 170.0, 460.0, 0),
+    );
+    assert!(failing(&table3_checks(&[&a, &b, &c])).is_empty());
+    // Detection no better than nothing.
+    let f = table3_checks(&[&a, &col(0.1, 1800.0, 4700.0, 100), &c]);
+    assert!(
+        matches!(failing(&f)[..], [w] if w.starts_with("column 2 below column 1")),
+        "{f:?}"
+    );
+    // Push-back that loses frames, or does not cut the tail.
+    let f = table3_checks(&[&a, &b, &col(0.0, 170.0, 460.0, 1)]);
+    assert!(
+        matches!(failing(&f)[..], [w] if w.starts_with("column 3 loses nothing")),
+        "{f:?}"
+    );
+    let f = table3_checks(&[&a, &b, &col(0.0, 170.0, 5000.0, 0)]);
+    assert!(
+        matches!(failing(&f)[..], [w] if w.starts_with("column 3 below column 2")),
+        "{f:?}"
+    );
+    // A lossless first column is not the paper's.
+    let f = table3_checks(&[&col(0.0, 1700.0, 4700.0, 0), &b, &c]);
+    assert!(
+        failing(&f).iter().any(|w| w.starts_with("column 1 loses")),
+        "{f:?}"
+    );
+    assert!(failing(&table3_checks(&[&a, &b])).len() == 1);
+}
+
+#[test]
+fn table2_verdict_wants_vlb_highest_and_offloading_lowest() {
+    let buf = |b: u64| RunResult {
+        tor_buffer_p999_bytes: b,
+        ..Default::default()
+    };
+    let ok = table2_checks(&buf(9000), &buf(1200), &buf(2400), &buf(2500));
+    assert!(failing(&ok).is_empty(), "{ok:?}");
+    let f = table2_checks(&buf(2000), &buf(1200), &buf(2400), &buf(2500));
+    assert!(
+        matches!(failing(&f)[..], [w] if w.starts_with("VLB's 99.9%-ile")),
+        "{f:?}"
+    );
+    assert!(
+        failing(&table2_checks(
+            &buf(9000),
+            &buf(3900),
+            &buf(2400),
+            &buf(2500)
+        ))
+        .is_empty()
+    );
+    let f = table2_checks(&buf(9000), &buf(3901), &buf(2400), &buf(2500));
+    assert!(
+        matches!(failing(&f)[..], [w] if w.starts_with("offloaded VLB's")),
+        "{f:?}"
+    );
+    let mut left = buf(9000);
+    left.at_drain_end.queued_at_tors = 1;
+    let f = table2_checks(&left, &buf(1200), &buf(2400), &buf(2500));
+    assert!(
+        matches!(failing(&f)[..], [w] if w.starts_with("every row conserves")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn table3_has_the_papers_shape() {
+    let cfg = Config::from_json(TABLE3_CONFIG, "t3").unwrap();
+    let c = lh_ctrl::compile::compile(&cfg).unwrap();
+    let w = Workload {
+        duration_ns: 6_000_000,
+        drain_ns: 6_000_000,
+        ..Workload::default()
+    };
+    let r: Vec<RunResult> = table3_columns()
+        .iter()
+        .map(|(_, f)| run(&c, *f, &w).unwrap())
+        .collect();
+    // Without push-back the fabric loses frames and queues for cycles.
+    assert!(r[0].loss_rate > 0.005, "{:?}", r[0].loss_rate);
+    assert!(r[1].loss_rate > 0.005, "{:?}", r[1].loss_rate);
+    assert!(r[0].p95_delay_us > 1000.0, "{}", r[0].p95_delay_us);
+    // With all three mechanisms nothing is lost and the tail is an
+    // order of magnitude shorter.
+    assert_eq!(r[2].counters.dropped_total(), 0, "{}", r[2].counters);
+    assert!(
+        r[2].p95_delay_us * 5.0 < r[0].p95_delay_us,
+        "{} vs {}",
+        r[2].p95_delay_us,
+        r[0].p95_delay_us
+    );
+    assert!(r[2].counters.pushbacks > 0 && r[2].counters.held_total > 0);
+    for x in &r {
+        assert!(x.counters.conservation_holds());
+        assert_eq!((x.counters.queued, x.counters.held), (0, 0));
+    }
+    let cols: Vec<&RunResult> = r.iter().collect();
+    assert!(failing(&table3_checks(&cols)).is_empty());
+}
