@@ -90,7 +90,11 @@ fn folders() -> Vec<(String, PathBuf)> {
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.is_dir())
+        // A lab is a folder `NN-name`; `src/` beside them is the graders' crate.
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            p.is_dir() && n.len() > 3 && n.as_bytes()[..2].iter().all(u8::is_ascii_digit)
+        })
         .map(|p| (p.file_name().unwrap().to_string_lossy()[..2].to_string(), p))
         .collect();
     v.sort();
