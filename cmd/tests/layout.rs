@@ -5,30 +5,34 @@
 
 use std::process::Command;
 
-#[test]
-fn the_emu_library_has_no_front_end_dependencies() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+/// `cargo tree -e normal` of `package`, one crate per line.
+fn tree(package: &str) -> String {
     let out = Command::new(env!("CARGO"))
         .args([
             "tree",
             "--offline",
-            "-p",
-            "lighthouse-emu",
             "-e",
             "normal",
             "--prefix",
             "none",
+            "-p",
         ])
-        .current_dir(root)
+        .arg(package)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .output()
         .expect("cargo tree");
-    let tree = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(tree.starts_with("lighthouse-emu "), "{tree}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_emu_library_has_no_front_end_dependencies() {
+    let emu = tree("lighthouse-emu");
+    assert!(emu.starts_with("lighthouse-emu "), "{emu}");
     for front_end in [
         "clap ",
         "plotters ",
@@ -39,25 +43,11 @@ fn the_emu_library_has_no_front_end_dependencies() {
         "lighthouse-labs ",
     ] {
         assert!(
-            !tree.lines().any(|l| l.starts_with(front_end)),
-            "lh_emu depends on {front_end}:\n{tree}"
+            !emu.lines().any(|l| l.starts_with(front_end)),
+            "lh_emu depends on {front_end}:\n{emu}"
         );
     }
     // The binary does carry them (the check can see a dependency at all).
-    let bin = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "-p",
-            "lighthouse-cmd",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ])
-        .current_dir(root)
-        .output()
-        .expect("cargo tree");
-    let bin = String::from_utf8_lossy(&bin.stdout);
+    let bin = tree("lighthouse-cmd");
     assert!(bin.lines().any(|l| l.starts_with("clap ")), "{bin}");
 }
