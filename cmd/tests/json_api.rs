@@ -10,7 +10,8 @@ use serde_json::Value;
 use std::path::Path;
 
 const SCRIPT: &str = "\
-nodes
+time nodes
+sh echo not on stdout
 net
 links
 dump
@@ -78,15 +79,23 @@ fn json_lines_carry_the_values_the_text_shows() {
         String::from_utf8_lossy(&out.stderr),
     );
     assert!(out.status.success(), "{text}");
+    assert!(text.contains("not on stdout") && text.contains("*** Elapsed time"));
     let recs = records(&stdout);
     // Every operation gave one record, in the script's order; a command
     // the CLI refused before any operation ran (`table s99`) gave none.
     let lines: Vec<&str> = recs.iter().map(|r| r["line"].as_str().unwrap()).collect();
-    let want: Vec<&str> = SCRIPT.lines().filter(|l| *l != "table s99").collect();
+    // (`time` and `sh` ran no operation: `time nodes` is the record of
+    // `nodes`, and their output is on stderr, so stdout is records only.)
+    let want: Vec<&str> = SCRIPT
+        .lines()
+        .filter(|l| !["table s99", "sh echo not on stdout", "time nodes"].contains(l))
+        .collect();
+    let want: Vec<&str> = std::iter::once("nodes").chain(want).collect();
     assert_eq!(lines, want, "{stdout}");
 
     // nodes: the same names, in the text's order.
     let n = &one(&recs, "nodes")["ok"];
+    assert_eq!(one(&recs, "nodes")["verb"], "nodes");
     let names: Vec<&str> = n["hosts"]
         .as_array()
         .unwrap()
@@ -231,4 +240,43 @@ fn json_lines_carry_the_values_the_text_shows() {
         )
     );
     assert!(d["sent"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn json_refuses_a_telemetry_stream_on_stdout() {
+    if common::skip_unless_root("json_refuses_a_telemetry_stream_on_stdout") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.lh");
+    std::fs::write(&script, "nodes\n").unwrap();
+    let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../topologies/rotornet-8.json");
+    let prefix = format!("lh{:04x}", rand::random::<u16>());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .arg("run")
+        .arg(&cfg)
+        .args([
+            "--prefix",
+            &prefix,
+            "--json",
+            "--telemetry",
+            "-",
+            "--script",
+        ])
+        .arg(&script)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--json and --telemetry - both write stdout"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    // Refused before any state: no namespace of its prefix.
+    let left: Vec<String> = common::lh_namespaces()
+        .into_iter()
+        .filter(|n| n.starts_with(&prefix))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

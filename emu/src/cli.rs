@@ -200,7 +200,7 @@ impl<'a> Cli<'a> {
             "memcached" | "allreduce" => self.app(first, rest),
             "sh" if self.sandbox => {}
             "sh" => {
-                if let Err(e) = self.net.sh(rest) {
+                if let Err(e) = self.net.sh(rest, self.json.is_some()) {
                     self.say(&view::error(&e));
                 }
             }

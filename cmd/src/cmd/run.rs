@@ -79,6 +79,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     {
         anyhow::bail!("--script {}: no such file", s.display());
     }
+    if a.json && a.telemetry.as_deref() == Some(std::path::Path::new("-")) {
+        anyhow::bail!("--json and --telemetry - both write stdout: give --telemetry a file");
+    }
     signals::install();
     signals::save_tty();
 
@@ -148,7 +151,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let mut ok = {
         let mut cli = Cli::new(&mut net);
         if a.json {
+            // stdout is the records'; `time`'s line goes to stderr.
             cli.json = Some(Box::new(std::io::stdout()));
+            cli.stdout = Box::new(std::io::stderr());
         }
         let ok = match (a.test, &a.script) {
             (Some(t), _) => run_test(&mut cli, t),

@@ -49,9 +49,14 @@ impl Network {
     }
 
     /// `sh CMD`: a shell command outside the network.
-    pub fn sh(&mut self, cmdline: &str) -> Result<(), NetworkError> {
+    /// `stdout_to_stderr`: the command's standard output goes to stderr
+    /// (`--json` keeps stdout for the records).
+    pub fn sh(&mut self, cmdline: &str, stdout_to_stderr: bool) -> Result<(), NetworkError> {
         let mut c = Command::new("sh");
         c.arg("-c").arg(cmdline);
+        if stdout_to_stderr {
+            c.stdout(std::io::stderr());
+        }
         let mut ch = c.spawn().map_err(|e| NetworkError::Failed(e.to_string()))?;
         let _ = ch.wait();
         Ok(())
