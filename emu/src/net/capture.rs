@@ -59,6 +59,14 @@ impl Network {
         let num = port.strip_prefix("up").unwrap_or(port);
         if let Ok(p) = num.parse::<lh_ctrl::PortId>() {
             self.need_fabric()?;
+            // Checked here, before the file is created (the data plane
+            // would refuse it only after).
+            if p as usize >= self.plan.uplinks {
+                return Err(NetworkError::NoSuchPort(format!(
+                    "{tname} has no uplink {p} (up0..up{})",
+                    self.plan.uplinks.saturating_sub(1)
+                )));
+            }
             return Ok(PcapTarget::Uplink(t, p));
         }
         let ifn = if port.starts_with(&format!("{tname}-")) {
