@@ -102,6 +102,18 @@ def test_live_pingall_and_teardown():
         assert net.schedule()["slices"] == net.slices
     assert not net.running
     assert not [ns for ns in namespaces() if ns.startswith(prefix)]
+    assert not (pathlib.Path("/run/lighthouse") / prefix).exists()
+
+
+@needs_root
+def test_stop_reports_conservation_and_is_idempotent():
+    net = lighthouse.LighthouseNet(ROTORNET)
+    net.start()
+    prefix = net.prefix
+    assert net.pingall()["received"] > 0
+    assert net.stop() is True
+    assert net.stop() is True
+    assert not [ns for ns in namespaces() if ns.startswith(prefix)]
 
 
 @needs_root
