@@ -18,13 +18,20 @@ demo: build
 # The whole test suite (as root: the emulation tests make namespaces).
 # Its closing lines count the P4 tests that ran (scripts/test-summary.sh);
 # where the toolchain is required (scripts/check-p4.sh) none ran is a failure.
+# Then the Python API's pytest suite in .venv (scripts/test-python.sh,
+# docs/python.md); its count is the last line.
 TEST_LOG := target/test.log
+PYTEST_LOG := target/pytest.log
 test: setup lint
 	@bash scripts/setup-p4.sh || true
 	@bash scripts/check-p4.sh
 	@mkdir -p target; set -o pipefail; \
 	$(CARGO) test --release --workspace --no-fail-fast -- --test-threads=1 2>&1 | tee $(TEST_LOG); \
-	bash scripts/test-summary.sh $(TEST_LOG) $$?
+	cargo_status=$$?; \
+	bash scripts/test-python.sh $(PYTEST_LOG); py_status=$$?; \
+	bash scripts/test-summary.sh $(TEST_LOG) $$cargo_status; status=$$?; \
+	echo "python tests: $$(tail -n 1 $(PYTEST_LOG))"; \
+	[ $$status -eq 0 ] && [ $$py_status -eq 0 ]
 
 lint:
 	$(CARGO) fmt --all -- --check

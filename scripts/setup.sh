@@ -13,6 +13,8 @@ for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:
 done
 # DejaVu Sans: the font of the experiments' PNG plots (experiments/src/plot.rs).
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_pkgs+=(fonts-dejavu-core)
+# venv and ensurepip: the project virtualenv of scripts/setup-python.sh.
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_pkgs+=(python3-venv)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: need root to install: ${need_pkgs[*]} (run with sudo)" >&2
@@ -27,4 +29,11 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install a Rust toolchain (1.85 or newer), e.g. Debian's rustup or cargo package" >&2
   exit 1
+fi
+
+# The project virtualenv with `import lighthouse` (docs/python.md): make
+# test's pytest runs in it. The demo does not need it, so a failure here
+# (no network for PyPI on a first run) is reported and set-up goes on.
+if [ "${LH_SETUP_NO_PYTHON:-}" != 1 ] && ! bash "$(dirname "$0")/setup-python.sh"; then
+  echo "setup: WARNING: scripts/setup-python.sh failed; the Python tests will fail (docs/python.md)" >&2
 fi

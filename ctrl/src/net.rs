@@ -47,6 +47,14 @@ impl LighthouseNet {
         Ok(LighthouseNet::new(Config::load(path)?))
     }
 
+    /// The network of a compiled config: its config and the schedule the
+    /// compile built (the Python binding's read-only views start here).
+    pub fn from_compiled(c: &crate::compile::Compiled) -> Self {
+        let mut n = LighthouseNet::new(c.config.clone());
+        n.schedule = c.schedule.clone();
+        n
+    }
+
     pub fn schedule(&self) -> &Schedule {
         &self.schedule
     }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The project virtualenv .venv with `import lighthouse` (docs/python.md):
+# Debian 12's system Python is externally managed, so the wheel goes into a
+# venv. Installs maturin and pytest from PyPI (the first run needs network),
+# builds the wheel into target/wheels and installs it. Idempotent: the venv
+# and its tools are reused, and the wheel is rebuilt only when a Rust or
+# Python source changed since the last install (cargo does the rest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+VENV=.venv
+# python3-venv (Debian's venv and ensurepip): setup.sh installs it.
+if ! "$PY" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  LH_SETUP_NO_PYTHON=1 bash scripts/setup.sh
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "setup-python: creating $VENV"
+  "$PY" -m venv "$VENV"
+fi
+pip() { "$VENV/bin/python" -m pip --disable-pip-version-check -q "$@"; }
+"$VENV/bin/python" -c 'import maturin, pytest' >/dev/null 2>&1 \
+  || pip install 'maturin>=1.9,<2' 'pytest>=7'
+
+# Rebuild when anything the wheel is made of is newer than the stamp.
+stamp=$VENV/.lighthouse-wheel
+if [ -f "$stamp" ] && "$VENV/bin/python" -c 'import lighthouse' >/dev/null 2>&1 \
+  && [ -z "$(find python ctrl emu swtor netns p4gen bmv2-thrift Cargo.toml Cargo.lock \
+        -newer "$stamp" \( -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.lock' -o -name '*.p4' \) \
+        -not -path '*/tests/*' -print -quit)" ]; then
+  exit 0
+fi
+echo "setup-python: building the lighthouse-dcn wheel"
+rm -f target/wheels/lighthouse_dcn-*.whl
+"$VENV/bin/maturin" build --release -q -m python/Cargo.toml -o target/wheels \
+  --interpreter "$VENV/bin/python"
+pip install --force-reinstall --no-deps target/wheels/lighthouse_dcn-*.whl
+touch "$stamp"
+echo "setup-python: $VENV has lighthouse $("$VENV/bin/python" -c 'import lighthouse; print(lighthouse.__version__)')"
