@@ -115,6 +115,11 @@ impl<'a> Cli<'a> {
         }
     }
 
+    /// Show and record an operation's error (no value to show).
+    fn fail(&mut self, verb: &str, e: NetworkError) {
+        self.show::<()>(verb, Err(e), |_| String::new());
+    }
+
     /// Show an operation's value with `text` (or its error), and record it.
     fn show<T: Serialize>(
         &mut self,
@@ -326,9 +331,8 @@ impl<'a> Cli<'a> {
             return;
         }
         let r = self.net.link(x, y, state == "up");
-        if r.is_err() || self.json.is_some() {
-            self.show("link", r, |_| String::new());
-        }
+        // Success prints nothing (as Mininet); the record is written either way.
+        self.show("link", r, |_| String::new());
     }
 
     /// Host indices of `args` (by name), or None after saying which is not
@@ -453,7 +457,7 @@ impl<'a> Cli<'a> {
                 Ok(_) if self.sandbox => {}
                 Ok(q) => {
                     if let Err(e) = self.net.memcached_check() {
-                        self.show::<()>(verb, Err(e), |_| String::new());
+                        self.fail(verb, e);
                         return;
                     }
                     let head = view::memcached_head(&self.net.plan, &q);
@@ -470,7 +474,7 @@ impl<'a> Cli<'a> {
                 Ok(_) if self.sandbox => {}
                 Ok(q) => {
                     if let Err(e) = self.net.need_kernel("allreduce") {
-                        self.show::<()>(verb, Err(e), |_| String::new());
+                        self.fail(verb, e);
                         return;
                     }
                     let head = view::allreduce_head(&self.net.plan, &q);
@@ -655,9 +659,7 @@ impl<'a> Cli<'a> {
                 let r = self.net.pcap(t, Path::new(args[2]), mode);
                 self.show("pcap", r, |c| view::capture(c) + "\n");
             }
-            Err(e) => self
-                .show::<()>("pcap", Err(e), |_| String::new())
-                .unwrap_or(()),
+            Err(e) => self.fail("pcap", e),
         }
     }
 
