@@ -23,7 +23,8 @@ figures=(fig8 fig9 fig10 fig13 otcp sopa)
 tests=(
   "lighthouse-cmd e2e" "lighthouse-cmd guardband_run" "lighthouse-cmd probe"
   "lighthouse-cmd workload" "lighthouse-cmd fattree_run" "lighthouse-cmd otcp"
-  "lighthouse-cmd apps" "swtor fabric" "swtor torsys"
+  "lighthouse-cmd apps" "lighthouse-cmd golden" "lighthouse-cmd json_api"
+  "swtor fabric" "swtor torsys"
 )
 # Test executables, built once (cargo test --no-run prints their paths).
 declare -A exe
