@@ -66,25 +66,48 @@ pub fn compile_with_progress(
         crate::schedule::from_config(cfg)?
     };
     lap(STAGES[0], &mut t, &mut timings);
+    route_and_build(cfg, schedule, None, stage, timings)
+}
 
-    stage(STAGES[1]);
-    let opts = cfg.routing_options();
-    // Route around circuits too dark to carry a frame; the data plane and
-    // the tables' checks use the real schedule.
-    let view = crate::schedule::routable(cfg, &schedule);
-    let routed_on = view.as_ref().map_or(&schedule, |(v, _)| v);
-    // A fat tree's edge switches keep ToR tables for the Clos view of
-    // their uplinks; its scheme (ecmp, rps, sopa) runs in the switches
-    // (crate::fattree), so the ToR view is routed with ECMP.
-    let algorithm = match cfg.fabric {
-        FabricKind::FatTree => crate::config::Algorithm::Ecmp,
-        _ => cfg.routing.algorithm,
+/// Compile on a schedule the caller built (a script's `topo()`): routing
+/// with the config's algorithm, then the tables.
+pub fn compile_schedule(cfg: &Config, schedule: Schedule) -> Result<Compiled, CompileError> {
+    route_and_build(cfg, schedule, None, |_| {}, Vec::new())
+}
+
+/// Compile a schedule and routes the caller built (a script's `topo()` and
+/// `routing()`): only the tables, which check every path against the
+/// schedule (`tables::check_path`).
+pub fn compile_routes(
+    cfg: &Config,
+    schedule: Schedule,
+    routes: RouteSet,
+) -> Result<Compiled, CompileError> {
+    route_and_build(cfg, schedule, Some(routes), |_| {}, Vec::new())
+}
+
+/// The routing and tables stages; `routes` given: routing is skipped.
+fn route_and_build(
+    cfg: &Config,
+    schedule: Schedule,
+    routes: Option<RouteSet>,
+    mut stage: impl FnMut(&'static str),
+    mut timings: Vec<(&'static str, Duration)>,
+) -> Result<Compiled, CompileError> {
+    let mut t = Instant::now();
+    let lap = |name: &'static str, t: &mut Instant, timings: &mut Vec<_>| {
+        timings.push((name, t.elapsed()));
+        *t = Instant::now();
     };
-    let routes = crate::routing::route(algorithm, routed_on, &opts)
-        .map_err(|e| explain_routing(cfg, e, view.as_ref().map_or(0, |(_, n)| *n)))?;
+    stage(STAGES[1]);
+    let routes = match routes {
+        Some(r) => r,
+        None => route_on(cfg, &schedule)?,
+    };
     lap(STAGES[1], &mut t, &mut timings);
 
     stage(STAGES[2]);
+    let opts = cfg.routing_options();
     let buckets = match cfg.routing.multipath {
         crate::config::Multipath::None => 1,
         _ => opts.k.max(1),
@@ -105,6 +128,24 @@ pub fn compile_with_progress(
         tables: Arc::new(tables),
         timings,
     })
+}
+
+/// The config's routing algorithm on `schedule`.
+fn route_on(cfg: &Config, schedule: &Schedule) -> Result<RouteSet, CompileError> {
+    let opts = cfg.routing_options();
+    // Route around circuits too dark to carry a frame; the data plane and
+    // the tables' checks use the real schedule.
+    let view = crate::schedule::routable(cfg, schedule);
+    let routed_on = view.as_ref().map_or(schedule, |(v, _)| v);
+    // A fat tree's edge switches keep ToR tables for the Clos view of
+    // their uplinks; its scheme (ecmp, rps, sopa) runs in the switches
+    // (crate::fattree), so the ToR view is routed with ECMP.
+    let algorithm = match cfg.fabric {
+        FabricKind::FatTree => crate::config::Algorithm::Ecmp,
+        _ => cfg.routing.algorithm,
+    };
+    crate::routing::route(algorithm, routed_on, &opts)
+        .map_err(|e| explain_routing(cfg, e, view.as_ref().map_or(0, |(_, n)| *n)))
 }
 
 /// A routing error in terms of the config: which fields make the missing

@@ -20,13 +20,35 @@ use crate::routing::{self, Path, RouteSet, RoutingError, RoutingOptions};
 use crate::schedule::{self, Endpoint, OcsSchedule, Schedule, ScheduleError, Topo};
 use crate::tables::{self, TableError, Tables};
 use crate::units::Nanos;
-use crate::{PortId, SliceId, TorId};
+use crate::{PortId, SliceId, Slot, TorId};
 
 pub struct LighthouseNet {
     pub config: Config,
     schedule: Schedule,
     opts: RoutingOptions,
     monitors: Vec<Monitor>,
+    /// Inside `begin_topo` .. `end_topo`: `connect` grows the cycle up to
+    /// the highest slice it names (`Some(slices used)`).
+    draft: Option<usize>,
+    /// Solved destinations for `earliest_path` (see [`PathCache`]).
+    cache: std::sync::Mutex<PathCache>,
+    /// Why the last `connect` or topology call returned false.
+    refusal: Option<String>,
+}
+
+/// `earliest_path` solves a whole destination (every source, every slice)
+/// at once; a script that asks for every pair and slice (Fig. 6c) would
+/// solve each destination `tors x slices` times. The cache keeps the
+/// solved paths per `(dst, max_hop)` until the schedule changes, bounded
+/// so a large fabric cannot hold more than [`PathCache::MAX_PATHS`].
+#[derive(Default)]
+struct PathCache {
+    solved: std::collections::HashMap<(TorId, u8), Vec<Option<Path>>>,
+    paths: usize,
+}
+
+impl PathCache {
+    const MAX_PATHS: usize = 4_000_000;
 }
 
 impl LighthouseNet {
@@ -39,6 +61,9 @@ impl LighthouseNet {
             schedule,
             opts,
             monitors: Vec::new(),
+            draft: None,
+            cache: Default::default(),
+            refusal: None,
         }
     }
 
@@ -55,17 +80,88 @@ impl LighthouseNet {
         n
     }
 
+    /// Replace the schedule (every schedule change goes through here, so the
+    /// path cache never outlives the schedule it was solved on).
+    fn set_schedule(&mut self, s: Schedule) {
+        self.schedule = s;
+        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = PathCache::default();
+    }
+
     pub fn schedule(&self) -> &Schedule {
         &self.schedule
     }
 
     /// Start a fresh schedule of `slices` slices for `connect()` calls.
     pub fn new_schedule(&mut self, slices: usize) {
-        self.schedule = Schedule::new(
+        let s = Schedule::new(
             self.schedule.tors(),
             self.schedule.optical_uplinks(),
             slices,
         );
+        self.set_schedule(s);
+    }
+
+    /// Start a script's `topo()`: an empty schedule whose cycle grows with
+    /// the slices `connect` names, until [`LighthouseNet::end_topo`].
+    pub fn begin_topo(&mut self) {
+        self.new_schedule(1);
+        self.draft = Some(0);
+    }
+
+    /// End a script's `topo()`: the cycle is the slices it connected (or
+    /// `slices`, when given); the schedule is checked against the OCS
+    /// cabling of the config. On an error the schedule is left empty.
+    pub fn end_topo(&mut self, slices: Option<usize>) -> Result<OcsSchedule, ScheduleError> {
+        let used = self.draft.take().unwrap_or(self.schedule.slices());
+        let want = slices.unwrap_or(used);
+        if want == 0 {
+            self.new_schedule(1);
+            return Err(ScheduleError::Infeasible(
+                "topo() connected nothing: the schedule has no circuits".into(),
+            ));
+        }
+        if want < used {
+            self.new_schedule(1);
+            return Err(ScheduleError::Infeasible(format!(
+                "topo() connected slice {} but slices={want}",
+                used - 1
+            )));
+        }
+        let s = self.schedule.with_slices(want);
+        match s.verify(&self.config) {
+            Ok(ocs) => {
+                self.set_schedule(s);
+                Ok(ocs)
+            }
+            Err(e) => {
+                self.new_schedule(1);
+                Err(e)
+            }
+        }
+    }
+
+    /// [`LighthouseNet::connect`] with the reason of a refusal.
+    pub fn try_connect(
+        &mut self,
+        a: Endpoint,
+        b: Endpoint,
+        ts: SliceId,
+    ) -> Result<(), ScheduleError> {
+        if let Some(used) = self.draft
+            && ts as usize >= self.schedule.slices()
+        {
+            // Grow geometrically: a topo() connecting slice after slice
+            // copies the schedule O(log S) times, not S times.
+            let grown = (ts as usize + 1).max(2 * self.schedule.slices());
+            self.schedule = self.schedule.with_slices(grown);
+            self.draft = Some(used);
+        }
+        self.schedule.connect(a, b, ts)?;
+        if let Some(used) = self.draft.as_mut() {
+            *used = (*used).max(ts as usize + 1);
+        }
+        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = PathCache::default();
+        Ok(())
     }
 
     /// `connect(ToR1, port1, ToR2, port2, ts)`. `ts = -1` (TA) connects the
@@ -85,9 +181,19 @@ impl LighthouseNet {
         } else {
             vec![ts as SliceId]
         };
-        slices
-            .into_iter()
-            .all(|t| self.schedule.connect(a, b, t).is_ok())
+        for t in slices {
+            if let Err(e) = self.try_connect(a, b, t) {
+                self.refusal = Some(e.to_string());
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Why the last `connect()` or topology call (`round_robin()`, ...)
+    /// returned false.
+    pub fn refusal(&self) -> Option<&str> {
+        self.refusal.as_deref()
     }
 
     /// `topo()`: fill the schedule with any generator, then check it against
@@ -95,18 +201,19 @@ impl LighthouseNet {
     pub fn topo(&mut self, t: &dyn Topo) -> Result<OcsSchedule, ScheduleError> {
         let s = Schedule::from_topo(t, self.schedule.tors(), self.schedule.optical_uplinks())?;
         let ocs = s.verify(&self.config)?;
-        self.schedule = s;
+        self.set_schedule(s);
         Ok(ocs)
     }
 
     fn set(&mut self, s: Result<Schedule, ScheduleError>) -> bool {
         match s.and_then(|s| s.verify(&self.config).map(|_| s)) {
             Ok(s) => {
-                self.schedule = s;
+                self.set_schedule(s);
                 true
             }
             Err(e) => {
                 tracing::warn!("topology refused: {e}");
+                self.refusal = Some(e.to_string());
                 false
             }
         }
@@ -145,7 +252,109 @@ impl LighthouseNet {
 
     /// `earliest_path(src, dst, ts, max_hop)`.
     pub fn earliest_path(&self, src: TorId, dst: TorId, ts: SliceId, max_hop: u8) -> Option<Path> {
-        routing::earliest_path(&self.schedule, src, dst, ts, max_hop, &self.opts)
+        let (n, slices) = (self.schedule.tors(), self.schedule.slices());
+        if src == dst || src as usize >= n || dst as usize >= n || max_hop == 0 {
+            return None;
+        }
+        let ts = ts as usize % slices;
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = cache.solved.get(&(dst, max_hop)) {
+            return v[src as usize * slices + ts].clone();
+        }
+        let adj = routing::earliest::Adjacency::new(&self.schedule);
+        let mut dp =
+            routing::earliest::Dp::new(&self.schedule, &adj, max_hop, self.opts.same_slice_hops);
+        dp.solve(dst);
+        let all: Vec<Option<Path>> = (0..n * slices)
+            .map(|i| {
+                let s = (i / slices) as TorId;
+                (s != dst)
+                    .then(|| dp.path(s, (i % slices) as SliceId, max_hop as usize))
+                    .flatten()
+            })
+            .collect();
+        let p = all[src as usize * slices + ts].clone();
+        if cache.paths + all.len() > PathCache::MAX_PATHS {
+            *cache = PathCache::default();
+        }
+        cache.paths += all.len();
+        cache.solved.insert((dst, max_hop), all);
+        p
+    }
+
+    /// A path given as the ToRs it visits and the slot each hop departs
+    /// in (absolute, counted from the arrival slice's cycle), for packets
+    /// arriving at `tors[0]` in slice `arrival`. The uplink of each hop is
+    /// the one whose circuit reaches the next ToR in that slot's slice;
+    /// the error names the hop and the slice when no circuit does.
+    pub fn path(&self, tors: &[TorId], departs: &[Slot], arrival: SliceId) -> Result<Path, String> {
+        let s = &self.schedule;
+        let name = || {
+            let v: Vec<String> = tors.iter().map(|t| t.to_string()).collect();
+            format!("path {} arriving in slice {arrival}", v.join("->"))
+        };
+        if tors.len() < 2 {
+            return Err(format!("{}: a path visits at least two ToRs", name()));
+        }
+        if departs.len() != tors.len() - 1 {
+            return Err(format!(
+                "{}: {} hops need {} departure slots, got {}",
+                name(),
+                tors.len() - 1,
+                tors.len() - 1,
+                departs.len()
+            ));
+        }
+        if let Some(t) = tors.iter().find(|&&t| t as usize >= s.tors()) {
+            return Err(format!(
+                "{}: ToR {t} does not exist ({} ToRs)",
+                name(),
+                s.tors()
+            ));
+        }
+        if arrival as usize >= s.slices() {
+            return Err(format!(
+                "{}: slice {arrival} does not exist ({} slices)",
+                name(),
+                s.slices()
+            ));
+        }
+        let mut hops = Vec::with_capacity(departs.len());
+        for (i, (w, &d)) in tors.windows(2).zip(departs).enumerate() {
+            let slice = (d as usize % s.slices()) as SliceId;
+            let port = (0..s.uplinks() as PortId).find(|&p| {
+                if s.is_electrical(p) {
+                    return w[0] != w[1];
+                }
+                s.peer(slice, Endpoint::new(w[0], p))
+                    .is_some_and(|e| e.tor == w[1])
+            });
+            let Some(port) = port else {
+                return Err(format!(
+                    "{}: hop {i} (ToR {} -> ToR {}) departs in slot {d} = slice {slice}, but no circuit ToR {}-ToR {} is up in slice {slice} (its neighbours then: {:?})",
+                    name(),
+                    w[0],
+                    w[1],
+                    w[0],
+                    w[1],
+                    s.neighbors(w[0], slice)
+                ));
+            };
+            hops.push(routing::Hop {
+                tor: w[0],
+                port,
+                depart: Some(d),
+            });
+        }
+        let p = Path {
+            src: tors[0],
+            dst: *tors.last().expect("two ToRs"),
+            arrival: Some(arrival),
+            hops,
+            class: None,
+        };
+        tables::check_path(s, &p).map_err(|e| e.to_string())?;
+        Ok(p)
     }
 
     /// `shortest_path(src, dst)` (Table 5): all equal-cost shortest paths.
@@ -209,6 +418,26 @@ impl LighthouseNet {
             port,
             interval,
         });
+    }
+
+    /// The compiled network of what the script built: this schedule and
+    /// either `routes` (a script's routing, with the lookup and multipath of
+    /// its `entries()` call) or, when `None`, the config's algorithm on
+    /// this schedule. What `start()` brings up.
+    pub fn compiled(
+        &self,
+        routes: Option<(&RouteSet, Lookup, Multipath)>,
+    ) -> Result<crate::compile::Compiled, crate::compile::CompileError> {
+        let mut cfg = self.config.clone();
+        cfg.monitoring = self.monitors();
+        match routes {
+            None => crate::compile::compile_schedule(&cfg, self.schedule.clone()),
+            Some((r, lookup, multipath)) => {
+                cfg.routing.lookup = lookup;
+                cfg.routing.multipath = multipath;
+                crate::compile::compile_routes(&cfg, self.schedule.clone(), r.clone())
+            }
+        }
     }
 
     /// Monitoring requests from the config and from calls above.

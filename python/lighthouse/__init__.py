@@ -1,50 +1,64 @@
-"""Lighthouse's user API in Python (the paper's Table 1 names).
+"""Lighthouse's user API in Python, with the paper's names (Table 1,
+Table 5, Fig. 6).
 
     import lighthouse
-    with lighthouse.LighthouseNet("topologies/rotornet-8.json") as net:
-        print(net.schedule(0))
-        net.start()            # root: namespaces, veths
+    from lighthouse import HOP
+
+    net = lighthouse.LighthouseNet("topologies/rotornet-8.json")
+    assert net.round_robin() == True, "Invalid Topology."
+    paths = net.direct()
+    net.entries(paths, lookup=HOP, multipath=None)
+    with net:
+        net.start()            # root: namespaces, veths, ToRs, OCS
         print(net.pingall())
 
-Values are plain dicts and lists (the Rust values' serde form).
-Reference: docs/python.md.
+Values are plain dicts and lists (the Rust values' serde form); paths are
+`lighthouse.Path`. Reference: docs/python.md.
 """
-
-import atexit as _atexit
-import weakref as _weakref
 
 from ._native import (  # noqa: F401
     CompileError,
     ConfigError,
     NetworkError,
+    Path,
+    PathError,
+    Routes,
+    TopologyError,
     __version__,
 )
-from ._native import LighthouseNet as _NativeNet
+from ._config import ConfigView  # noqa: F401
+from ._data import to_frame  # noqa: F401
+from ._monitor import Monitor  # noqa: F401
+from ._net import LighthouseNet, Node, TopologyWarning, RoutingWarning  # noqa: F401
 
-__all__ = ["LighthouseNet", "ConfigError", "CompileError", "NetworkError", "__version__"]
+#: `entries(paths, lookup=HOP | SOURCE, multipath=None | PACKET | FLOW)`.
+HOP = "hop"
+SOURCE = "source"
+PACKET = "packet"
+FLOW = "flow"
 
-# Networks started and not stopped: torn down when the interpreter exits
-# without leaving their `with` block (a script that forgot stop()).
-_running = _weakref.WeakSet()
+#: The type of what a routing returns (Fig. 6c's `-> paths`).
+paths = list
 
-
-class LighthouseNet(_NativeNet):
-    __doc__ = _NativeNet.__doc__
-
-    def start(self, tor="native"):
-        super().start(tor)
-        _running.add(self)
-
-    def stop(self):
-        _running.discard(self)
-        return super().stop()
-
-    def __exit__(self, ty, value, tb):
-        self.stop()
-        return False
-
-
-@_atexit.register
-def _stop_all():
-    for net in list(_running):
-        net.stop()
+__all__ = [
+    "LighthouseNet",
+    "Node",
+    "Path",
+    "Routes",
+    "Monitor",
+    "ConfigView",
+    "HOP",
+    "SOURCE",
+    "PACKET",
+    "FLOW",
+    "paths",
+    "to_frame",
+    "ConfigError",
+    "CompileError",
+    "TopologyError",
+    "PathError",
+    "NetworkError",
+    "TopologyWarning",
+    "RoutingWarning",
+    "__version__",
+]

@@ -1,23 +1,14 @@
-"""The Python API's first slice (docs/python.md). Run by `make test` as
+"""The Python API: configs, views, the live basics (docs/python.md). Run by `make test` as
 `.venv/bin/python -m pytest python/tests -q`; the live tests need root."""
 
 import json
 import os
 import pathlib
-import subprocess
 
 import pytest
 
 import lighthouse
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-ROTORNET = ROOT / "topologies" / "rotornet-8.json"
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces)")
-
-
-def namespaces():
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
-    return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
+from conftest import ROTORNET, namespaces, needs_root
 
 
 def test_import():
@@ -48,7 +39,12 @@ def test_dict_path_and_string_give_the_same_schedule():
 def test_earliest_path_follows_the_schedule():
     net = lighthouse.LighthouseNet(ROTORNET)
     p = net.earliest_path(0, 5, 0, 2)
-    assert p["src"] == 0 and p["dst"] == 5 and p["hops"][0]["tor"] == 0
+    assert p.src == 0 and p.dst == 5 and p.tors[0] == 0 and p.tors[-1] == 5
+    d = p.to_dict()
+    assert d["hops"][0]["tor"] == 0 and d["arrival"] == 0
+    # Each hop leaves on a circuit that is up in its departure slice.
+    for (tor, port, depart), nxt in zip(p.hops, p.tors[1:]):
+        assert nxt in net.neighbors(tor, depart % net.slices)
     with pytest.raises(IndexError, match="slice 99"):
         net.schedule(99)
     with pytest.raises(IndexError, match="ToR 42"):

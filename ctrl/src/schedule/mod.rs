@@ -193,6 +193,18 @@ impl Schedule {
         s
     }
 
+    /// This schedule with `slices` slices: the circuits of the slices both
+    /// have are kept, new slices start empty. A `topo()` written in a script
+    /// grows its schedule this way as it connects later slices.
+    pub fn with_slices(&self, slices: usize) -> Schedule {
+        let mut s = self.clone();
+        let per = self.tors * self.uplinks;
+        s.slices = slices.max(1);
+        s.tx.resize(per * s.slices, None);
+        s.rx.resize(per * s.slices, None);
+        s
+    }
+
     /// This schedule with `extra` electrical uplinks appended after the
     /// existing ones (which keep their circuits).
     pub fn with_electrical_ports(&self, extra: usize) -> Schedule {
@@ -592,6 +604,24 @@ mod tests {
         assert_eq!(s.neighbors(1, 0), vec![0]);
         assert!(s.changed(0, Endpoint::new(0, 0)));
         assert!(s.neighbors(0, 1).is_empty());
+    }
+
+    #[test]
+    fn with_slices_keeps_shared_slices_and_adds_empty_ones() {
+        let mut s = Schedule::new(4, 1, 2);
+        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
+            .unwrap();
+        s.connect(Endpoint::new(0, 0), Endpoint::new(2, 0), 1)
+            .unwrap();
+        let g = s.with_slices(3);
+        assert_eq!(g.slices(), 3);
+        assert_eq!(g.neighbors(0, 0), vec![1]);
+        assert_eq!(g.neighbors(0, 1), vec![2]);
+        assert!(g.neighbors(0, 2).is_empty());
+        let t = g.with_slices(1);
+        assert_eq!(t.slices(), 1);
+        assert_eq!(t.circuits(0), s.circuits(0));
+        assert_eq!(t.with_slices(2).neighbors(0, 1), Vec::<TorId>::new());
     }
 
     #[test]

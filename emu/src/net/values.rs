@@ -184,12 +184,22 @@ pub struct SliceView {
 
 impl SliceView {
     pub fn of(c: &Compiled, ts: SliceId) -> SliceView {
-        let s = &c.schedule;
+        SliceView::on(&c.config, &c.schedule, ts)
+    }
+
+    /// Slice `ts` of any schedule on `cfg`'s fabric (a script's `topo()`
+    /// before it is compiled).
+    pub fn on(
+        cfg: &lh_ctrl::config::Config,
+        s: &lh_ctrl::schedule::Schedule,
+        ts: SliceId,
+    ) -> SliceView {
+        let c = cfg;
         SliceView {
             slice: ts,
             slices: s.slices(),
-            duration: c.config.slice.duration.to_string(),
-            guardband: c.config.slice.guardband.to_string(),
+            duration: c.slice.duration.to_string(),
+            guardband: c.slice.guardband.to_string(),
             optical_uplinks: s.optical_uplinks(),
             circuits: s
                 .circuits(ts)
@@ -205,7 +215,7 @@ impl SliceView {
             electrical: (s.optical_uplinks()..s.uplinks())
                 .map(|p| {
                     let p = p as PortId;
-                    let rate = lh_ctrl::schedule::timing::port_rate(&c.config, s, p);
+                    let rate = lh_ctrl::schedule::timing::port_rate(c, s, p);
                     (p, rate.to_string())
                 })
                 .collect(),

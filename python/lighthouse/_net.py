@@ -1,0 +1,325 @@
+"""`LighthouseNet`: the native network (python/src/net.rs) plus what is
+easier in Python: a script's own `topo()` and routing, warnings with the
+reasons of refusals, monitoring iterators, node objects, and teardown on
+every way out (a `with` block, an exception, SIGINT, SIGTERM, exit)."""
+
+import atexit
+import inspect
+import os
+import signal
+import subprocess
+import warnings
+import weakref
+
+from ._config import ConfigView
+from ._monitor import Monitor
+from ._native import LighthouseNet as _NativeNet
+from ._native import NetworkError, TopologyError
+
+
+class TopologyWarning(UserWarning):
+    """A `connect()` or topology call was refused (the reason is the
+    message, and `net.refusal`)."""
+
+
+class RoutingWarning(UserWarning):
+    """Paths leave some (src, dst, slice) without a route."""
+
+
+# Networks started and not stopped: torn down when the interpreter exits
+# without leaving their `with` block (a script that forgot stop()).
+_running = weakref.WeakSet()
+
+# Topology methods a subclass may write itself (Fig. 6b overrides
+# round_robin): they run as a topo(), on an empty schedule that grows
+# with the slices they connect.
+_TOPO_METHODS = ("round_robin", "topo_opera", "topo_shale")
+
+
+def _as_topo(f):
+    def run(self, *args, **kwargs):
+        return self._run_topo(lambda: f(self, *args, **kwargs))
+
+    run.__name__ = f.__name__
+    run.__doc__ = f.__doc__
+    run.__wrapped__ = f
+    run._lh_topo = True
+    return run
+
+
+def _caller(f, net, what):
+    """How to call a script's function, method or class with `net`."""
+    if inspect.isclass(f):
+        obj = f()
+        if hasattr(obj, what):
+            return lambda: getattr(obj, what)(net)
+        return lambda: obj(net)
+    if inspect.ismethod(f) and f.__self__ is net:
+        return f
+    if callable(f):
+        return lambda: f(net)
+    raise TypeError(f"{what}(f): f is a function, a method or a class, not {type(f).__name__}")
+
+
+class Node:
+    """A host or ToR of the running network, as Mininet's nodes:
+    `cmd()`, `popen()`, `IP()`, `MAC()`, `intfList()`."""
+
+    def __init__(self, net, name):
+        self.net = net
+        self.name = name
+
+    def __repr__(self):
+        ip = self.IP()
+        return f"<{'Host' if ip else 'ToR'} {self.name}{': ' + ip if ip else ''}>"
+
+    def __str__(self):
+        return self.name
+
+    def _host(self):
+        return self.net._host(self.name)
+
+    def cmd(self, *args):
+        """Run a shell command in the node's persistent shell; its output."""
+        line = " ".join(str(a) for a in args)
+        return self.net._cmd(self.name, line)
+
+    def popen(self, args, **kwargs):
+        """`subprocess.Popen` of `args` in the node's network namespace."""
+        if isinstance(args, str):
+            args = ["sh", "-c", args]
+        ns = os.fspath(self.net._ns(self.name))
+        return subprocess.Popen(["nsenter", f"--net={ns}", "--", *args], **kwargs)
+
+    def IP(self):
+        """The host's address (None for a ToR)."""
+        h = self._host()
+        return h["ip"] if h else None
+
+    def MAC(self):
+        """The MAC of the host's interface (None for a ToR)."""
+        h = self._host()
+        if not h:
+            return None
+        out = self.cmd(f"ip -o link show {h['host_if']}").split()
+        return out[out.index("link/ether") + 1] if "link/ether" in out else None
+
+    def intfList(self):
+        """The node's interface names."""
+        return [i for i, _ in self.net._intfs(self.name)]
+
+    def intfs(self):
+        """Interfaces and their far ends: `[(name, peer or None)]`."""
+        return self.net._intfs(self.name)
+
+
+class LighthouseNet(_NativeNet):
+    __doc__ = _NativeNet.__doc__
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in _TOPO_METHODS:
+            f = cls.__dict__.get(name)
+            if callable(f) and not getattr(f, "_lh_topo", False):
+                setattr(cls, name, _as_topo(f))
+
+    # -- config --
+
+    @property
+    def config(self):
+        """The config (defaults filled in): `net.config.tor_num`,
+        `net.config.tors` (the ToRs, each with `.ports`), `net.config.slice`."""
+        return ConfigView(self._config)
+
+    @property
+    def ts_num(self):
+        """Slices in the cycle (Fig. 6c's `ts_num`)."""
+        return self.slices
+
+    # -- topology --
+
+    def connect(self, tor1, port1, tor2, port2, ts):
+        ok = super().connect(tor1, port1, tor2, port2, ts)
+        if not ok:
+            warnings.warn(
+                f"connect({tor1}, {port1}, {tor2}, {port2}, {ts}) refused: {self.refusal}",
+                TopologyWarning,
+                stacklevel=2,
+            )
+        return ok
+
+    def topo(self, f, slices=None):
+        """`topo()`: run a script's topology (a function taking the net, a
+        method of it, or a class with `topo(net)` or `__call__(net)`), which
+        calls `connect()`; the cycle is the slices it connects (or
+        `slices`). True when the schedule is valid on the fabric; else False,
+        with the reason in `net.refusal` and a TopologyWarning."""
+        return self._run_topo(_caller(f, self, "topo"), slices)
+
+    def _run_topo(self, call, slices=None):
+        if getattr(self, "_in_topo", False):
+            return call()
+        self._why = None
+        self._begin_topo()
+        self._in_topo = True
+        try:
+            ok = call()
+        except BaseException:
+            self._abort_topo()
+            raise
+        finally:
+            self._in_topo = False
+        if ok is False:
+            self._why = self.refusal or "topo() returned False"
+            self._abort_topo()
+            warnings.warn(f"topology refused: {self._why}", TopologyWarning, stacklevel=3)
+            return False
+        try:
+            self._end_topo(slices)
+        except TopologyError as e:
+            self._why = str(e)
+            warnings.warn(f"topology refused: {e}", TopologyWarning, stacklevel=3)
+            return False
+        return True
+
+    def _abort_topo(self):
+        try:
+            self._end_topo(None)
+        except TopologyError:
+            pass
+        self.new_schedule(1)
+
+    @property
+    def refusal(self):
+        """Why the last `connect()` or topology call returned False."""
+        return getattr(self, "_why", None) or _NativeNet.refusal.__get__(self)
+
+    def round_robin(self):
+        ok = super().round_robin()
+        self._why = None
+        return ok
+
+    # -- routing --
+
+    def routing(self, f):
+        """`routing()`: run a script's routing (a function taking the net, a
+        method, or a class with `routing(net)`); its paths, for `entries()`."""
+        return _caller(f, self, "routing")()
+
+    def entries(self, paths, lookup="hop", multipath=None):
+        s = super().entries(paths, lookup, multipath)
+        if s["missing"]:
+            src, dst, ts = s["first_missing"]
+            warnings.warn(
+                f"entries(): {s['missing']} (src, dst, arrival slice) triples have no path, "
+                f"e.g. ToR {src} -> ToR {dst} arriving in slice {ts}; their packets are "
+                f"dropped (no entry)",
+                RoutingWarning,
+                stacklevel=2,
+            )
+        return s
+
+    # -- monitoring --
+
+    def buffer_usage(self, tor=None, port=None, interval="1ms"):
+        """`buffer_usage(tor, port, interval)`: a monitoring request (None:
+        every ToR / port); iterate it on the running network for samples."""
+        return Monitor(self, self._monitor("buffer_usage", _int(tor), _int(port), interval))
+
+    def bw_usage(self, tor=None, port=None, interval="1ms"):
+        """`bw_usage(tor, port, interval)`: as buffer_usage, the share of
+        each port's rate used over each interval."""
+        return Monitor(self, self._monitor("bw_usage", _int(tor), _int(port), interval))
+
+    # -- the live network --
+
+    def start(self, tor="native"):
+        super().start(tor)
+        _running.add(self)
+        _install_sigterm()
+
+    def stop(self):
+        _running.discard(self)
+        return super().stop()
+
+    def __exit__(self, ty, value, tb):
+        self.stop()
+        return False
+
+    def pingall(self, timeout=None):
+        """Every host pings every other: `rows`, `sent`, `received`, and
+        `loss` (percent, as Mininet's pingAll returns)."""
+        return _with_loss(super().pingall(timeout))
+
+    def ping(self, hosts=None, timeout=None):
+        return _with_loss(super().ping([str(h) for h in hosts] if hosts else None, timeout))
+
+    def iperf(self, client, server, seconds=None):
+        return super().iperf(str(client), str(server), seconds)
+
+    def get(self, name):
+        """The node `name` (`h1`, `s1`, ...)."""
+        if name not in self._node_names():
+            raise KeyError(f"no node {name!r} (nodes: {', '.join(self._node_names())})")
+        return Node(self, name)
+
+    def __getitem__(self, name):
+        return self.get(name)
+
+    @property
+    def hosts(self):
+        return [Node(self, n) for n in self._node_names() if self._host(n)]
+
+    @property
+    def tors(self):
+        return [Node(self, n) for n in self._node_names() if not self._host(n)]
+
+    def cli(self, script=None):
+        """The CLI of `lighthouse run` on this network (Mininet's
+        `CLI(net)`); with `script`, its lines instead of the terminal."""
+        saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            self._cli(None if script is None else os.fspath(script))
+        finally:
+            for s, h in saved.items():
+                if h is not None:
+                    signal.signal(s, h)
+
+
+def _int(v):
+    return None if v is None else int(v)
+
+
+def _with_loss(p):
+    sent = p.get("sent", 0)
+    p["loss"] = 100.0 * (sent - p.get("received", 0)) / sent if sent else 0.0
+    return p
+
+
+_sigterm_installed = False
+
+
+def _install_sigterm():
+    """SIGTERM ends the script as an exception would (SystemExit), so `with`
+    blocks and atexit tear the network down; a script's own handler wins."""
+    global _sigterm_installed
+    if _sigterm_installed or signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        return
+
+    def on_term(signum, frame):
+        raise SystemExit(128 + signum)
+
+    try:
+        signal.signal(signal.SIGTERM, on_term)
+        _sigterm_installed = True
+    except ValueError:
+        pass  # not the main thread: the default (exit without teardown) stays
+
+
+@atexit.register
+def _stop_all():
+    for net in list(_running):
+        net.stop()
+
+
+__all__ = ["LighthouseNet", "Node", "TopologyWarning", "RoutingWarning", "NetworkError"]

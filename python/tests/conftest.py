@@ -1,0 +1,43 @@
+"""The one fixture of the Python tests: paths, the root mark, and checks
+that a run left nothing behind (its namespaces, its run-state folder, its
+processes)."""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROTORNET = ROOT / "topologies" / "rotornet-8.json"
+PYTHON = sys.executable
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces)")
+
+
+def namespaces():
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
+
+
+def leftovers(prefix):
+    """What a run with `prefix` left: namespaces, run state, processes."""
+    left = [ns for ns in namespaces() if ns.startswith(prefix)]
+    if (pathlib.Path("/run/lighthouse") / prefix).exists():
+        left.append(f"/run/lighthouse/{prefix}")
+    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    left += [line.strip() for line in ps.splitlines() if prefix in line and "ps -eo" not in line]
+    return left
+
+
+def script(body, tmp_path, name="script.py"):
+    """A script file of `body` run from the repo root."""
+    f = tmp_path / name
+    f.write_text(body)
+    return f
+
+
+def run(f, *args, **kwargs):
+    return subprocess.run(
+        [PYTHON, str(f), *args], cwd=ROOT, capture_output=True, text=True, timeout=300, **kwargs
+    )

@@ -1,0 +1,166 @@
+"""The paper's scripts run live (docs/python.md): Fig. 6, a routing written
+in Python deployed and pinged with exact conservation, monitoring, nodes,
+the CLI, and nothing left behind on any way out (normal end, exception,
+SIGINT, SIGTERM)."""
+
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+import lighthouse
+from conftest import PYTHON, ROOT, ROTORNET, leftovers, namespaces, needs_root, run, script
+from lighthouse import SOURCE
+
+
+def earliest_two_hop(net):
+    """Not a built-in routing: for every pair and arrival slice, the
+    two-hop path through any intermediate ToR that arrives first (then
+    leaves first), built from neighbors() and path()."""
+    n, S = net.config.tor_num, net.ts_num
+    up = [[set(net.neighbors(t, ts)) for ts in range(S)] for t in range(n)]
+    paths = []
+    for ts in range(S):
+        for src in range(n):
+            for dst in range(n):
+                if src == dst:
+                    continue
+                best = None
+                for d1 in range(ts, ts + S):
+                    for m in sorted(up[src][d1 % S] - {dst}):
+                        d2 = next((d for d in range(d1 + 1, d1 + S) if dst in up[m][d % S]), None)
+                        if d2 is not None and (best is None or (d2, d1) < best[0]):
+                            best = ((d2, d1), [src, m, dst], [d1, d2])
+                paths.append(net.path(best[1], best[2], ts))
+    return paths
+
+
+@needs_root
+def test_fig6_script_runs_and_pingall_is_zero_loss_on_rotornet8():
+    r = run(ROOT / "examples" / "python" / "fig6.py", str(ROTORNET))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "pingall: 240/240 received, 0% loss" in r.stdout
+    assert "conservation held: True" in r.stdout
+    assert "(conservation OK)" in r.stdout + r.stderr
+    prefix = re.search(r"Run (lh[0-9a-f]{4})", r.stdout + r.stderr).group(1)
+    assert leftovers(prefix) == []
+
+
+@needs_root
+def test_a_python_routing_deploys_live_with_exact_conservation(capfd):
+    net = lighthouse.LighthouseNet(ROTORNET)
+    paths = net.routing(earliest_two_hop)
+    assert len(paths) == 8 * 7 * net.slices
+    assert all(len(p.tors) == 3 for p in paths)
+    built = net.entries(paths, lookup=SOURCE)
+    assert built["missing"] == 0
+    with net:
+        net.start()
+        prefix = net.prefix
+        # The ToRs run the script's tables, not the config's direct routing.
+        t0 = net.table(0)
+        assert t0["lookup"] == "Source" and len(t0["entries"]) == built["per_tor"][0]
+        assert all(len(e["action"]["hops"]) == 2 for e in t0["entries"] if "hops" in e.get("action", {}))
+        p = net.pingall()
+        assert p["sent"] == p["received"] == 240 and p["loss"] == 0
+        d = net.drops()
+        assert isinstance(d, dict)
+        assert net.stop() is True
+    out = capfd.readouterr()
+    assert "(conservation OK)" in out.out + out.err
+    assert leftovers(prefix) == []
+
+
+@needs_root
+def test_monitoring_nodes_and_cli_on_a_live_network(tmp_path, capfd):
+    with lighthouse.LighthouseNet(ROTORNET) as net:
+        mon = net.buffer_usage(0, 0, "1ms")
+        bw = net.bw_usage(None, 0, "2ms")
+        net.start()
+        samples = mon.take(3)
+        assert len(samples) == 3 and all(len(s) == 1 for s in samples)
+        assert samples[0][0]["tor"] == 0 and samples[0][0]["port"] == 0
+        assert samples[2][0]["t"] >= 0.002 - 1e-4  # one interval apart
+        rates = next(bw)
+        assert len(rates) == 8 and {s["tor"] for s in rates} == set(range(8))
+        assert all(0 <= s["value"] <= 1.5 for s in rates)
+        seen = []
+        assert mon.every(seen.append, count=2) == 2 and len(seen) == 2
+
+        h1, h2 = net.get("h1"), net["h2"]
+        assert [h.name for h in net.hosts][:2] == ["h1", "h2"] and len(net.hosts) == 16
+        assert h1.IP() in h1.cmd("ip addr")
+        assert len(h1.MAC().split(":")) == 6
+        assert "h1-eth0" in h1.intfList()
+        assert f"1 received" in h1.cmd("ping -c1 -W2", h2.IP())
+        pr = h1.popen(["ip", "-4", "-o", "addr"], stdout=subprocess.PIPE, text=True)
+        assert h1.IP() in pr.communicate()[0]
+        with pytest.raises(KeyError, match="no node"):
+            net.get("h99")
+
+        s = tmp_path / "cli.txt"
+        s.write_text("h1 ping -c1 h2\nnodes\n")
+        capfd.readouterr()
+        net.cli(script=s)
+        out = capfd.readouterr()
+        assert "1 received" in out.out + out.err and "available nodes" in out.out + out.err
+        assert net.schedule()["slices"] == 7
+
+
+TEARDOWN = """
+import os, signal, sys, time
+import lighthouse
+net = lighthouse.LighthouseNet({config!r})
+net.start()
+print("PREFIX", net.prefix, flush=True)
+how = sys.argv[1]
+if how == "exception":
+    raise RuntimeError("student bug in the middle of the script")
+if how == "wait":
+    print("READY", flush=True)
+    time.sleep(120)
+# "normal": the script ends without stop()
+"""
+
+
+def _prefix(out):
+    return next(line.split()[1] for line in out.splitlines() if line.startswith("PREFIX"))
+
+
+@needs_root
+@pytest.mark.parametrize("how", ["normal", "exception"])
+def test_nothing_is_left_after_a_script_ends(how, tmp_path):
+    f = script(TEARDOWN.format(config=str(ROTORNET)), tmp_path)
+    r = run(f, how)
+    prefix = _prefix(r.stdout)
+    if how == "exception":
+        assert r.returncode == 1 and "student bug" in r.stderr
+    else:
+        assert r.returncode == 0, r.stderr
+    assert "(conservation OK)" in r.stdout + r.stderr
+    assert leftovers(prefix) == []
+
+
+@needs_root
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_nothing_is_left_after_a_signal(sig, tmp_path):
+    f = script(TEARDOWN.format(config=str(ROTORNET)), tmp_path)
+    p = subprocess.Popen(
+        [PYTHON, str(f), "wait"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    lines = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = p.stdout.readline()
+        lines.append(line)
+        if line.startswith("READY") or not line:
+            break
+    prefix = _prefix("".join(lines))
+    assert any(ns.startswith(prefix) for ns in namespaces())
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode != 0
+    assert "Traceback" not in err or "KeyboardInterrupt" in err or "SystemExit" in err
+    assert leftovers(prefix) == [], err
