@@ -261,18 +261,7 @@ impl LighthouseNet {
         if let Some(v) = cache.solved.get(&(dst, max_hop)) {
             return v[src as usize * slices + ts].clone();
         }
-        let adj = routing::earliest::Adjacency::new(&self.schedule);
-        let mut dp =
-            routing::earliest::Dp::new(&self.schedule, &adj, max_hop, self.opts.same_slice_hops);
-        dp.solve(dst);
-        let all: Vec<Option<Path>> = (0..n * slices)
-            .map(|i| {
-                let s = (i / slices) as TorId;
-                (s != dst)
-                    .then(|| dp.path(s, (i % slices) as SliceId, max_hop as usize))
-                    .flatten()
-            })
-            .collect();
+        let all = self.earliest_paths_to(dst, max_hop);
         let p = all[src as usize * slices + ts].clone();
         if cache.paths + all.len() > PathCache::MAX_PATHS {
             *cache = PathCache::default();
@@ -280,6 +269,27 @@ impl LighthouseNet {
         cache.paths += all.len();
         cache.solved.insert((dst, max_hop), all);
         p
+    }
+
+    /// `earliest_path(src, dst, ts, max_hop)` for every source and arrival
+    /// slice at once (one solve of `dst`), indexed `src * slices + ts`.
+    pub fn earliest_paths_to(&self, dst: TorId, max_hop: u8) -> Vec<Option<Path>> {
+        let (n, slices) = (self.schedule.tors(), self.schedule.slices());
+        if dst as usize >= n || max_hop == 0 {
+            return vec![None; n * slices];
+        }
+        let adj = routing::earliest::Adjacency::new(&self.schedule);
+        let mut dp =
+            routing::earliest::Dp::new(&self.schedule, &adj, max_hop, self.opts.same_slice_hops);
+        dp.solve(dst);
+        (0..n * slices)
+            .map(|i| {
+                let s = (i / slices) as TorId;
+                (s != dst)
+                    .then(|| dp.path(s, (i % slices) as SliceId, max_hop as usize))
+                    .flatten()
+            })
+            .collect()
     }
 
     /// A path given as the ToRs it visits and the slot each hop departs

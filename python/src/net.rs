@@ -41,6 +41,10 @@ pub struct PyNet {
     built: Option<(RouteSet, Lookup, Multipath)>,
     /// What the script built, compiled (`compile()`, `start()`).
     compiled: Option<Compiled>,
+    /// `earliest_path` answers as Python objects, per `(dst, max_hop)`
+    /// (index `src * slices + ts`): Fig. 6c's loop asks for every pair and
+    /// slice, and one solve of a destination answers all of its sources.
+    paths: std::collections::HashMap<(TorId, u8), Vec<Option<Py<PyPath>>>>,
     live: Option<Network>,
 }
 
@@ -79,6 +83,7 @@ impl PyNet {
     fn touched(&mut self, topology: bool) {
         self.compiled = None;
         if topology {
+            self.paths.clear();
             self.topo_set = true;
             self.built = None;
         }
@@ -202,6 +207,7 @@ impl PyNet {
             topo_set: false,
             built: None,
             compiled: None,
+            paths: Default::default(),
             live: None,
         })
     }
@@ -342,18 +348,32 @@ impl PyNet {
     #[pyo3(signature = (src, dst, ts=0, max_hop=2))]
     fn earliest_path(
         &mut self,
+        py: Python<'_>,
         src: TorId,
         dst: TorId,
         ts: SliceId,
         max_hop: u8,
-    ) -> PyResult<Option<PyPath>> {
+    ) -> PyResult<Option<Py<PyPath>>> {
         self.check_tor(src)?;
         self.check_tor(dst)?;
         self.check_slice(ts)?;
-        Ok(self
-            .facade()?
-            .earliest_path(src, dst, ts, max_hop)
-            .map(|p| PyPath { p }))
+        let slices = self.facade()?.schedule().slices();
+        let i = src as usize * slices + ts as usize;
+        if let Some(v) = self.paths.get(&(dst, max_hop)) {
+            return Ok(v[i].as_ref().map(|p| p.clone_ref(py)));
+        }
+        let all = self.facade()?.earliest_paths_to(dst, max_hop);
+        let v = all
+            .into_iter()
+            .map(|p| p.map(|p| Py::new(py, PyPath { p })).transpose())
+            .collect::<PyResult<Vec<_>>>()?;
+        let r = v[i].as_ref().map(|p| p.clone_ref(py));
+        // At most about four million paths held (a few hundred MB).
+        if self.paths.values().map(Vec::len).sum::<usize>() + v.len() > 4_000_000 {
+            self.paths.clear();
+        }
+        self.paths.insert((dst, max_hop), v);
+        Ok(r)
     }
 
     /// `shortest_path(src, dst)` (Table 5): the equal-cost shortest paths.
