@@ -73,3 +73,96 @@ fn traffic_aware_topology_and_static_routing() {
     assert!(lh_ctrl::tables::is_plain_flow_table(&t));
     assert!(!net.shortest_path(0, 5).is_empty());
 }
+
+#[test]
+fn a_scripts_topo_grows_the_cycle_and_is_checked_at_the_end() {
+    let mut net = rotornet8();
+    net.begin_topo();
+    assert!(net.connect(0, 0, 1, 0, 0));
+    assert!(net.connect(2, 0, 3, 0, 4));
+    assert!(!net.connect(0, 0, 5, 0, 0), "port booked twice");
+    assert!(net.refusal().unwrap().contains("ToR 0 port 0"));
+    net.end_topo(None).unwrap();
+    assert_eq!(net.schedule().slices(), 5);
+    assert_eq!(net.neighbors(2, 4), vec![3]);
+    assert!(net.neighbors(2, 3).is_empty());
+    // Outside a topo() a later slice is refused, not grown.
+    assert!(!net.connect(4, 0, 5, 0, 9));
+    assert!(net.refusal().unwrap().contains("slice 9"));
+    assert_eq!(net.schedule().slices(), 5);
+    // An explicit cycle longer than what was connected is kept; shorter is refused.
+    net.begin_topo();
+    assert!(net.connect(0, 0, 1, 0, 2));
+    net.end_topo(Some(6)).unwrap();
+    assert_eq!(net.schedule().slices(), 6);
+    net.begin_topo();
+    assert!(net.connect(0, 0, 1, 0, 5));
+    assert!(net.end_topo(Some(3)).is_err());
+    net.begin_topo();
+    assert!(net.end_topo(None).is_err(), "an empty topo() is refused");
+}
+
+#[test]
+fn path_from_tors_and_slots_names_the_hop_and_slice_without_a_circuit() {
+    let mut net = rotornet8();
+    assert!(net.round_robin());
+    let up = net.neighbors(0, 0)[0];
+    let p = net.path(&[0, up], &[0], 0).unwrap();
+    assert_eq!((p.src, p.dst, p.arrival, p.hops.len()), (0, up, Some(0), 1));
+    assert_eq!(p.hops[0].depart, Some(0));
+    let down = (1..8).find(|t| !net.neighbors(0, 0).contains(t)).unwrap();
+    let e = net.path(&[0, down], &[0], 0).unwrap_err();
+    assert!(
+        e.contains(&format!("path 0->{down}")) && e.contains("hop 0") && e.contains("slice 0"),
+        "{e}"
+    );
+    // Two hops; a wait of a whole cycle at the middle ToR is refused.
+    let mid = net.neighbors(up, 1)[0];
+    assert_ne!(mid, 0);
+    let p = net.path(&[0, up, mid], &[0, 1], 0).unwrap();
+    assert_eq!(p.hops[1].tor, up);
+    assert!(
+        net.path(&[0, up, mid], &[0, 8], 0)
+            .unwrap_err()
+            .contains("waits")
+    );
+    assert!(net.path(&[0], &[], 0).unwrap_err().contains("two ToRs"));
+    assert!(
+        net.path(&[0, up], &[0, 1], 0)
+            .unwrap_err()
+            .contains("departure slots")
+    );
+    assert!(net.path(&[0, 99], &[0], 0).unwrap_err().contains("ToR 99"));
+}
+
+#[test]
+fn earliest_paths_to_agrees_with_earliest_path_and_compiled_uses_the_scripts_routes() {
+    let mut net = rotornet8();
+    assert!(net.round_robin());
+    let slices = net.schedule().slices();
+    let all = net.earliest_paths_to(5, 2);
+    for src in 0..8u16 {
+        for ts in 0..slices as u16 {
+            let one = lh_ctrl::routing::earliest_path(
+                net.schedule(),
+                src,
+                5,
+                ts,
+                2,
+                &net.config.routing_options(),
+            );
+            assert_eq!(all[src as usize * slices + ts as usize], one);
+            assert_eq!(net.earliest_path(src, 5, ts, 2), one);
+        }
+    }
+    let routes = net.hoho().unwrap();
+    let c = net
+        .compiled(Some((&routes, Lookup::Source, Multipath::None)))
+        .unwrap();
+    assert_eq!(c.routes, routes);
+    assert_eq!(c.config.routing.lookup, Lookup::Source);
+    assert_eq!(c.schedule, *net.schedule());
+    // None: the config's algorithm on the script's schedule.
+    let c = net.compiled(None).unwrap();
+    assert_eq!(c.routes, net.direct().unwrap());
+}
