@@ -3,6 +3,7 @@ in Python deployed and pinged with exact conservation, monitoring, nodes,
 the CLI, and nothing left behind on any way out (normal end, exception,
 SIGINT, SIGTERM)."""
 
+import importlib.util
 import re
 import signal
 import subprocess
@@ -15,26 +16,12 @@ from conftest import PYTHON, ROOT, ROTORNET, leftovers, namespaces, needs_root, 
 from lighthouse import SOURCE
 
 
-def earliest_two_hop(net):
-    """Not a built-in routing: for every pair and arrival slice, the
-    two-hop path through any intermediate ToR that arrives first (then
-    leaves first), built from neighbors() and path()."""
-    n, S = net.config.tor_num, net.ts_num
-    up = [[set(net.neighbors(t, ts)) for ts in range(S)] for t in range(n)]
-    paths = []
-    for ts in range(S):
-        for src in range(n):
-            for dst in range(n):
-                if src == dst:
-                    continue
-                best = None
-                for d1 in range(ts, ts + S):
-                    for m in sorted(up[src][d1 % S] - {dst}):
-                        d2 = next((d for d in range(d1 + 1, d1 + S) if dst in up[m][d % S]), None)
-                        if d2 is not None and (best is None or (d2, d1) < best[0]):
-                            best = ((d2, d1), [src, m, dst], [d1, d2])
-                paths.append(net.path(best[1], best[2], ts))
-    return paths
+def example(name):
+    """A script of examples/python as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / "python" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 @needs_root
@@ -51,7 +38,7 @@ def test_fig6_script_runs_and_pingall_is_zero_loss_on_rotornet8():
 @needs_root
 def test_a_python_routing_deploys_live_with_exact_conservation(capfd):
     net = lighthouse.LighthouseNet(ROTORNET)
-    paths = net.routing(earliest_two_hop)
+    paths = net.routing(example("routing_two_hop").earliest_two_hop)
     assert len(paths) == 8 * 7 * net.slices
     assert all(len(p.tors) == 3 for p in paths)
     built = net.entries(paths, lookup=SOURCE)
@@ -107,6 +94,15 @@ def test_monitoring_nodes_and_cli_on_a_live_network(tmp_path, capfd):
         out = capfd.readouterr()
         assert "1 received" in out.out + out.err and "available nodes" in out.out + out.err
         assert net.schedule()["slices"] == 7
+
+
+@needs_root
+def test_the_monitor_script_samples_a_loaded_fabric():
+    r = run(ROOT / "examples" / "python" / "monitor.py", str(ROTORNET), "0.3")
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"(\d+) samples; busiest uplink: ToR \d+ port 0 at ([\d.]+) Mb/s", r.stdout)
+    assert m and int(m.group(1)) > 20 and float(m.group(2)) > 0, r.stdout
+    assert "(conservation OK)" in r.stdout + r.stderr
 
 
 TEARDOWN = """
