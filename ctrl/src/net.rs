@@ -274,22 +274,56 @@ impl LighthouseNet {
     /// `earliest_path(src, dst, ts, max_hop)` for every source and arrival
     /// slice at once (one solve of `dst`), indexed `src * slices + ts`.
     pub fn earliest_paths_to(&self, dst: TorId, max_hop: u8) -> Vec<Option<Path>> {
+        self.earliest_paths_to_many(&[dst], max_hop)
+            .pop()
+            .expect("one destination")
+    }
+
+    /// [`LighthouseNet::earliest_paths_to`] for several destinations, on
+    /// the routing worker threads, each reusing one solver's buffers.
+    pub fn earliest_paths_to_many(&self, dsts: &[TorId], max_hop: u8) -> Vec<Vec<Option<Path>>> {
         let (n, slices) = (self.schedule.tors(), self.schedule.slices());
-        if dst as usize >= n || max_hop == 0 {
-            return vec![None; n * slices];
-        }
         let adj = routing::earliest::Adjacency::new(&self.schedule);
-        let mut dp =
-            routing::earliest::Dp::new(&self.schedule, &adj, max_hop, self.opts.same_slice_hops);
-        dp.solve(dst);
-        (0..n * slices)
-            .map(|i| {
-                let s = (i / slices) as TorId;
-                (s != dst)
-                    .then(|| dp.path(s, (i % slices) as SliceId, max_hop as usize))
-                    .flatten()
-            })
-            .collect()
+        let solve = |part: &[TorId]| -> Vec<Vec<Option<Path>>> {
+            let mut dp = routing::earliest::Dp::new(
+                &self.schedule,
+                &adj,
+                max_hop,
+                self.opts.same_slice_hops,
+            );
+            part.iter()
+                .map(|&dst| {
+                    if dst as usize >= n || max_hop == 0 {
+                        return vec![None; n * slices];
+                    }
+                    dp.solve(dst);
+                    (0..n * slices)
+                        .map(|i| {
+                            let s = (i / slices) as TorId;
+                            (s != dst)
+                                .then(|| dp.path(s, (i % slices) as SliceId, max_hop as usize))
+                                .flatten()
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let threads = routing::worker_threads().min(dsts.len()).max(1);
+        if threads == 1 {
+            return solve(dsts);
+        }
+        let chunk = dsts.len().div_ceil(threads);
+        std::thread::scope(|sc| {
+            let solve = &solve;
+            let handles: Vec<_> = dsts
+                .chunks(chunk)
+                .map(|part| sc.spawn(move || solve(part)))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("earliest_path worker panicked"))
+                .collect()
+        })
     }
 
     /// A path given as the ToRs it visits and the slot each hop departs

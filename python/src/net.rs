@@ -35,8 +35,6 @@ pub struct PyNet {
     /// The user API's state: the schedule (the config's until a topology
     /// call replaces it) and the monitoring requests.
     facade: Option<Facade>,
-    /// A topology call replaced the config's schedule.
-    topo_set: bool,
     /// The last `entries()`: the routes and how to look them up.
     built: Option<(RouteSet, Lookup, Multipath)>,
     /// What the script built, compiled (`compile()`, `start()`).
@@ -70,6 +68,9 @@ fn compile_err(e: impl std::fmt::Display) -> PyErr {
 }
 
 impl PyNet {
+    /// Destinations `earliest_path` solves in one go.
+    const SOLVE_AHEAD: usize = 16;
+
     fn facade(&mut self) -> PyResult<&mut Facade> {
         if self.facade.is_none() {
             let c = lh_ctrl::compile::compile(&self.config).map_err(compile_err)?;
@@ -79,14 +80,12 @@ impl PyNet {
         Ok(self.facade.as_mut().expect("set above"))
     }
 
-    /// A topology or routing change: what was compiled is out of date.
-    fn touched(&mut self, topology: bool) {
+    /// A topology change: what was compiled, routed and solved is out of
+    /// date.
+    fn touched(&mut self) {
         self.compiled = None;
-        if topology {
-            self.paths.clear();
-            self.topo_set = true;
-            self.built = None;
-        }
+        self.paths.clear();
+        self.built = None;
     }
 
     /// What the script built, compiled: the config's pipeline when nothing
@@ -145,7 +144,7 @@ impl PyNet {
     }
 
     fn topology(&mut self, ok: bool) -> PyResult<bool> {
-        self.touched(true);
+        self.touched();
         Ok(ok)
     }
 
@@ -181,11 +180,11 @@ impl PyNet {
             None => lh_ctrl::units::Nanos(1_000_000),
         };
         let f = self.facade()?;
+        // start() adds the requests to what it runs; nothing to recompile.
         match metric {
             Metric::BufferUsage => f.buffer_usage(tor, port, iv),
             Metric::BwUsage => f.bw_usage(tor, port, iv),
         }
-        self.touched(false);
         Ok(Monitor {
             metric,
             tor,
@@ -204,7 +203,6 @@ impl PyNet {
             config,
             path,
             facade: None,
-            topo_set: false,
             built: None,
             compiled: None,
             paths: Default::default(),
@@ -257,7 +255,7 @@ impl PyNet {
     /// slices `connect()` names.
     fn _begin_topo(&mut self) -> PyResult<()> {
         self.facade()?.begin_topo();
-        self.touched(true);
+        self.touched();
         Ok(())
     }
 
@@ -279,7 +277,7 @@ impl PyNet {
             )));
         }
         self.facade()?.new_schedule(slices);
-        self.touched(true);
+        self.touched();
         Ok(())
     }
 
@@ -362,17 +360,31 @@ impl PyNet {
         if let Some(v) = self.paths.get(&(dst, max_hop)) {
             return Ok(v[i].as_ref().map(|p| p.clone_ref(py)));
         }
-        let all = self.facade()?.earliest_paths_to(dst, max_hop);
-        let v = all
-            .into_iter()
-            .map(|p| p.map(|p| Py::new(py, PyPath { p })).transpose())
-            .collect::<PyResult<Vec<_>>>()?;
-        let r = v[i].as_ref().map(|p| p.clone_ref(py));
+        // Solve this destination and the next uncached ones together (one
+        // solver's buffers, every core): a loop over every pair asks for
+        // them next.
+        let n = self.config.tors.count;
+        let dsts: Vec<TorId> = (0..n)
+            .map(|k| (dst + k) % n)
+            .filter(|d| !self.paths.contains_key(&(*d, max_hop)))
+            .take(Self::SOLVE_AHEAD)
+            .collect();
+        let solved = self.facade()?.earliest_paths_to_many(&dsts, max_hop);
         // At most about four million paths held (a few hundred MB).
-        if self.paths.values().map(Vec::len).sum::<usize>() + v.len() > 4_000_000 {
+        let held: usize = self.paths.values().map(Vec::len).sum();
+        if held + solved.iter().map(Vec::len).sum::<usize>() > 4_000_000 {
             self.paths.clear();
         }
-        self.paths.insert((dst, max_hop), v);
+        for (d, all) in dsts.into_iter().zip(solved) {
+            let v = all
+                .into_iter()
+                .map(|p| p.map(|p| crate::path::untracked(py, p)).transpose())
+                .collect::<PyResult<Vec<_>>>()?;
+            self.paths.insert((d, max_hop), v);
+        }
+        let r = self.paths[&(dst, max_hop)][i]
+            .as_ref()
+            .map(|p| p.clone_ref(py));
         Ok(r)
     }
 
@@ -444,20 +456,21 @@ impl PyNet {
         if routes.paths.is_empty() {
             return Err(PathError::new_err("entries(paths): no paths"));
         }
-        let f = self.facade()?;
-        let tables = f
-            .entries(&routes, lookup, multipath)
+        // The tables are what start() loads: built once, here.
+        let c = self
+            .facade()?
+            .compiled(Some((&routes, lookup, multipath)))
             .map_err(|e| PathError::new_err(format!("entries(): {e}")))?;
-        let missing = uncovered(f.schedule(), &routes);
+        let missing = uncovered(&c.schedule, &c.routes);
         let summary = serde_json::json!({
-            "paths": routes.paths.len(),
-            "entries": tables.total_entries(),
-            "per_tor": tables.tors.iter().map(|t| t.entries.len()).collect::<Vec<_>>(),
+            "paths": c.routes.paths.len(),
+            "entries": c.tables.total_entries(),
+            "per_tor": c.tables.tors.iter().map(|t| t.len()).collect::<Vec<_>>(),
             "missing": missing.0,
             "first_missing": missing.1,
         });
         self.built = Some((routes, lookup, multipath));
-        self.touched(false);
+        self.compiled = Some(c);
         to_py(py, &summary)
     }
 
@@ -510,7 +523,8 @@ impl PyNet {
                 "LighthouseNet.start() needs root (network namespaces, veths): run the script as root, e.g. `sudo .venv/bin/python script.py`",
             ));
         }
-        let c = self.ensure_compiled()?.clone();
+        let mut c = self.ensure_compiled()?.clone();
+        c.config.monitoring = self.facade()?.monitors();
         let mut plan = lh_emu::plan::Plan::from_config(&self.config);
         plan.targets = lh_emu::plan::target::parse(tor, plan.tors)
             .map_err(|e| PyValueError::new_err(format!("start(tor={tor:?}): {e}")))?;

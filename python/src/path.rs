@@ -83,6 +83,19 @@ impl PyPath {
     }
 }
 
+/// A `Path` as a Python object the cyclic GC does not track. It holds no
+/// Python references (frozen, no `__dict__`, not subclassable), so it can
+/// never be part of a cycle; a loop that keeps a million of them (Fig. 6c
+/// over opera-108) would otherwise pay the collector for every one.
+pub fn untracked(py: Python<'_>, p: Path) -> PyResult<Py<PyPath>> {
+    let obj = Py::new(py, PyPath { p })?;
+    // SAFETY: `obj` is a live object we own and hold the GIL for; untracking
+    // a GC-type object is allowed at any time (dealloc untracks only if
+    // still tracked), and it references no Python objects.
+    unsafe { pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) };
+    Ok(obj)
+}
+
 /// `Routes`: the paths of a routing (`direct()`, `hoho()`, ...), a
 /// read-only sequence of `Path`. `entries()` takes it as it is.
 #[pyclass(name = "Routes", module = "lighthouse", frozen, sequence)]

@@ -41,3 +41,21 @@ def run(f, *args, **kwargs):
     return subprocess.run(
         [PYTHON, str(f), *args], cwd=ROOT, capture_output=True, text=True, timeout=300, **kwargs
     )
+
+
+def require_p4(test):
+    """As bmv2_thrift::require: run when simple_switch and p4c-bm2-ss are on
+    PATH; else fail where the toolchain is required (LH_REQUIRE_P4=1, or
+    ../shared/toolchains exists, so provisioning installs it), skip
+    visibly elsewhere."""
+    import shutil
+
+    missing = [t for t in ("simple_switch", "p4c-bm2-ss") if shutil.which(t) is None]
+    if not missing:
+        return
+    env = os.environ.get("LH_REQUIRE_P4", "").strip()
+    shared = (ROOT.parent / "shared" / "toolchains").is_dir()
+    why = f"{' and '.join(missing)} not found on PATH"
+    if env == "1" or (env != "0" and shared):
+        pytest.fail(f"{test}: {why}, and the P4 toolchain is required here")
+    pytest.skip(f"{test}: {why} (install p4lang's packages or scripts/setup.sh)")

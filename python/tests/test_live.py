@@ -12,7 +12,17 @@ import time
 import pytest
 
 import lighthouse
-from conftest import PYTHON, ROOT, ROTORNET, leftovers, namespaces, needs_root, run, script
+from conftest import (
+    PYTHON,
+    ROOT,
+    ROTORNET,
+    leftovers,
+    namespaces,
+    needs_root,
+    require_p4,
+    run,
+    script,
+)
 from lighthouse import SOURCE
 
 
@@ -54,6 +64,27 @@ def test_a_python_routing_deploys_live_with_exact_conservation(capfd):
         assert p["sent"] == p["received"] == 240 and p["loss"] == 0
         d = net.drops()
         assert isinstance(d, dict)
+        assert net.stop() is True
+    out = capfd.readouterr()
+    assert "(conservation OK)" in out.out + out.err
+    assert leftovers(prefix) == []
+
+
+@needs_root
+def test_what_the_script_built_runs_on_a_bmv2_tor_too(capfd):
+    require_p4("test_what_the_script_built_runs_on_a_bmv2_tor_too")
+    # BMv2 ToRs need ms-scale slices (docs/p4.md).
+    fig6 = example("fig6")
+    net = fig6.Fig6Net(ROOT / "topologies" / "rotornet-8-1ms.json")
+    assert net.round_robin() is True
+    net.entries(net.direct(), lookup=lighthouse.HOP)
+    with net:
+        net.start(tor="bmv2:s3")
+        prefix = net.prefix
+        t = net.table(2)
+        assert t["p4"]["time_flow"] == {"Ok": len(t["entries"])} and len(t["entries"]) > 0
+        p = net.pingall()
+        assert p["loss"] == 0 and p["sent"] == 240
         assert net.stop() is True
     out = capfd.readouterr()
     assert "(conservation OK)" in out.out + out.err

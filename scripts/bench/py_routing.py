@@ -5,11 +5,12 @@ over networkx (benchmark only; docs/benchmarks.md, "Python API").
 
     .venv/bin/python scripts/bench/py_routing.py CONFIG [--skip-networkx]
 
-The networkx earliest_path mirrors the helper's definition for RotorNet-style
-routing (one hop per slice, no hop budget): the earliest-arrival path over
-the time-expanded graph of two cycles, ties to fewer hops, by one reverse
-Dijkstra per destination kept for later calls (as Lighthouse keeps each
-solved destination). Prints JSON: both loop times, their ratio, and how many
+The networkx earliest_path mirrors the helper's definition with no hop
+budget: the earliest-arrival path over the time-expanded graph of two
+cycles, ties to fewer hops, one hop per slice (RotorNet style) or several
+(`routing.same_slice_hops`, Opera style), by one reverse Dijkstra per
+destination kept for later calls (as Lighthouse keeps each solved
+destination). Prints JSON: both loop times, their ratio, and how many
 paths arrive in a different slot (0 when the two agree).
 """
 import json
@@ -41,13 +42,18 @@ class NxEarliest:
         self.nx = nx
         n, S = net.config.tor_num, net.ts_num
         self.n, self.S = n, S
+        # As lh_ctrl::routing::RoutingOptions: Opera routes several hops a slice.
+        same = net.config.routing.same_slice_hops
+        if same is None:
+            same = net.config.routing.algorithm == "opera"
         g = nx.DiGraph()
         for t in range(2 * S):
             nbrs = [net.neighbors(x, t % S) for x in range(n)]
             for x in range(n):
                 g.add_edge((x, t), (x, t + 1), weight=self.BIG)
                 for y in nbrs[x]:
-                    g.add_edge((x, t), (y, t + 1), weight=self.BIG + 1)
+                    # A hop leaves in slot t; same-slice hops stay in it.
+                    g.add_edge((x, t), (y, t if same else t + 1), weight=(1 if same else self.BIG + 1))
         self.rev = g.reverse(copy=True)
         self.solved = {}
 

@@ -181,7 +181,7 @@ pub trait Router {
 pub use earliest::{UNLIMITED, earliest_path};
 
 /// Routing workers: `LIGHTHOUSE_ROUTING_THREADS` if set, else one per core.
-fn worker_threads() -> usize {
+pub(crate) fn worker_threads() -> usize {
     std::env::var("LIGHTHOUSE_ROUTING_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
