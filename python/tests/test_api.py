@@ -121,3 +121,29 @@ def test_with_tears_down_on_an_exception():
             raise RuntimeError("boom")
     assert not net.running
     assert not [ns for ns in namespaces() if ns.startswith(prefix)]
+
+
+def test_the_wheel_installs_offline_into_a_fresh_venv(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    wheels = sorted((ROOT / "target" / "wheels").glob("lighthouse_dcn-*.whl"))
+    assert wheels, "scripts/setup-python.sh builds target/wheels/lighthouse_dcn-*.whl"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    r = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--no-index", "--disable-pip-version-check", str(wheels[-1])],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(
+        [str(py), "-c", f"import lighthouse; print(lighthouse.LighthouseNet({str(ROTORNET)!r}).slices)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "7", r.stderr

@@ -62,8 +62,9 @@ def test_a_python_routing_deploys_live_with_exact_conservation(capfd):
         assert all(len(e["action"]["hops"]) == 2 for e in t0["entries"] if "hops" in e.get("action", {}))
         p = net.pingall()
         assert p["sent"] == p["received"] == 240 and p["loss"] == 0
-        d = net.drops()
-        assert isinstance(d, dict)
+        c = net.drops()["conservation"]
+        assert c["holds"] and c["sent"] == c["delivered"] + c["dropped"] + c["queued"] > 0
+        assert c["dropped"] == 0
         assert net.stop() is True
     out = capfd.readouterr()
     assert "(conservation OK)" in out.out + out.err
@@ -134,6 +135,38 @@ def test_the_monitor_script_samples_a_loaded_fabric():
     m = re.search(r"(\d+) samples; busiest uplink: ToR \d+ port 0 at ([\d.]+) Mb/s", r.stdout)
     assert m and int(m.group(1)) > 20 and float(m.group(2)) > 0, r.stdout
     assert "(conservation OK)" in r.stdout + r.stderr
+
+
+@needs_root
+def test_the_live_verbs_return_values(tmp_path):
+    with lighthouse.LighthouseNet(ROTORNET) as net:
+        net.start()
+        i = net.iperf("h1", "h16", 0.5)  # iperf3 runs whole seconds: 1
+        assert i["l4"] == "TCP" and i["server_bps"] > 1e6, i
+        f = net.flows("websearch permutation 0.1 0.3 seed=3")
+        assert f["records"] and all(r["fct_ns"] > 0 for r in f["records"] if "fct_ns" in r)
+        q = net.queues(0)
+        assert q["tor"] == 0 and len(q["bytes"]) == 1
+        s = net.slice()
+        assert 0 <= s["slice"] < 7 and s["slices"] == 7
+        assert net.ping(["h1", "h3"])["loss"] == 0
+        net.link("h1", "s1", False)
+        assert net.ping(["h1", "h3"], timeout=0.5)["loss"] == 100
+        net.link("h1", "s1", True)
+        assert net.ping(["h1", "h3"])["loss"] == 0
+        cap = tmp_path / "h1.pcap"
+        assert net.pcap("h1", "h1-eth0", cap)["file"] == str(cap)
+        net.ping(["h1", "h2"])
+        with pytest.raises(IndexError, match="ToR 100"):
+            net.table(100)
+        with pytest.raises(lighthouse.NetworkError, match="seconds"):
+            net.iperf("h1", "h2", -1)
+        with pytest.raises(lighthouse.NetworkError) as e:
+            net.ping(["h1", "h99"])
+        assert "h99" in str(e.value)
+        assert net.stop() is True
+    # pcap's file holds the pings (a pcap header and records).
+    assert cap.stat().st_size > 24 + 4 * 16
 
 
 TEARDOWN = """

@@ -86,7 +86,15 @@ impl Network {
     }
 
     /// TCP throughput from host `c` to host `s` for `secs`.
+    /// iperf3 counts whole seconds (`-t 0.5` would be `-t 0`: forever), so
+    /// a fractional time is rounded up for it.
     pub fn iperf(&mut self, c: usize, s: usize, secs: f64) -> Result<Iperf, NetworkError> {
+        if !(secs.is_finite() && secs > 0.0 && secs <= 86_400.0) {
+            return Err(NetworkError::op(
+                "iperf",
+                format!("{secs} seconds: more than 0 and at most 86400"),
+            ));
+        }
         let (client, server) = (self.plan.hosts[c].clone(), self.plan.hosts[s].clone());
         let r = if self.tools.iperf3 {
             self.iperf3(&client, &server, secs)
@@ -135,7 +143,7 @@ impl Network {
                 &port.to_string(),
                 "-t",
             ])
-            .arg(format!("{secs}"))
+            .arg(format!("{}", secs.ceil() as u64))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
             let o = match netns::spawn_in(&self.host_ns(client), &mut c)
