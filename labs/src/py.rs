@@ -303,3 +303,43 @@ impl Script {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_a_top_level_def_takes_the_route() {
+        assert!(defines("import x\n\ndef topo(net):\n    pass\n", "topo"));
+        assert!(!defines(
+            "class A:\n    def topo(self, net):\n        pass\n",
+            "topo"
+        ));
+        assert!(!defines("# def topo(net):\n", "topo"));
+        assert!(!defines("def topology(net):\n", "topo"));
+    }
+
+    #[test]
+    fn problems_name_the_file_and_line() {
+        let about = "write it yourself";
+        let p = |v| problem(&v, about);
+        assert_eq!(p(json!({"status": "ok"})), None);
+        assert_eq!(
+            p(json!({"status": "error", "file": "topo.py", "line": 3,
+                     "code": "return t[5]", "message": "IndexError: list index out of range"})),
+            Some("topo.py, line 3: IndexError: list index out of range\n    return t[5]".into())
+        );
+        assert_eq!(
+            p(
+                json!({"status": "shortcut", "file": "topo.py", "line": 2, "builtin": "round_robin"})
+            ),
+            Some("topo.py, line 2: calls the built-in net.round_robin(); write it yourself".into())
+        );
+        assert_eq!(
+            p(json!({"status": "refused", "file": "topo.py", "line": null,
+                     "message": "topology refused: x"})),
+            Some("topo.py: topology refused: x".into())
+        );
+    }
+}
