@@ -41,10 +41,16 @@ struct Out {
 }
 
 fn lighthouse(args: &[&str]) -> Out {
+    lighthouse_env(args, &[])
+}
+
+/// `lighthouse` with extra environment variables.
+fn lighthouse_env(args: &[&str], envs: &[(&str, &str)]) -> Out {
     let t = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_lighthouse"))
         .args(args)
         .env("LIGHTHOUSE_LABS", labs())
+        .envs(envs.iter().copied())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -83,6 +89,26 @@ fn p4_missing(test: &str) -> Option<String> {
         Some(_) => None,
         None => Some("the P4 toolchain is not on PATH".into()),
     }
+}
+
+/// Why the labs' Python route cannot run here (the project venv has no
+/// `import lighthouse`: run scripts/setup-python.sh, as CI does), or None.
+/// Prints a SKIP line naming `test` when it cannot.
+fn no_venv(test: &str) -> Option<String> {
+    let py = labs().join("../.venv/bin/python");
+    let ok = Command::new(&py)
+        .args(["-I", "-B", "-c", "import lighthouse"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return None;
+    }
+    let why = format!(
+        "{} cannot import lighthouse (run scripts/setup-python.sh)",
+        py.display()
+    );
+    eprintln!("SKIP {test}: {why}");
+    Some(why)
 }
 
 fn folders() -> Vec<(String, PathBuf)> {
@@ -182,6 +208,15 @@ fn every_starter_fails_with_hints_and_every_solution_scores_full_marks() {
             eprintln!("SKIPPED lab 07 solution full marks: {why}; checking it is INCOMPLETE");
             assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
             assert!(r.stdout.contains("INCOMPLETE"), "{}", r.stdout);
+            continue;
+        }
+        // Labs 03 and 04's solutions take the Python route.
+        if (num == "03" || num == "04")
+            && let Some(why) = no_venv(&format!("lab {num} solution full marks"))
+        {
+            eprintln!("checking lab {num}'s solution is INCOMPLETE instead ({why})");
+            assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+            assert!(r.stdout.contains("setup-python.sh"), "{}", r.stdout);
             continue;
         }
         assert_eq!(
@@ -735,4 +770,326 @@ fn lab07_without_the_p4_toolchain_is_incomplete_never_full_marks() {
         !out.contains('✗'),
         "nothing failed, it could not run: {out}"
     );
+}
+
+// ---- The Python route (labs 03 and 04): the student's topo.py / routing.py
+// run through the real lighthouse package.
+
+fn write(dir: &Path, file: &str, text: &str) {
+    std::fs::write(dir.join(file), text).unwrap();
+}
+
+fn grade_dir(num: &str, d: &Path) -> Out {
+    lighthouse(&["lab", "grade", num, "--dir", d.to_str().unwrap()])
+}
+
+/// The hint lines under the check whose name starts with `check`.
+fn hints_of<'a>(out: &'a str, check: &str) -> String {
+    out.lines()
+        .skip_while(|l| {
+            !l.trim_start()
+                .trim_start_matches(['✓', '✗', '?'])
+                .trim_start()
+                .starts_with(check)
+        })
+        .skip(1)
+        .take_while(|l| l.trim_start().starts_with("hint:"))
+        .collect::<Vec<&'a str>>()
+        .join("\n")
+}
+
+/// Grade lab `num`'s solution (its Python file over the starter): exit 0,
+/// `checks` of `checks` passed, the report names `route`, and nothing is
+/// written into the working copy (no __pycache__). The working copy.
+fn python_solution_full_marks(num: &str, route: &str, checks: u32) -> tempfile::TempDir {
+    let w = work(num, true);
+    let before = snapshot(w.path());
+    let o = grade_dir(num, w.path());
+    assert_eq!(o.code, 0, "lab {num}: {}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains(route), "{}", o.stdout);
+    assert_eq!(score(&o.stdout), (checks, checks), "{}", o.stdout);
+    assert!(!o.stdout.contains('✗'), "{}", o.stdout);
+    assert_eq!(snapshot(w.path()), before, "lab {num}: grading wrote files");
+    w
+}
+
+#[test]
+fn lab04_python_route_solution_scores_full_marks_and_the_stub_below() {
+    if no_venv("lab04 Python route").is_some() {
+        return;
+    }
+    // The reference topo.py: the Python route, full marks.
+    let w = python_solution_full_marks("04", "route: Python", 6);
+    // Not vacuous: the Python route grades topo.py, not the solution's
+    // sched.json that sits beside it. A circle that forgets to rotate
+    // repeats slice 0's pairs.
+    edit(w.path(), "topo.py", |t| {
+        t.replace("tors.insert(1, tors.pop())", "pass")
+    });
+    let o = grade_dir("04", w.path());
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        hints_of(&o.stdout, "every pair of ToRs meets exactly once")
+            .contains("meet more than once"),
+        "{}",
+        o.stdout
+    );
+    // The stub, once the student starts editing it: slice 0 only.
+    let w = work("04", false);
+    edit(w.path(), "topo.py", |t| {
+        t + "\n# started on the Python route\n"
+    });
+    let o = grade_dir("04", w.path());
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("route: Python"), "{}", o.stdout);
+    let (x, y) = score(&o.stdout);
+    assert!(x < y, "the stub scored {x}/{y}\n{}", o.stdout);
+    assert!(
+        hints_of(&o.stdout, "the cycle is as short as possible").contains("you have 1 slices"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn lab04_routes_are_chosen_and_named() {
+    // The untouched stub leaves sched.json graded (no Python needed): the
+    // starter's sched.json route, and the JSON solution without topo.py.
+    let w = work("04", false);
+    let o = grade_dir("04", w.path());
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains("route: schedule file (sched.json) (topo.py is the untouched stub"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("sched.json loads"), "{}", o.stdout);
+    let w = work("04", true);
+    std::fs::remove_file(w.path().join("topo.py")).unwrap();
+    let o = grade_dir("04", w.path());
+    assert_eq!(
+        o.code, 0,
+        "the sched.json solution: {}{}",
+        o.stdout, o.stderr
+    );
+    assert!(o.stdout.contains("(no topo.py)"), "{}", o.stdout);
+    // A topo.py without `def topo(net):` is not the Python route.
+    write(
+        w.path(),
+        "topo.py",
+        "def build(net):\n    return net.round_robin()\n",
+    );
+    let o = grade_dir("04", w.path());
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains("defines no top-level `def topo(net):`"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn lab04_python_shortcuts_score_below_full() {
+    if no_venv("lab04 Python shortcuts").is_some() {
+        return;
+    }
+    assert_tampers_fail(
+        "04",
+        &[
+            (
+                "topo.py calls the built-in net.round_robin()",
+                true,
+                |d| {
+                    write(
+                        d,
+                        "topo.py",
+                        "def topo(net):\n    return net.round_robin()\n",
+                    )
+                },
+                "topo.py, line 2: calls the built-in net.round_robin()",
+            ),
+            (
+                "topo.py reaches round_robin through getattr",
+                true,
+                |d| {
+                    write(
+                        d,
+                        "topo.py",
+                        "def topo(net):\n    f = getattr(net, 'round' + '_robin')\n    return f()\n",
+                    )
+                },
+                "topo.py, line 3: calls the built-in net.round_robin()",
+            ),
+            (
+                "topo.py calls the class's round_robin on the net",
+                true,
+                |d| {
+                    write(
+                        d,
+                        "topo.py",
+                        "import lighthouse\n\n\ndef topo(net):\n    return lighthouse.LighthouseNet.round_robin(net)\n",
+                    )
+                },
+                "topo.py, line 5: calls the built-in net.round_robin()",
+            ),
+            (
+                "topo.py prints a forged result line",
+                true,
+                |d| {
+                    write(
+                        d,
+                        "topo.py",
+                        "import os\n\n\ndef topo(net):\n    os.write(1, b'LHLAB-RESULT {\"status\": \"ok\"}\\n')\n    os._exit(0)\n",
+                    )
+                },
+                "ended without a result",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn lab04_python_errors_are_hints_naming_the_line() {
+    if no_venv("lab04 Python errors").is_some() {
+        return;
+    }
+    let runs = "topo.py's topo(net) runs";
+    let cases: [(&str, &str, &[&str]); 4] = [
+        (
+            "an exception",
+            "def topo(net):\n    tors = [0, 1]\n    return net.connect(tors[5], 0, 0, 0, 0)\n",
+            &[
+                "topo.py, line 3: IndexError: list index out of range",
+                "return net.connect(tors[5], 0, 0, 0, 0)",
+            ],
+        ),
+        (
+            "a refused connect()",
+            "def topo(net):\n    net.connect(0, 0, 1, 0, 0)\n    net.connect(0, 0, 2, 0, 0)\n    return True\n",
+            &[
+                "topo.py, line 3: connect(0, 0, 2, 0, 0) refused",
+                "ToR 0 port 0 is already used",
+            ],
+        ),
+        (
+            "a syntax error",
+            "def topo(net)\n    return True\n",
+            &["topo.py, line 1: SyntaxError"],
+        ),
+        (
+            "a topo that connects nothing",
+            "def topo(net):\n    return True\n",
+            &["topology refused", "connected nothing"],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (what, text, want) in cases {
+        let w = work("04", false);
+        write(w.path(), "topo.py", text);
+        let o = grade_dir("04", w.path());
+        let h = hints_of(&o.stdout, runs);
+        eprintln!("lab 04, {what}: {h}");
+        if o.code != 1 || want.iter().any(|s| !h.contains(s)) {
+            wrong.push(format!(
+                "{what}: exit {}, want hints {want:?} under {runs:?}\n{}{}",
+                o.code, o.stdout, o.stderr
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn lab03_python_route_grades_routing_py() {
+    if no_venv("lab03 Python route").is_some() {
+        return;
+    }
+    python_solution_full_marks("03", "route: answers.json and Python", 19);
+    // Each failing routing.py, from the solution's answers: the check and
+    // the hint it must give.
+    let late = "routing.py: every path delivers no later";
+    let cases: [(&str, String, &str, &[&str]); 5] = [
+        (
+            "the stub, begun (direct paths only)",
+            std::fs::read_to_string(labs().join("03-routing/routing.py")).unwrap() + "\n# begun\n",
+            late,
+            &["are delivered later than they could be", "a 2-hop path takes"],
+        ),
+        (
+            "a path over a circuit that is not up",
+            "def routing(net):\n    return [net.path([0, 5], [0], 0)]\n".into(),
+            "routing.py's routing(net) runs",
+            &["routing.py, line 2: lighthouse.PathError: path 0->5 arriving in slice 0: hop 0", "slice 0"],
+        ),
+        (
+            "one path only",
+            "def routing(net):\n    return [net.earliest_path(0, 1, 0, 2)]\n".into(),
+            "routing.py covers every",
+            &["391 of 392", "ToR 0 -> ToR 1 arriving in slice 1"],
+        ),
+        (
+            "returning the built-in net.hoho()",
+            "def routing(net):\n    return net.hoho()\n".into(),
+            "routing.py's routing(net) runs",
+            &["routing.py, line 2: calls the built-in net.hoho()"],
+        ),
+        (
+            "returning the built-in hoho's paths, 4 hops allowed (Fig. 6c with max_hop=4)",
+            "def routing(net):\n    n = net.config.tor_num\n    return [net.earliest_path(s, d, t, 4) for s in range(n) for d in range(n) if s != d for t in range(net.ts_num)]\n".into(),
+            "routing.py: every path has at most 2 hops",
+            &["paths have more than 2 hops"],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (what, text, check, want) in cases {
+        let w = work("03", true);
+        write(w.path(), "routing.py", &text);
+        let o = grade_dir("03", w.path());
+        let h = hints_of(&o.stdout, check);
+        let (x, y) = try_score(&o.stdout).unwrap_or((0, 0));
+        eprintln!("lab 03, {what}: {x}/{y}: {h}");
+        if o.code != 1 || x >= y || want.iter().any(|s| !h.contains(s)) {
+            wrong.push(format!(
+                "{what}: {x}/{y}, exit {}, want hints {want:?} under {check:?}\n{}{}",
+                o.code, o.stdout, o.stderr
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn python_route_without_lighthouse_is_incomplete_never_full_marks() {
+    // A python that cannot import lighthouse (the system one), and one
+    // that does not exist: exit 3, INCOMPLETE naming scripts/setup-python.sh.
+    let system = Command::new("/usr/bin/python3")
+        .args(["-I", "-c", "import lighthouse"])
+        .output()
+        .is_ok_and(|o| !o.status.success());
+    let mut pythons = vec!["/nonexistent/python3"];
+    if system {
+        pythons.push("/usr/bin/python3");
+    } else {
+        eprintln!("SKIP /usr/bin/python3 case: it is missing or can import lighthouse");
+    }
+    for py in pythons {
+        for num in ["03", "04"] {
+            let w = work(num, true);
+            let o = lighthouse_env(
+                &["lab", "grade", num, "--dir", w.path().to_str().unwrap()],
+                &[("LIGHTHOUSE_PYTHON", py)],
+            );
+            assert_eq!(o.code, 3, "lab {num}, {py}: {}{}", o.stdout, o.stderr);
+            let (x, y) = score(&o.stdout);
+            assert!(x < y, "lab {num}, {py}: {x}/{y}");
+            assert!(o.stdout.contains("INCOMPLETE"), "{}", o.stdout);
+            assert!(
+                o.stdout.contains(&format!("LIGHTHOUSE_PYTHON={py}"))
+                    && o.stdout.contains("scripts/setup-python.sh"),
+                "{}",
+                o.stdout
+            );
+        }
+    }
 }

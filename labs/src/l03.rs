@@ -1,8 +1,12 @@
 //! Lab 03: routing. Three given configs on the same RotorNet schedule
 //! (direct, VLB, HOHO); answers about hop counts and latencies are derived
-//! from the shipped configs' compiled routes.
+//! from the shipped configs' compiled routes. The Python route (optional):
+//! `routing.py`'s `routing(net)`, run through the lighthouse package on the
+//! shipped hoho.json, must return valid paths for every (src, dst, arrival)
+//! of at most 2 hops, each delivering as early as any 2-hop path.
 
 use super::checks::{Answers, Check, Shipped, tor_name};
+use super::py::Script;
 use super::{Ctx, LabError};
 use lh_ctrl::compile::{Compiled, compile};
 use lh_ctrl::routing::{PathRef, tors_of};
@@ -107,5 +111,72 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
             "the departure slice of the last hop",
         ));
     }
+    v.extend(python_route(cx)?);
+    Ok(v)
+}
+
+/// The Python route; the shipped stub, left as it is, is not graded.
+const SCRIPT: Script = Script {
+    func: "routing",
+    stub: include_str!("../03-routing/routing.py"),
+    about: "the lab is about writing the routing yourself from net.neighbors() and net.path()",
+};
+
+const PY_RUNS: &str = "routing.py's routing(net) runs and net.entries() accepts every path it returns (no built-in routing)";
+const PY_LATER: [&str; 3] = [
+    "routing.py covers every (src, dst, arrival slice): entries() reports none missing",
+    "routing.py: every path has at most 2 hops",
+    "routing.py: every path delivers no later than the earliest path of at most 2 hops (HOHO with max_hop=2) for its pair and slice",
+];
+
+/// The Python route's checks, if `routing.py` is written (defines
+/// `routing(net)` and is not the untouched stub); none otherwise.
+fn python_route(cx: &Ctx) -> Result<Vec<Check>, LabError> {
+    let mut v = Vec::new();
+    if !SCRIPT.taken(
+        cx,
+        "answers.json and Python, on hoho.json",
+        "answers.json only",
+    )? {
+        return Ok(v);
+    }
+    let Some(r) = SCRIPT.run(cx, CONFIGS[2].text, PY_RUNS, &PY_LATER, &mut v) else {
+        return Ok(v);
+    };
+    v.push(Check::pass(PY_RUNS));
+    let n = |k: &str| r[k].as_u64().unwrap_or(u64::MAX);
+    v.push(Check::when(
+        n("missing") == 0,
+        PY_LATER[0],
+        format!(
+            "{} of {} (src, dst, arrival slice) have no path, e.g. ToR {} -> ToR {} arriving in slice {} (first_missing); return one path for each",
+            n("missing"),
+            n("triples"),
+            r["first_missing"][0],
+            r["first_missing"][1],
+            r["first_missing"][2]
+        ),
+    ));
+    v.push(Check::when(
+        n("too_long") == 0,
+        PY_LATER[1],
+        format!(
+            "{} paths have more than 2 hops, e.g. {}",
+            n("too_long"),
+            r["first_too_long"].as_str().unwrap_or("?")
+        ),
+    ));
+    let s = &r["first_slower"];
+    v.push(Check::when(
+        n("slower") == 0,
+        PY_LATER[2],
+        format!(
+            "{} (src, dst, arrival slice) are delivered later than they could be, e.g. {}: {} slots after arrival, a 2-hop path takes {}; try leaving now to a ToR that meets the destination sooner",
+            n("slower"),
+            s["path"].as_str().unwrap_or("?"),
+            s["latency"],
+            s["best"]
+        ),
+    ));
     Ok(v)
 }

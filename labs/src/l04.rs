@@ -4,9 +4,18 @@
 //! matching and every pair of ToRs meets exactly once per cycle. The
 //! working copy's `config.json` must still be the shipped one: switching
 //! it to `round_robin`, another file or fewer ToRs skips the work.
+//!
+//! The Python route: a `topo.py` that defines `topo(net)` (and is not the
+//! untouched stub) is graded instead of `sched.json`. The driver
+//! ([`super::py`]) runs `net.topo(topo)` through the lighthouse package on
+//! the shipped config with the built-in generators blocked, and hands back
+//! the schedule in the schedule-file format; it is loaded through the
+//! shipped config and graded by the same checks.
 
 use super::checks::{Check, Shipped, read_json, tor_name};
+use super::py::Script;
 use super::{Ctx, LabError};
+use lh_ctrl::config::Config;
 use lh_ctrl::schedule::{Endpoint, Schedule};
 
 const CONFIG: Shipped = Shipped {
@@ -15,7 +24,15 @@ const CONFIG: Shipped = Shipped {
     text: include_str!("../04-schedule-file/config.json"),
 };
 
+/// The Python route; the shipped stub, left as it is, grades sched.json.
+const SCRIPT: Script = Script {
+    func: "topo",
+    stub: include_str!("../04-schedule-file/topo.py"),
+    about: "the lab is about writing the circle method yourself with net.connect() calls (paper Fig. 6b)",
+};
+
 const LOADS: &str = "sched.json loads: every circuit obeys connect() and fits the OCS cabling";
+const PY_RUNS: &str = "topo.py's topo(net) runs: every net.connect() is accepted, the schedule fits the OCS cabling, no built-in generator";
 
 /// The checks after loading, by name (for a fixed score denominator).
 const LATER: [&str; 4] = [
@@ -27,6 +44,13 @@ const LATER: [&str; 4] = [
 
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
     let mut v = vec![CONFIG.unchanged(cx)?];
+    if SCRIPT.taken(
+        cx,
+        "Python, sched.json is not graded",
+        "schedule file (sched.json)",
+    )? {
+        return grade_python(cx, v);
+    }
     // Syntax errors in the student's file are fatal and name the line.
     read_json(&cx.path("sched.json"))?;
     let loaded = CONFIG.config(cx).and_then(|cfg| {
@@ -34,10 +58,10 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
             .map(|s| (cfg, s))
             .map_err(|e| e.to_string())
     });
-    let (cfg, s) = match loaded {
+    match loaded {
         Ok(x) => {
             v.push(Check::pass(LOADS));
-            x
+            schedule_checks(&mut v, x);
         }
         Err(e) => {
             v.push(Check::fail(
@@ -45,9 +69,53 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
                 format!("{e}\none uplink transmits and receives at most once per slice; indices start at 0 (docs/schedule-file.md)"),
             ));
             v.extend(Check::blocked(&LATER, "fix sched.json so that it loads"));
-            return Ok(v);
         }
+    }
+    Ok(v)
+}
+
+/// The Python route: the driver runs `net.topo(topo)` on the shipped
+/// config (its topology replaced, as topo() replaces it) and hands back
+/// the schedule in the schedule-file format; it is loaded through the
+/// shipped config and graded as a sched.json would be.
+fn grade_python(cx: &Ctx, mut v: Vec<Check>) -> Result<Vec<Check>, LabError> {
+    let mut cfg: serde_json::Value = serde_json::from_str(CONFIG.text).expect("shipped JSON");
+    cfg["topology"] = serde_json::json!({"kind": "round_robin"});
+    let Some(r) = SCRIPT.run(cx, &cfg.to_string(), PY_RUNS, &LATER, &mut v) else {
+        return Ok(v);
     };
+    // The schedule file the script's connect() calls amount to, loaded
+    // through the shipped config like the student's sched.json (the folder
+    // lives until the checks are done: compiling reads the file again).
+    let tmp = tempfile::tempdir().map_err(|source| LabError::Io {
+        file: std::env::temp_dir(),
+        source,
+    })?;
+    let loaded = (|| -> Result<(Config, Schedule), String> {
+        let s = &r["schedule"];
+        std::fs::write(tmp.path().join("sched.json"), s.to_string())
+            .map_err(|e| format!("a scratch file: {e}"))?;
+        let cfg = Config::from_json_in(CONFIG.text, CONFIG.name, tmp.path())
+            .map_err(|e| format!("topo.py's schedule: {e}"))?;
+        let s =
+            lh_ctrl::schedule::from_config(&cfg).map_err(|e| format!("topo.py's schedule: {e}"))?;
+        Ok((cfg, s))
+    })();
+    match loaded {
+        Ok(x) => {
+            v.push(Check::pass(PY_RUNS));
+            schedule_checks(&mut v, x);
+        }
+        Err(h) => {
+            v.push(Check::fail(PY_RUNS, h));
+            v.extend(Check::blocked(&LATER, "fix topo.py so that topo(net) runs"));
+        }
+    }
+    Ok(v)
+}
+
+/// The checks of a loaded schedule, whichever route it came from.
+fn schedule_checks(v: &mut Vec<Check>, (cfg, s): (Config, Schedule)) {
     let n = s.tors();
     v.push(Check::when(
         s.slices() == n - 1,
@@ -81,7 +149,6 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
             format!("{e}\nevery pair needs a circuit in some slice"),
         ),
     });
-    Ok(v)
 }
 
 /// Every ToR's single uplink has a two-way circuit in every slice.

@@ -421,10 +421,7 @@ mod tests {
         .unwrap();
         std::fs::write(inc.join("b.p4"), "B\n").unwrap();
         std::fs::write(inc.join("c.p4"), "C\n").unwrap();
-        let cx = Ctx {
-            dir: work.clone(),
-            repo: None,
-        };
+        let cx = Ctx::new(work.clone(), None);
         let t = sources(&cx, &cx.path("lighthouse.p4")).unwrap().unwrap();
         let all = t.join("");
         assert!(

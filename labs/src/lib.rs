@@ -29,6 +29,7 @@ mod l05;
 mod l06;
 mod l07;
 mod l08;
+mod py;
 
 pub use checks::{Answers, Check, Status};
 
@@ -65,11 +66,24 @@ pub enum LabError {
 pub struct Ctx {
     pub dir: PathBuf,
     pub repo: Option<PathBuf>,
+    /// Lines shown under the report's title (which route was graded).
+    pub notes: std::cell::RefCell<Vec<String>>,
 }
 
 impl Ctx {
+    pub fn new(dir: PathBuf, repo: Option<PathBuf>) -> Ctx {
+        Ctx {
+            dir,
+            repo,
+            notes: Default::default(),
+        }
+    }
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
+    }
+    /// Say something about what is graded (e.g. the route), under the title.
+    pub fn note(&self, line: impl Into<String>) {
+        self.notes.borrow_mut().push(line.into());
     }
 }
 
@@ -205,6 +219,8 @@ pub fn list() -> String {
 pub struct Report {
     pub lab: &'static Lab,
     pub dir: PathBuf,
+    /// What the grader said about the working copy (the route graded).
+    pub notes: Vec<String>,
     pub checks: Vec<Check>,
 }
 
@@ -248,6 +264,9 @@ impl Report {
             self.lab.title,
             self.dir.display()
         );
+        for n in &self.notes {
+            let _ = writeln!(s, "  {n}");
+        }
         for c in &self.checks {
             match &c.status {
                 Status::Pass => {
@@ -297,13 +316,11 @@ pub fn grade(id: &str, dir: Option<&Path>) -> Result<Report, LabError> {
     let repo = labs_root()
         .ok()
         .and_then(|r| r.parent().map(Path::to_path_buf));
-    let ctx = Ctx {
-        dir: std::fs::canonicalize(&dir).unwrap_or(dir),
-        repo,
-    };
+    let ctx = Ctx::new(std::fs::canonicalize(&dir).unwrap_or(dir), repo);
     let checks = (lab.grade)(&ctx)?;
     Ok(Report {
         lab,
+        notes: ctx.notes.take(),
         dir: ctx.dir,
         checks,
     })
