@@ -145,9 +145,16 @@ fn the_exporter_never_imports_the_real_mininet() {
          topos = {'t': T}\n",
     )
     .unwrap();
+    // As the binary runs it: the exporter and its Topo classes side by side.
+    std::fs::write(
+        d.path().join("lh_topo_export.py"),
+        lh_emu::mininet::EXPORTER,
+    )
+    .unwrap();
+    std::fs::write(d.path().join("lh_mn_topo.py"), lh_emu::mininet::TOPO_SHIM).unwrap();
     let out = Command::new("/usr/bin/python3")
         .arg("-I")
-        .arg(repo().join("emu/mininet/lh_topo_export.py"))
+        .arg(d.path().join("lh_topo_export.py"))
         .arg("probe.py")
         .arg("t")
         .current_dir(d.path())

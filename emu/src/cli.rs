@@ -8,8 +8,12 @@
 
 mod compat;
 mod help;
+mod line;
+mod py;
 #[cfg(test)]
 mod tests;
+
+pub use py::PyHook;
 
 pub use crate::net::{DEFAULT_PING_TIMEOUT, IPERF_SECONDS, MAX_UDP_BPS_NO_FABRIC, Tools, on_path};
 pub use crate::text::format::{
@@ -66,6 +70,8 @@ pub struct Cli<'a> {
     pub json: Option<Box<dyn Write + 'a>>,
     /// The command line being run (for `--json` records).
     line: String,
+    /// `py`/`px` in a host language ([`Cli::set_py`]).
+    py: Option<PyHook<'a>>,
 }
 
 /// One `--json` line: the command, and its value or its error.
@@ -89,6 +95,7 @@ impl<'a> Cli<'a> {
             sandbox: false,
             json: None,
             line: String::new(),
+            py: None,
         }
     }
 
@@ -276,9 +283,8 @@ impl<'a> Cli<'a> {
                 self.show(first, r, view::otcp);
             }
             "pcap" => self.pcap(rest),
-            "xterm" | "gterm" | "py" | "px" | "dpctl" | "switch" | "wait" => {
-                self.compat(first, rest)
-            }
+            "py" | "px" => self.py(first, rest),
+            "xterm" | "gterm" | "dpctl" | "switch" | "wait" => self.compat(first, rest),
             _ if self.net.has_shell(first) => self.node_cmd(first, rest),
             _ => self.say(&format!("*** Unknown command: {line}")),
         }
@@ -674,7 +680,11 @@ impl<'a> Cli<'a> {
             self.onecmd("EOF");
             return;
         }
-        let Ok(mut rl) = rustyline::DefaultEditor::new() else {
+        let complete = line::Complete {
+            commands: help::COMMANDS.iter().map(|(c, _)| c.to_string()).collect(),
+            nodes: self.net.node_names(),
+        };
+        let Ok(mut rl) = line::editor(complete) else {
             self.say("*** Error: cannot open the terminal");
             return;
         };
@@ -687,7 +697,7 @@ impl<'a> Cli<'a> {
             }
             match rl.readline(PROMPT) {
                 Ok(line) => {
-                    let _ = rl.add_history_entry(line.as_str());
+                    line::remember(&mut rl, &line);
                     signals::take_interrupt();
                     if self.onecmd(&line) == Flow::Exit {
                         break;
