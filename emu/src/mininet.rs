@@ -388,6 +388,8 @@ pub struct Fabric {
     pub notes: Vec<String>,
     /// The topology's own names, for the plan.
     pub names: MnNames,
+    /// The smallest `bw=` of a host link (Mbit/s), if any.
+    pub host_bw: Option<f64>,
 }
 
 /// A Mininet topology's names, kept in the run: hosts (in plan order, with
@@ -647,6 +649,7 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
         uplinks,
         notes,
         names,
+        host_bw,
     })
 }
 
@@ -658,6 +661,9 @@ pub struct Prepared {
     pub notes: Vec<String>,
     /// A Mininet topology's own names.
     pub names: Option<MnNames>,
+    /// A host link had `bw=`: pace the hosts at `tors.host_link_rate`
+    /// ([`crate::net::NetworkOptions::pace_hosts`]).
+    pub pace_hosts: bool,
     _scratch: Option<tempfile::TempDir>,
 }
 
@@ -687,6 +693,7 @@ pub fn prepare(config: Option<&Path>, a: &MnSource) -> Result<Prepared, MnError>
             host_counts: None,
             notes: Vec::new(),
             names: None,
+            pace_hosts: false,
             _scratch: None,
         });
     }
@@ -742,6 +749,7 @@ fn prepare_in(topo: &MnTopo, label: &str, scratch: tempfile::TempDir) -> Result<
         host_counts: Some(fab.host_counts),
         notes: fab.notes,
         names: Some(fab.names),
+        pace_hosts: fab.host_bw.is_some(),
         _scratch: Some(scratch),
     })
 }

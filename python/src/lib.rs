@@ -18,6 +18,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::path::{Path, PathBuf};
 
+mod mininet;
+
 pyo3::create_exception!(
     _native,
     ConfigError,
@@ -342,5 +344,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("CompileError", py.get_type::<CompileError>())?;
     m.add("NetworkError", py.get_type::<NetworkError>())?;
+    mininet::register(m)?;
     Ok(())
 }

@@ -148,7 +148,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         p4_log: a.p4_log,
         telemetry: a.telemetry.clone(),
         ta_live: a.ta_live,
-        pace_hosts: link.bw.is_some(),
+        pace_hosts: link.bw.is_some() || mn.pace_hosts,
     };
     let mut net = Network::bring_up(plan, compiled, opts)?;
     let prefix = net.prefix.clone();
