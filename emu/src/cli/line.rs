@@ -4,7 +4,7 @@
 //! `~/.mininet_history`; `LIGHTHOUSE_HISTORY` names another file, empty
 //! turns it off), the last [`HISTORY_LINES`] lines.
 
-use rustyline::completion::Completer;
+use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
@@ -49,15 +49,24 @@ impl Complete {
 }
 
 impl Completer for Complete {
-    type Candidate = String;
+    type Candidate = Pair;
 
+    /// As readline: a completed word gets a space after it.
     fn complete(
         &self,
         line: &str,
         pos: usize,
         _ctx: &Context<'_>,
-    ) -> rustyline::Result<(usize, Vec<String>)> {
-        Ok(self.candidates(line, pos))
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let (start, v) = self.candidates(line, pos);
+        let pairs = v
+            .into_iter()
+            .map(|c| Pair {
+                replacement: format!("{c} "),
+                display: c,
+            })
+            .collect();
+        Ok((start, pairs))
     }
 }
 
