@@ -292,3 +292,56 @@ def test_the_shipped_course_example_runs(tmp_path):
     assert "*** Results: 0% dropped (12/12 received)" in p.stderr
     prefix = re.search(r"\*\*\* Run (lh[0-9a-f]{4}):", p.stderr).group(1)
     assert left_behind(prefix) == []
+
+
+@needs_root
+def test_the_interactive_cli_runs_real_python_and_gives_ctrl_c_back(tmp_path):
+    """CLI(net) on a terminal: py/px are Python in the script's namespace;
+    afterwards SIGINT is Python's KeyboardInterrupt again."""
+    import pty
+    import select
+    script = tmp_path / "icli.py"
+    script.write_text(HEAD + textwrap.dedent("""
+        import os, signal, time
+        secret = 'from-the-script'
+        net = Mininet(topo=SingleSwitchTopo(2))
+        net.start()
+        print('PREFIX', net.prefix)
+        CLI(net)
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+            print('NO KEYBOARDINTERRUPT')
+        except KeyboardInterrupt:
+            print('KEYBOARDINTERRUPT')
+        net.stop()
+    """))
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.executable, [sys.executable, str(script)])
+    seen, at = b"", 0
+
+    def until(needle, secs=60):
+        """Reads until `needle` appears after what was consumed."""
+        nonlocal seen, at
+        end = time.time() + secs
+        while needle.encode() not in seen[at:]:
+            assert time.time() < end, "no %r in %r" % (needle, seen[at:])
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:
+                    break
+        at = seen.index(needle.encode(), at) + len(needle)
+        return seen.decode(errors="replace")
+
+    until("lighthouse> ")
+    for line in ["px y = 5", "py y * 2", "py secret", "py h2.cmd('echo hi')", "exit"]:
+        os.write(fd, (line + "\r").encode())
+        until("lighthouse> " if line != "exit" else "KEYBOARDINTERRUPT")
+    _, status = os.waitpid(pid, 0)
+    text = seen.decode(errors="replace").replace("\r", "")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert "\n10\n" in text and "\nfrom-the-script\n" in text and "\nhi\n" in text, text
+    prefix = re.search(r"PREFIX (lh[0-9a-f]{4})", text).group(1)
+    assert left_behind(prefix) == []
