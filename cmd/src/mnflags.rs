@@ -94,19 +94,10 @@ pub fn parse_link(spec: &str) -> Result<LinkOpts, String> {
                     })?;
                 o.bw = Some(bw);
             }
-            "delay" | "jitter" => {
+            "delay" | "jitter" | "loss" | "max_queue_size" => {
                 return Err(format!(
-                    "--link {spec}: {k}= needs tc's netem qdisc, which this kernel does not have (only pfifo, bfifo, tbf, htb, ingress, clsact); a Lighthouse link's delay is the config's slice.propagation (every optical circuit, one way), and a host's wait for its circuit is the schedule's (docs/time-model.md)"
-                ));
-            }
-            "loss" => {
-                return Err(format!(
-                    "--link {spec}: loss= needs tc's netem qdisc, which this kernel does not have; fail a link instead with `link <host> <switch> down` or `link s1 s2 down` at the prompt"
-                ));
-            }
-            "max_queue_size" => {
-                return Err(format!(
-                    "--link {spec}: max_queue_size= is not supported; a ToR's queues are the calendar queues (config tor.buffer, docs/config.md)"
+                    "--link {spec}: {k}= {}",
+                    lh_emu::mininet::NETEM_NOTE
                 ));
             }
             _ => {
@@ -238,7 +229,7 @@ mod tests {
         assert!(
             parse_link("tc,loss=1")
                 .unwrap_err()
-                .contains("link s1 s2 down")
+                .contains("`link <a> <b> down`")
         );
         assert!(parse_link("tc,bw=-1").unwrap_err().contains("bw=-1"));
         assert!(parse_link("ovs").unwrap_err().contains("--link tc,bw=N"));

@@ -36,7 +36,7 @@ fn unsupported_mininet_flags_name_the_nearest_equivalent() {
         (vec!["--switch", "ovsk"], "--tor native|bmv2"),
         (vec!["--controller", "remote"], "time-flow tables"),
         (vec!["--link", "tc,bw=10,delay=5ms"], "slice.propagation"),
-        (vec!["--link", "tc,loss=1"], "link s1 s2 down"),
+        (vec!["--link", "tc,loss=1"], "`link <a> <b> down`"),
         (vec!["--link", "ovs"], "--link tc,bw=N"),
         (vec!["--host", "cfs"], "--host process"),
         (vec!["-x"], "ip netns exec"),

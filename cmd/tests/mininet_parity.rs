@@ -182,7 +182,7 @@ fn parity_10_custom_topologies_keep_their_names() {
         &f,
         "from mininet.topo import Topo\n\
          class CS(Topo):\n    def build(self):\n        s1, s2 = self.addSwitch('s1'), self.addSwitch('s2')\n        \
-         self.addLink(self.addHost('client'), s1)\n        self.addLink(self.addHost('server'), s2)\n        self.addLink(s1, s2)\n\
+         self.addLink(self.addHost('client'), s1)\n        self.addLink(self.addHost('server'), s2)\n        self.addLink(s1, s2, delay='5ms')\n\
          topos = {'cs': CS}\n",
     )
     .unwrap();
@@ -191,6 +191,15 @@ fn parity_10_custom_topologies_keep_their_names() {
         "nodes\nnet\nclient ping -c1 server\npy server.IP()\n",
     );
     assert_eq!(code, 0, "{out}");
+    // An option that cannot be honoured is said, also at -v output.
+    let (warning, out) = out.split_once('\n').unwrap();
+    assert_eq!(
+        warning,
+        format!(
+            "*** Warning: link s1-s2: delay=\"5ms\" is ignored: it {}",
+            lh_emu::mininet::NETEM_NOTE
+        )
+    );
     assert!(out.starts_with("available nodes are: \nclient s1 s2 server\nclient client-eth0:s1-eth1\nserver server-eth0:s2-eth1\ns1 lo:  s1-eth1:client-eth0 s1-eth2:s2-eth2\n"), "{out}");
     assert!(
         out.contains("PING 10.0.0.2 (10.0.0.2)") && out.contains(" 1 received"),

@@ -76,7 +76,14 @@ pub struct MnTopo {
     /// Mininet's `port1`/`port2` of each link, where given (index as in
     /// `links`; missing entries: numbered in link order).
     pub ports: Vec<(Option<usize>, Option<usize>)>,
+    /// Link options that cannot be honoured (`delay=`, `loss=`, ...): said
+    /// at start-up, never dropped silently.
+    pub warnings: Vec<String>,
 }
+
+/// What `delay=`, `loss=`, `jitter=` and `max_queue_size=` on a link need,
+/// and what Lighthouse has instead.
+pub const NETEM_NOTE: &str = "needs tc's netem qdisc, which this kernel does not have (only pfifo, bfifo, tbf, htb, ingress, clsact); a Lighthouse link's delay is the config's slice.propagation, a failed link `link <a> <b> down`";
 
 /// Mininet's natural sort key (s2 before s10).
 fn natural(s: &str) -> Vec<(bool, u64, String)> {
@@ -302,6 +309,18 @@ pub fn custom(file: &Path, spec: &str, scratch: &Path) -> Result<MnTopo, MnError
                 .collect()
         })
         .unwrap_or_default();
+    let mut warnings = Vec::new();
+    for l in v["links"].as_array().into_iter().flatten() {
+        for k in ["delay", "jitter", "loss", "max_queue_size"] {
+            if let Some(x) = l[2].get(k) {
+                warnings.push(format!(
+                    "Warning: link {}-{}: {k}={x} is ignored: it {NETEM_NOTE}",
+                    l[0].as_str().unwrap_or("?"),
+                    l[1].as_str().unwrap_or("?")
+                ));
+            }
+        }
+    }
     let port = |o: &Value, k: &str| o.get(k).and_then(Value::as_u64).map(|p| p as usize);
     let ports = v["links"]
         .as_array()
@@ -316,6 +335,7 @@ pub fn custom(file: &Path, spec: &str, scratch: &Path) -> Result<MnTopo, MnError
         hosts: names("hosts"),
         links,
         ports,
+        warnings,
     })
 }
 
@@ -444,7 +464,7 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
             "{label}: the topology has no switches"
         )));
     }
-    let mut notes = Vec::new();
+    let mut notes = t.warnings.clone();
     let idx: HashMap<&str, usize> = sw
         .iter()
         .enumerate()

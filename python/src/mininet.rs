@@ -84,6 +84,8 @@ impl MnNet {
             hosts,
             ports: links.iter().map(|l| (l.3, l.4)).collect(),
             links: links.into_iter().map(|l| (l.0, l.1, l.2)).collect(),
+            // The Python side refuses options it cannot honour.
+            warnings: Vec::new(),
         };
         Ok(MnNet {
             topo,
@@ -365,5 +367,6 @@ fn set_log_level(name: &str) -> PyResult<()> {
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MnNet>()?;
     m.add_function(wrap_pyfunction!(set_log_level, m)?)?;
+    m.add("NETEM_NOTE", lh_emu::mininet::NETEM_NOTE)?;
     Ok(())
 }

@@ -111,7 +111,12 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("--ipbase {b}: {e}"))?;
     }
     for n in &mn.notes {
-        banner!("*** {n}");
+        // A warning (an option that cannot be honoured) shows at -v output too.
+        if n.starts_with("Warning:") {
+            say!("*** {n}");
+        } else {
+            banner!("*** {n}");
+        }
     }
     plan.targets = lh_emu::plan::target::parse(&a.tor, plan.tors)?;
     let p4_src = match &a.p4 {

@@ -21,9 +21,7 @@ from .node import Controller, CPULimitedHost, Host, Switch
 from .topo import natural
 
 # Link options: what Lighthouse does with each.
-_NETEM = ("needs tc's netem qdisc, which this kernel does not have (only pfifo, bfifo, tbf, "
-          "htb, ingress, clsact); a Lighthouse link's delay is the config's slice.propagation "
-          "(docs/time-model.md), and a failed link is net.configLinkStatus(a, b, 'down')")
+_NETEM = _native.NETEM_NOTE + " (from Python: net.configLinkStatus(a, b, 'down'))"
 _LINK_IGNORED = {'cls', 'use_htb', 'use_tbf', 'use_hfsc', 'enable_ecn', 'enable_red', 'r2q',
                  'speedup', 'key', 'intf'}
 _SWITCH_IGNORED = {'cls', 'dpid', 'protocols', 'failMode', 'stp', 'inband', 'listenPort',
