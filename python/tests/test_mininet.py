@@ -269,6 +269,17 @@ def test_before_start_nodes_say_to_start():
     assert net.stop() is True
 
 
+def test_bad_arguments_are_value_errors_naming_them():
+    from lighthouse.mininet.net import Mininet
+    from lighthouse.mininet.topo import SingleSwitchTopo
+    with pytest.raises(ValueError, match=r"ipBase='x'.*A\.B\.C\.D/N"):
+        Mininet(topo=SingleSwitchTopo(2), ipBase='x')
+    with pytest.raises(ValueError, match="bw=-3"):
+        net = Mininet()
+        net.addSwitch('s1')
+        net.addLink(net.addHost('h1'), 's1', bw=-3)
+
+
 def test_set_log_level_names_the_levels():
     from lighthouse.mininet.log import setLogLevel
     with pytest.raises(ValueError, match="debug, info, output"):

@@ -182,7 +182,11 @@ class Mininet(object):
 
     def _check_ips(self, hosts):
         import ipaddress
-        net = ipaddress.ip_network(self.ipBase, strict=False)
+        try:
+            net = ipaddress.IPv4Network(self.ipBase, strict=False)
+        except ValueError:
+            raise ValueError("Mininet(ipBase=%r): expected A.B.C.D/N, e.g. '192.168.50.0/24'"
+                             % (self.ipBase,)) from None
         for name, ip in self._hosts:
             if ip is None:
                 continue
