@@ -90,7 +90,9 @@ def main(argv):
     exec(code, scope)
     topos = scope.get('topos')
     if not isinstance(topos, dict):
-        raise LookupError('%s defines no dict `topos` (Mininet custom files map names to Topo classes)' % path)
+        raise LookupError('%s defines no dict `topos` (Mininet custom files map names to Topo classes); '
+                          'to run a whole Mininet script: sudo .venv/bin/python -m lighthouse.mininet %s'
+                          % (path, path))
     # Like `mn --custom`, the built-in topologies stay available.
     topos = dict(TOPOS, **topos)
     if name not in topos:
