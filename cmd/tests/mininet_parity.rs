@@ -234,7 +234,10 @@ fn parity_12_torus() {
     if skip_unless_root("parity_12_torus") {
         return;
     }
-    let (code, out) = lh(&["--topo", "torus,3,3"], "nodes\nnet\npingall\n");
+    let (code, out) = lh(
+        &["--topo", "torus,3,3"],
+        "nodes\nnet\npingall\ntable s2x2\nschedule\ntable s9\n",
+    );
     assert_eq!(code, 0, "{out}");
     assert!(out.starts_with("available nodes are: \nh1x1 h1x2 h1x3 h2x1 h2x2 h2x3 h3x1 h3x2 h3x3 s1x1 s1x2 s1x3 s2x1 s2x2 s2x3 s3x1 s3x2 s3x3\n"), "{out}");
     for l in TORUS_LINES {
@@ -242,6 +245,14 @@ fn parity_12_torus() {
     }
     assert!(
         out.contains("*** Results: 0% dropped (72/72 received)"),
+        "{out}"
+    );
+    // The optical verbs use the topology's names too (uplinks are the OCS's upP).
+    assert!(out.contains("*** s2x2 time-flow table: "), "{out}");
+    assert!(out.contains("dst=s1x1 "), "{out}");
+    assert!(out.contains("\ns1x1 up0 -> s1x2 up0\n"), "{out}");
+    assert!(
+        out.contains("*** No such ToR: s9 (use s1x1..s3x3 or 0..8)"),
         "{out}"
     );
 }

@@ -255,7 +255,8 @@ impl<'a> Cli<'a> {
             }
             "schedule" => {
                 let r = self.net.schedule((!rest.is_empty()).then_some(rest));
-                self.show(first, r, view::slice);
+                let names = self.net.plan.labeler();
+                self.show(first, r, |v| view::slice_named(v, &names));
             }
             "slice" => {
                 let r = self.net.slice();
@@ -264,13 +265,15 @@ impl<'a> Cli<'a> {
             "table" => {
                 if let Some(t) = self.parse_tor(rest) {
                     let r = self.net.table(t);
-                    self.show(first, r, view::table);
+                    let names = self.net.plan.labeler();
+                    self.show(first, r, |v| view::table_named(v, &names));
                 }
             }
             "queues" => {
                 if let Some(t) = self.parse_tor(rest) {
                     let r = self.net.queues(t);
-                    self.show(first, r, view::queues);
+                    let names = self.net.plan.labeler();
+                    self.show(first, r, |v| view::queues(v, &names));
                 }
             }
             "buffer_usage" | "bw_usage" => self.usage(first, rest),
@@ -590,15 +593,18 @@ impl<'a> Cli<'a> {
     }
 
     fn parse_tor(&mut self, arg: &str) -> Option<TorId> {
-        let tors = self.net.plan.tors;
+        let tors = self.net.plan.visible_tors;
         let t = self
             .net
             .plan
             .tor(arg)
             .or_else(|| arg.parse::<usize>().ok().filter(|t| *t < tors));
         if t.is_none() {
+            let names = self.net.plan.tor_names();
             self.say(&format!(
-                "*** No such ToR: {arg} (use s1..s{tors} or 0..{})",
+                "*** No such ToR: {arg} (use {}..{} or 0..{})",
+                names.first().map_or("s1", String::as_str),
+                names.last().map_or("s1", String::as_str),
                 tors.saturating_sub(1)
             ));
         }
@@ -638,7 +644,8 @@ impl<'a> Cli<'a> {
             interval,
         };
         let r = self.net.usage(&m);
-        self.show(verb, r, view::usage);
+        let names = self.net.plan.labeler();
+        self.show(verb, r, |v| view::usage(v, &names));
     }
 
     /// `pcap [--readable] <node> <port> FILE | pcap stop`.

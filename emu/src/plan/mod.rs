@@ -146,6 +146,13 @@ impl Plan {
             .unwrap_or_else(|| tor_name(t))
     }
 
+    /// [`Plan::tor_label`] as a function that owns what it needs (for text
+    /// renderers called while the network is borrowed).
+    pub fn labeler(&self) -> impl Fn(usize) -> String + 'static {
+        let labels = self.tor_labels.clone();
+        move |t| labels.get(t).cloned().unwrap_or_else(|| tor_name(t))
+    }
+
     /// The shown name of uplink `p` of ToR `t` (`sN-upP`, or a Mininet
     /// topology's `sN-ethK`).
     pub fn uplink_label(&self, t: usize, p: usize) -> String {
