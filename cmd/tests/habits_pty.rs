@@ -295,3 +295,23 @@ fn tab_completes_commands_and_names_history_survives_runs_and_v_output_is_quiet(
     p.answers("", "10.0.0.2\r\n");
     exit_cleanly(&mut p, &p2);
 }
+
+#[test]
+fn sigterm_at_the_prompt_removes_a_mininet_topologys_scratch_folder() {
+    if skip_unless_root("sigterm_at_the_prompt_removes_a_mininet_topologys_scratch_folder") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = scratch_dirs();
+    let mut p = Pty::spawn(&["run", "--topo", "linear,2"]);
+    let prefix = run_prefix(&p.expect(PROMPT, 120));
+    assert_ne!(scratch_dirs(), before, "the run has its scratch folder");
+    // At the prompt the line editor does not return on a signal: the
+    // watcher tears the run down and exits (Pty's drop sends SIGTERM).
+    drop(p);
+    assert_eq!(scratch_dirs(), before, "scratch folders left behind");
+    assert!(
+        !lh_namespaces().iter().any(|n| n.starts_with(&prefix)),
+        "namespaces of {prefix} left"
+    );
+}

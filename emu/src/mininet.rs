@@ -685,6 +685,17 @@ pub struct Prepared {
     /// ([`crate::net::NetworkOptions::pace_hosts`]).
     pub pace_hosts: bool,
     _scratch: Option<tempfile::TempDir>,
+    /// Removes the scratch folder if the process exits without dropping
+    /// this (a signal's or a panic's teardown ends with `exit`).
+    guard: Option<u64>,
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        if let Some(id) = self.guard.take() {
+            crate::kernel::exitguard::unregister(id);
+        }
+    }
 }
 
 impl Prepared {
@@ -715,6 +726,7 @@ pub fn prepare(config: Option<&Path>, a: &MnSource) -> Result<Prepared, MnError>
             names: None,
             pace_hosts: false,
             _scratch: None,
+            guard: None,
         });
     }
     if config.is_some() {
@@ -770,6 +782,12 @@ fn prepare_in(topo: &MnTopo, label: &str, scratch: tempfile::TempDir) -> Result<
         notes: fab.notes,
         names: Some(fab.names),
         pace_hosts: fab.host_bw.is_some(),
+        guard: Some(crate::kernel::exitguard::register({
+            let dir = scratch.path().to_path_buf();
+            move || {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        })),
         _scratch: Some(scratch),
     })
 }
