@@ -141,12 +141,12 @@ impl MnNet {
         Ok(())
     }
 
-    /// Drain, report conservation, tear everything down; idempotent.
+    /// Drain, report conservation, tear everything down (the generated
+    /// config's scratch folder too); idempotent.
     fn stop(&mut self) -> bool {
-        match self.live.take() {
-            Some(mut n) => n.stop(),
-            None => true,
-        }
+        let ok = self.live.take().is_none_or(|mut n| n.stop());
+        self.prepared = None;
+        ok
     }
 
     /// The run's prefix while it runs (its namespaces are `PREFIX-<node>`),
