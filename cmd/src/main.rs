@@ -241,6 +241,16 @@ macro_rules! say {
     }};
 }
 
+/// A banner line (Mininet's `info`): not printed at `-v output` and above.
+#[macro_export]
+macro_rules! banner {
+    ($($t:tt)*) => {{
+        if lh_emu::text::level::banners() {
+            $crate::say!($($t)*);
+        }
+    }};
+}
+
 // The controller allocates millions of small paths and entries; mimalloc
 // compiles opera-108 about a third faster than glibc (docs/benchmarks.md).
 #[global_allocator]
@@ -262,8 +272,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         if let Some(v) = &mn_compat.verbosity {
-            level = mnflags::log_level(v).unwrap_or("warn");
+            level = mnflags::log_level(v).map_or("warn", |(t, _)| t);
         }
+        lh_emu::text::level::set(mn_compat.level());
     }
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -290,8 +301,9 @@ fn main() -> ExitCode {
             telemetry,
             ta_live,
             max_memory,
-            mn_compat: _,
+            mn_compat,
         } => run(RunArgs {
+            compat: mn_compat,
             config,
             mn,
             mac,

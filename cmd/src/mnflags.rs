@@ -1,25 +1,42 @@
-//! Mininet command-line habits on `lighthouse run`: `-v LEVEL` maps to the
-//! log level, and the `mn` flags that have no meaning here are refused with
-//! the nearest equivalent (instead of clap's generic "unexpected argument").
+//! Mininet command-line habits on `lighthouse run`: `-v LEVEL` (Mininet's
+//! levels: `output` prints no banners), `--link tc,bw=N`, `--ipbase`,
+//! `--pre`/`--post` CLI scripts, and the `mn` flags that have no meaning
+//! here refused with the nearest equivalent (instead of clap's generic
+//! "unexpected argument").
 
 use clap::Args;
+use lh_emu::text::level::{self, Level};
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
 
 #[derive(Args, Clone, Debug, Default)]
 pub struct MnCompat {
     /// Log level like Mininet's `-v`: debug, info, output, warning, error,
-    /// critical (LIGHTHOUSE_LOG overrides it).
+    /// critical; `output` and above print no banners, only what commands
+    /// print (LIGHTHOUSE_LOG overrides the tracing part).
     #[arg(short = 'v', long = "verbosity", value_name = "LEVEL")]
     pub verbosity: Option<String>,
+    /// Mininet's --link: `tc,bw=N` paces every host link at N Mbit/s (a
+    /// tbf on each host interface; with a Mininet topology also the
+    /// switch-switch links' rate); `default` changes nothing.
+    #[arg(long, value_name = "tc,bw=N")]
+    pub link: Option<String>,
+    /// Mininet's --ipbase: hosts get addresses K of this network
+    /// (default 10.0.0.0/8).
+    #[arg(long, value_name = "A.B.C.D/N")]
+    pub ipbase: Option<String>,
+    /// CLI script run before --test, --script or the prompt (Mininet --pre).
+    #[arg(long, value_name = "FILE")]
+    pub pre: Option<PathBuf>,
+    /// CLI script run after --test, --script or the prompt (Mininet --post).
+    #[arg(long, value_name = "FILE")]
+    pub post: Option<PathBuf>,
     #[arg(long, hide = true, value_name = "X")]
     pub switch: Option<String>,
     #[arg(long, hide = true, value_name = "X")]
     pub controller: Option<String>,
     #[arg(long, hide = true, value_name = "X")]
-    pub link: Option<String>,
-    #[arg(long, hide = true, value_name = "X")]
     pub host: Option<String>,
-    #[arg(long, hide = true, value_name = "X")]
-    pub ipbase: Option<String>,
     #[arg(short = 'x', long, hide = true)]
     pub xterms: bool,
     #[arg(long, hide = true)]
@@ -32,24 +49,84 @@ pub struct MnCompat {
     pub listenport: Option<String>,
 }
 
-/// The tracing filter for a Mininet verbosity level.
-pub fn log_level(v: &str) -> Result<&'static str, String> {
-    Ok(match v {
-        "debug" => "debug",
-        "info" => "info",
-        "output" | "warning" | "warn" => "warn",
-        "error" | "critical" => "error",
-        _ => {
-            return Err(format!(
-                "-v {v}: expected one of debug, info, output, warning, error, critical"
-            ));
+/// The tracing filter and Mininet level for a `-v` value.
+pub fn log_level(v: &str) -> Result<(&'static str, Level), String> {
+    let l = Level::parse(v).ok_or_else(|| format!("-v {v}: expected one of {}", level::NAMES))?;
+    Ok((
+        match l {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Output | Level::Warning => "warn",
+            Level::Error | Level::Critical => "error",
+        },
+        l,
+    ))
+}
+
+/// What `--link` asks for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkOpts {
+    /// Mbit/s, as Mininet's `bw`.
+    pub bw: Option<f64>,
+}
+
+/// `--link default` or `--link tc[,bw=N]`; every other option is refused
+/// naming what exists (this kernel has no netem: no delay, loss or jitter).
+pub fn parse_link(spec: &str) -> Result<LinkOpts, String> {
+    let mut it = spec.split(',').map(str::trim);
+    let kind = it.next().unwrap_or_default();
+    if kind != "tc" && kind != "default" {
+        return Err(format!(
+            "--link {spec}: link type {kind:?} is not supported; use --link tc,bw=N (host links paced at N Mbit/s) or --link default"
+        ));
+    }
+    let mut o = LinkOpts::default();
+    for kv in it {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        match k {
+            "bw" => {
+                let bw = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|b| b.is_finite() && *b > 0.0 && *b <= 1e6)
+                    .ok_or_else(|| {
+                        format!("--link {spec}: bw={v}: expected Mbit/s, > 0 and at most 1000000")
+                    })?;
+                o.bw = Some(bw);
+            }
+            "delay" | "jitter" | "loss" | "max_queue_size" => {
+                return Err(format!(
+                    "--link {spec}: {k}= {}",
+                    lh_emu::mininet::NETEM_NOTE
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "--link {spec}: unknown option {k:?}; --link tc takes bw=N (Mbit/s)"
+                ));
+            }
         }
-    })
+    }
+    Ok(o)
+}
+
+/// `--ipbase A.B.C.D/N`.
+pub fn parse_ipbase(spec: &str) -> Result<(Ipv4Addr, u8), String> {
+    let (a, n) = spec.split_once('/').unwrap_or((spec, "8"));
+    let ip: Ipv4Addr = a
+        .parse()
+        .map_err(|_| format!("--ipbase {spec}: expected A.B.C.D/N, e.g. 192.168.50.0/24"))?;
+    let n: u8 = n
+        .parse()
+        .ok()
+        .filter(|n| (1..=30).contains(n))
+        .ok_or_else(|| format!("--ipbase {spec}: prefix length {n}: expected 1..30"))?;
+    Ok((ip, n))
 }
 
 impl MnCompat {
     /// An error naming the nearest equivalent for the first Mininet flag
-    /// that lighthouse does not support.
+    /// that lighthouse does not support, or a malformed one.
     pub fn check(&self) -> Result<(), String> {
         let unsupported = |flag: &str, instead: &str| {
             Err(format!(
@@ -58,6 +135,19 @@ impl MnCompat {
         };
         if let Some(v) = &self.verbosity {
             log_level(v)?;
+        }
+        if let Some(l) = &self.link {
+            parse_link(l)?;
+        }
+        if let Some(b) = &self.ipbase {
+            parse_ipbase(b)?;
+        }
+        for (flag, f) in [("--pre", &self.pre), ("--post", &self.post)] {
+            if let Some(f) = f
+                && !f.is_file()
+            {
+                return Err(format!("{flag} {}: no such file", f.display()));
+            }
         }
         if self.switch.is_some() {
             return unsupported(
@@ -71,42 +161,42 @@ impl MnCompat {
                 "there is no OpenFlow controller; the Lighthouse controller compiles the config into time-flow tables at start-up (see `lighthouse show CONFIG --tor N`)",
             );
         }
-        if self.link.is_some() {
-            return unsupported(
-                "--link",
-                "link rates and delays come from the config (tors.link_rate, tors.host_link_rate, slice.propagation)",
-            );
-        }
-        if self.host.is_some() {
-            return unsupported(
-                "--host",
-                "hosts are plain network namespaces with the kernel's TCP",
-            );
-        }
-        if let Some(b) = &self.ipbase
-            && b != "10.0.0.0/8"
+        if let Some(h) = &self.host
+            && h != "process"
+            && h != "default"
         {
             return unsupported(
-                "--ipbase",
-                "hosts are always 10.0.0.K/8 (Mininet's default --ipbase 10.0.0.0/8)",
+                &format!("--host {h}"),
+                "hosts are plain network namespaces with the kernel's TCP, Mininet's default `--host process` (accepted); there are no CPU limits (cfs, rt)",
             );
         }
         if self.xterms {
             return unsupported(
                 "-x/--xterms",
-                "run commands with `h1 <cmd>` at the prompt, or `ip netns exec <prefix>-h1 bash` in another terminal",
+                "run commands with `h1 <cmd>` at the prompt, `xterm h1` there, or `ip netns exec <prefix>-h1 bash` in another terminal",
             );
         }
         if self.nat {
-            return unsupported("--nat", "emulated hosts have no route out of the run");
+            return unsupported(
+                "--nat",
+                "emulated hosts have no route out of the run; reach the outside from the root namespace with `sh <cmd>` at the prompt",
+            );
         }
         if self.innamespace || self.pin || self.listenport.is_some() {
             return unsupported(
                 "--innamespace/--pin/--listenport",
-                "hosts already live in their own namespaces and there is no switch control port",
+                "hosts already live in their own namespaces and there is no switch control port; see a ToR's state with `table <tor>` and `queues <tor>`",
             );
         }
         Ok(())
+    }
+
+    /// The Mininet level `-v` asks for (Info without `-v`).
+    pub fn level(&self) -> Level {
+        self.verbosity
+            .as_deref()
+            .and_then(|v| log_level(v).ok())
+            .map_or(Level::Info, |(_, l)| l)
     }
 }
 
@@ -116,9 +206,48 @@ mod tests {
 
     #[test]
     fn levels_map_and_bad_ones_are_named() {
-        assert_eq!(log_level("output"), Ok("warn"));
-        assert_eq!(log_level("debug"), Ok("debug"));
+        assert_eq!(log_level("output"), Ok(("warn", Level::Output)));
+        assert_eq!(log_level("debug"), Ok(("debug", Level::Debug)));
         assert!(log_level("loud").unwrap_err().contains("-v loud"));
+        let m = MnCompat {
+            verbosity: Some("output".into()),
+            ..Default::default()
+        };
+        assert_eq!(m.level(), Level::Output);
+        assert_eq!(MnCompat::default().level(), Level::Info);
+    }
+
+    #[test]
+    fn link_takes_bw_and_refuses_netem_options_naming_equivalents() {
+        assert_eq!(parse_link("tc,bw=10"), Ok(LinkOpts { bw: Some(10.0) }));
+        assert_eq!(parse_link("default"), Ok(LinkOpts::default()));
+        let e = parse_link("tc,bw=10,delay=5ms").unwrap_err();
+        assert!(
+            e.contains("netem") && e.contains("slice.propagation"),
+            "{e}"
+        );
+        assert!(
+            parse_link("tc,loss=1")
+                .unwrap_err()
+                .contains("`link <a> <b> down`")
+        );
+        assert!(parse_link("tc,bw=-1").unwrap_err().contains("bw=-1"));
+        assert!(parse_link("ovs").unwrap_err().contains("--link tc,bw=N"));
+        assert!(parse_link("tc,speed=3").unwrap_err().contains("\"speed\""));
+    }
+
+    #[test]
+    fn ipbase_parses_any_network() {
+        assert_eq!(
+            parse_ipbase("192.168.50.0/24"),
+            Ok(("192.168.50.0".parse().unwrap(), 24))
+        );
+        assert!(
+            parse_ipbase("192.168.50.0/31")
+                .unwrap_err()
+                .contains("1..30")
+        );
+        assert!(parse_ipbase("banana").unwrap_err().contains("A.B.C.D/N"));
     }
 
     #[test]
@@ -129,20 +258,29 @@ mod tests {
         };
         assert!(m.check().unwrap_err().contains("--tor native|bmv2"));
         let m = MnCompat {
-            ipbase: Some("10.0.0.0/8".into()),
+            host: Some("process".into()),
             ..Default::default()
         };
         assert_eq!(m.check(), Ok(()));
         let m = MnCompat {
-            ipbase: Some("192.168.0.0/24".into()),
+            host: Some("cfs".into()),
             ..Default::default()
         };
-        assert!(m.check().unwrap_err().contains("10.0.0.K/8"));
+        assert!(m.check().unwrap_err().contains("--host process"));
         let m = MnCompat {
             xterms: true,
             ..Default::default()
         };
         assert!(m.check().unwrap_err().contains("ip netns exec"));
+        let m = MnCompat {
+            post: Some("/nonexistent/post.lh".into()),
+            ..Default::default()
+        };
+        assert!(
+            m.check()
+                .unwrap_err()
+                .contains("--post /nonexistent/post.lh")
+        );
     }
 }
 

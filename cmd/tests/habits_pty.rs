@@ -1,6 +1,9 @@
-//! Ctrl-C in the interactive CLI, on a real terminal (a pty): it interrupts
+//! The interactive CLI on a real terminal (a pty). Ctrl-C interrupts
 //! `pingall`, a long node command and `iperf`, prints `Interrupt`, and the
 //! CLI goes on; no ping is lost to the interrupt; exit tears down cleanly.
+//! Mininet's readline habits (parity check 15, docs/mininet.md): Tab
+//! completes commands and node names, the history is kept in a file between
+//! runs, `-v output` prints no banner before the prompt, `py`/`px` answer.
 
 mod common;
 
@@ -27,6 +30,10 @@ struct Pty {
 
 impl Pty {
     fn spawn(args: &[&str]) -> Pty {
+        Pty::spawn_env(args, &[])
+    }
+
+    fn spawn_env(args: &[&str], env: &[(&str, &std::path::Path)]) -> Pty {
         let (mut m, mut s) = (0, 0);
         let ws = libc::winsize {
             ws_row: 40,
@@ -42,6 +49,7 @@ impl Pty {
         let (master, slave) = unsafe { (File::from_raw_fd(m), File::from_raw_fd(s)) };
         let mut c = Command::new(BIN);
         c.args(args)
+            .envs(env.iter().copied())
             .env("TERM", "xterm")
             .stdin(slave.try_clone().unwrap())
             .stdout(slave.try_clone().unwrap())
@@ -107,6 +115,16 @@ impl Pty {
         (before, took)
     }
 
+    /// Runs a command line and asserts its output contains `want`.
+    fn answers(&mut self, line: &str, want: &str) {
+        let out = self.cmd(line, 30);
+        assert!(
+            out.contains(want),
+            "{line}: no {want:?} in {out:?}\n{}",
+            self.seen
+        );
+    }
+
     /// Sends a command line and waits for the next prompt; returns what the
     /// command printed.
     fn cmd(&mut self, line: &str, secs: u64) -> String {
@@ -146,7 +164,7 @@ fn ctrl_c_interrupts_pingall_a_node_command_and_iperf_and_the_cli_survives() {
 
     // The node shell keeps its state on a terminal too.
     p.cmd("h1 cd /tmp", 10);
-    assert!(p.cmd("h1 pwd", 10).contains("/tmp\r\n"), "{}", p.seen);
+    p.answers("h1 pwd", "/tmp\r\n");
 
     // pingall: Ctrl-C after the first row; the rows so far are intact.
     p.send("pingall\r");
@@ -164,16 +182,8 @@ fn ctrl_c_interrupts_pingall_a_node_command_and_iperf_and_the_cli_survives() {
     std::thread::sleep(Duration::from_millis(500));
     let (_, took) = p.ctrl_c();
     assert!(took < Duration::from_secs(3), "{took:?}");
-    assert!(
-        p.cmd("h1 echo status=$?", 10).contains("status=130"),
-        "{}",
-        p.seen
-    );
-    assert!(
-        p.cmd("h1 pwd", 10).contains("/tmp\r\n"),
-        "same shell: {}",
-        p.seen
-    );
+    p.answers("h1 echo status=$?", "status=130");
+    p.answers("h1 pwd", "/tmp\r\n");
 
     // iperf (5 s) stops at once.
     p.send("iperf h1 h2\r");
@@ -183,11 +193,7 @@ fn ctrl_c_interrupts_pingall_a_node_command_and_iperf_and_the_cli_survives() {
     assert!(took < Duration::from_secs(2), "{took:?}");
     assert!(!out.contains("*** Results"), "{out}");
 
-    assert!(
-        p.cmd("h1 echo alive", 10).contains("alive\r\n"),
-        "{}",
-        p.seen
-    );
+    p.answers("h1 echo alive", "alive\r\n");
     // Ctrl-C at the prompt: Interrupt, and the CLI still answers.
     p.ctrl_c();
     p.send("exit\r");
@@ -196,6 +202,114 @@ fn ctrl_c_interrupts_pingall_a_node_command_and_iperf_and_the_cli_survives() {
     assert!(st.success(), "{st:?}\n{}", p.seen);
     assert!(p.seen.contains("(conservation OK)"), "{}", p.seen);
     assert_eq!(live_with_cmdline(&format!("{prefix}:")), Vec::<u32>::new());
+    assert!(
+        !lh_namespaces().iter().any(|n| n.starts_with(&prefix)),
+        "namespaces of {prefix} left"
+    );
+}
+
+/// The run's end after `exit`: a clean status, nothing of `prefix` left.
+fn exit_cleanly(p: &mut Pty, prefix: &str) {
+    p.send("exit\r");
+    let st = p.child.wait().unwrap();
+    assert!(st.success(), "{st:?}\n{}", p.seen);
+    assert_eq!(live_with_cmdline(&format!("{prefix}:")), Vec::<u32>::new());
+    assert!(
+        !lh_namespaces().iter().any(|n| n.starts_with(prefix)),
+        "namespaces of {prefix} left"
+    );
+}
+
+#[test]
+fn tab_completes_commands_and_names_history_survives_runs_and_v_output_is_quiet() {
+    if skip_unless_root(
+        "tab_completes_commands_and_names_history_survives_runs_and_v_output_is_quiet",
+    ) {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let custom = dir.path().join("cs.py");
+    std::fs::write(
+        &custom,
+        "from mininet.topo import Topo\n\
+         class CS(Topo):\n    def build(self):\n        s1 = self.addSwitch('s1')\n        \
+         self.addLink(self.addHost('client'), s1)\n        self.addLink(self.addHost('server'), s1)\n\
+         topos = {'cs': CS}\n",
+    )
+    .unwrap();
+    let hist = dir.path().join("history");
+    let env = [("LIGHTHOUSE_HISTORY", hist.as_path())];
+    let cs = custom.to_str().unwrap();
+    let (p1, p2) = (free_prefix(), free_prefix());
+    let args = |p: &str| -> Vec<String> {
+        [
+            "run", "-v", "output", "--prefix", p, "--custom", cs, "--topo", "cs",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let a1 = args(&p1);
+    let mut p = Pty::spawn_env(&a1.iter().map(String::as_str).collect::<Vec<_>>(), &env);
+    // -v output: nothing but the prompt (Mininet prints no banner either).
+    let intro = p.expect(PROMPT, 120);
+    assert!(!intro.contains("***"), "banners at -v output: {intro:?}");
+
+    // Tab: a command, then a node name as the first word and as an argument.
+    p.send("pinga\t");
+    p.expect("pingall", 10);
+    let out = p.cmd("", 30);
+    assert!(
+        out.contains("*** Results: 0% dropped (2/2 received)"),
+        "{out}"
+    );
+    p.send("cli\t");
+    p.expect("client ", 10);
+    p.send("ping -c1 ser\t");
+    p.expect("server ", 10);
+    let out = p.cmd("", 30);
+    assert!(out.contains("1 packets transmitted, 1 received"), "{out}");
+
+    // py evaluates node expressions; px names the Python API.
+    p.answers("py server.IP()", "10.0.0.2\r\n");
+    p.answers("px x = 1", "lighthouse.mininet.cli");
+    exit_cleanly(&mut p, &p1);
+    let saved = std::fs::read_to_string(&hist).unwrap();
+    assert!(
+        saved.contains("py server.IP()\n") && saved.contains("client ping -c1 server \n"),
+        "{saved:?}"
+    );
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&hist).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600);
+
+    // A new run: Up brings back the lines of the previous one, newest
+    // first (exit, px x = 1, py server.IP()).
+    let a2 = args(&p2);
+    let mut p = Pty::spawn_env(&a2.iter().map(String::as_str).collect::<Vec<_>>(), &env);
+    p.expect(PROMPT, 120);
+    p.send("\x1b[A");
+    p.expect("exit", 10);
+    p.send("\x1b[A\x1b[A");
+    p.expect("py server.IP()", 10);
+    p.answers("", "10.0.0.2\r\n");
+    exit_cleanly(&mut p, &p2);
+}
+
+#[test]
+fn sigterm_at_the_prompt_removes_a_mininet_topologys_scratch_folder() {
+    if skip_unless_root("sigterm_at_the_prompt_removes_a_mininet_topologys_scratch_folder") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = scratch_dirs();
+    let mut p = Pty::spawn(&["run", "--topo", "linear,2"]);
+    let prefix = run_prefix(&p.expect(PROMPT, 120));
+    assert_ne!(scratch_dirs(), before, "the run has its scratch folder");
+    // At the prompt the line editor does not return on a signal: the
+    // watcher tears the run down and exits (Pty's drop sends SIGTERM).
+    drop(p);
+    assert_eq!(scratch_dirs(), before, "scratch folders left behind");
     assert!(
         !lh_namespaces().iter().any(|n| n.starts_with(&prefix)),
         "namespaces of {prefix} left"

@@ -27,16 +27,6 @@ fn lighthouse(args: &[&str], cwd: &Path) -> (i32, String) {
     )
 }
 
-/// Scratch folders the Mininet path creates (removed when a run ends).
-fn scratch_dirs() -> Vec<String> {
-    std::fs::read_dir(std::env::temp_dir())
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("lighthouse-mn-"))
-        .collect()
-}
-
 fn pingall_ok(args: &[&str], cwd: &Path) {
     let _g = common::KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let ns_before = common::lh_namespaces();
@@ -102,7 +92,7 @@ fn a_failing_python_topology_is_exit_2_with_its_last_traceback_line() {
          topos = {'bad': Bad}\n",
     )
     .unwrap();
-    let before = scratch_dirs();
+    let before = common::scratch_dirs();
     let ns_before = common::lh_namespaces();
     let (code, out) = lighthouse(&["run", "--custom", "bad.py", "--topo", "bad"], d.path());
     assert_eq!(code, 2, "{out}");
@@ -116,7 +106,11 @@ fn a_failing_python_topology_is_exit_2_with_its_last_traceback_line() {
     let (code, out) = lighthouse(&["run", "--topo", "ring,3"], d.path());
     assert_eq!(code, 2);
     assert!(out.contains("unknown topology"), "{out}");
-    assert_eq!(scratch_dirs(), before, "scratch folders left behind");
+    assert_eq!(
+        common::scratch_dirs(),
+        before,
+        "scratch folders left behind"
+    );
     let new: Vec<String> = common::lh_namespaces()
         .into_iter()
         .filter(|n| !ns_before.contains(n))
@@ -145,9 +139,16 @@ fn the_exporter_never_imports_the_real_mininet() {
          topos = {'t': T}\n",
     )
     .unwrap();
+    // As the binary runs it: the exporter and its Topo classes side by side.
+    std::fs::write(
+        d.path().join("lh_topo_export.py"),
+        lh_emu::mininet::EXPORTER,
+    )
+    .unwrap();
+    std::fs::write(d.path().join("lh_mn_topo.py"), lh_emu::mininet::TOPO_SHIM).unwrap();
     let out = Command::new("/usr/bin/python3")
         .arg("-I")
-        .arg(repo().join("emu/mininet/lh_topo_export.py"))
+        .arg(d.path().join("lh_topo_export.py"))
         .arg("probe.py")
         .arg("t")
         .current_dir(d.path())

@@ -1,6 +1,7 @@
 //! Mininet command-line habits on `lighthouse run`: flags with no meaning
-//! here name the nearest equivalent (exit 2, nothing created), `-v` sets
-//! the log level, and `--test build|all|iperfudp` run like Mininet's.
+//! here (and malformed ones) name the nearest equivalent (exit 2, nothing
+//! created), `-v` sets the level (`output`: no banners), and `--test
+//! build|all|iperfudp` run like Mininet's.
 
 mod common;
 
@@ -34,10 +35,17 @@ fn unsupported_mininet_flags_name_the_nearest_equivalent() {
     for (flag, want) in [
         (vec!["--switch", "ovsk"], "--tor native|bmv2"),
         (vec!["--controller", "remote"], "time-flow tables"),
-        (vec!["--link", "tc,bw=10"], "tors.link_rate"),
+        (vec!["--link", "tc,bw=10,delay=5ms"], "slice.propagation"),
+        (vec!["--link", "tc,loss=1"], "`link <a> <b> down`"),
+        (vec!["--link", "ovs"], "--link tc,bw=N"),
+        (vec!["--host", "cfs"], "--host process"),
         (vec!["-x"], "ip netns exec"),
         (vec!["--nat"], "no route out"),
-        (vec!["--ipbase", "192.168.0.0/16"], "10.0.0.K/8"),
+        (vec!["--ipbase", "192.168.0/16"], "A.B.C.D/N"),
+        (
+            vec!["--post", "/nonexistent/post.lh"],
+            "--post /nonexistent/post.lh: no such file",
+        ),
         (vec!["-v", "loud"], "expected one of debug"),
     ] {
         let mut args = vec!["run", c.as_str()];
@@ -62,7 +70,7 @@ fn test_build_all_and_iperfudp_run_like_mininet() {
         "--test",
         "build",
         "-v",
-        "output",
+        "info",
         "--ipbase",
         "10.0.0.0/8",
     ]);
@@ -72,6 +80,13 @@ fn test_build_all_and_iperfudp_run_like_mininet() {
         "{e}"
     );
     assert!(!e.contains("*** Ping"), "build runs no test: {e}");
+    // Mininet's `-v output`: what the test prints, no banner.
+    let (code, e) = run(&["run", &c, "--test", "pingpair", "-v", "output"]);
+    assert_eq!(code, Some(0), "{e}");
+    assert_eq!(
+        e, "h1 -> h2 \nh2 -> h1 \n*** Results: 0% dropped (2/2 received)\n",
+        "only the test's output"
+    );
     let (code, e) = run(&["run", &c, "--test", "all"]);
     assert_eq!(code, Some(0), "{e}");
     assert!(

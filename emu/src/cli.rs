@@ -8,8 +8,12 @@
 
 mod compat;
 mod help;
+mod line;
+mod py;
 #[cfg(test)]
 mod tests;
+
+pub use py::PyHook;
 
 pub use crate::net::{DEFAULT_PING_TIMEOUT, IPERF_SECONDS, MAX_UDP_BPS_NO_FABRIC, Tools, on_path};
 pub use crate::text::format::{
@@ -66,6 +70,8 @@ pub struct Cli<'a> {
     pub json: Option<Box<dyn Write + 'a>>,
     /// The command line being run (for `--json` records).
     line: String,
+    /// `py`/`px` in a host language ([`Cli::set_py`]).
+    py: Option<PyHook<'a>>,
 }
 
 /// One `--json` line: the command, and its value or its error.
@@ -89,6 +95,7 @@ impl<'a> Cli<'a> {
             sandbox: false,
             json: None,
             line: String::new(),
+            py: None,
         }
     }
 
@@ -248,7 +255,8 @@ impl<'a> Cli<'a> {
             }
             "schedule" => {
                 let r = self.net.schedule((!rest.is_empty()).then_some(rest));
-                self.show(first, r, view::slice);
+                let names = self.net.plan.labeler();
+                self.show(first, r, |v| view::slice_named(v, &names));
             }
             "slice" => {
                 let r = self.net.slice();
@@ -257,13 +265,15 @@ impl<'a> Cli<'a> {
             "table" => {
                 if let Some(t) = self.parse_tor(rest) {
                     let r = self.net.table(t);
-                    self.show(first, r, view::table);
+                    let names = self.net.plan.labeler();
+                    self.show(first, r, |v| view::table_named(v, &names));
                 }
             }
             "queues" => {
                 if let Some(t) = self.parse_tor(rest) {
                     let r = self.net.queues(t);
-                    self.show(first, r, view::queues);
+                    let names = self.net.plan.labeler();
+                    self.show(first, r, |v| view::queues(v, &names));
                 }
             }
             "buffer_usage" | "bw_usage" => self.usage(first, rest),
@@ -276,9 +286,8 @@ impl<'a> Cli<'a> {
                 self.show(first, r, view::otcp);
             }
             "pcap" => self.pcap(rest),
-            "xterm" | "gterm" | "py" | "px" | "dpctl" | "switch" | "wait" => {
-                self.compat(first, rest)
-            }
+            "py" | "px" => self.py(first, rest),
+            "xterm" | "gterm" | "dpctl" | "switch" | "wait" => self.compat(first, rest),
             _ if self.net.has_shell(first) => self.node_cmd(first, rest),
             _ => self.say(&format!("*** Unknown command: {line}")),
         }
@@ -584,15 +593,18 @@ impl<'a> Cli<'a> {
     }
 
     fn parse_tor(&mut self, arg: &str) -> Option<TorId> {
-        let tors = self.net.plan.tors;
+        let tors = self.net.plan.visible_tors;
         let t = self
             .net
             .plan
             .tor(arg)
             .or_else(|| arg.parse::<usize>().ok().filter(|t| *t < tors));
         if t.is_none() {
+            let names = self.net.plan.tor_names();
             self.say(&format!(
-                "*** No such ToR: {arg} (use s1..s{tors} or 0..{})",
+                "*** No such ToR: {arg} (use {}..{} or 0..{})",
+                names.first().map_or("s1", String::as_str),
+                names.last().map_or("s1", String::as_str),
                 tors.saturating_sub(1)
             ));
         }
@@ -632,7 +644,8 @@ impl<'a> Cli<'a> {
             interval,
         };
         let r = self.net.usage(&m);
-        self.show(verb, r, view::usage);
+        let names = self.net.plan.labeler();
+        self.show(verb, r, |v| view::usage(v, &names));
     }
 
     /// `pcap [--readable] <node> <port> FILE | pcap stop`.
@@ -674,7 +687,11 @@ impl<'a> Cli<'a> {
             self.onecmd("EOF");
             return;
         }
-        let Ok(mut rl) = rustyline::DefaultEditor::new() else {
+        let complete = line::Complete {
+            commands: help::COMMANDS.iter().map(|(c, _)| c.to_string()).collect(),
+            nodes: self.net.node_names(),
+        };
+        let Ok(mut rl) = line::editor(complete) else {
             self.say("*** Error: cannot open the terminal");
             return;
         };
@@ -687,7 +704,7 @@ impl<'a> Cli<'a> {
             }
             match rl.readline(PROMPT) {
                 Ok(line) => {
-                    let _ = rl.add_history_entry(line.as_str());
+                    line::remember(&mut rl, &line);
                     signals::take_interrupt();
                     if self.onecmd(&line) == Flow::Exit {
                         break;

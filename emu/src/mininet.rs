@@ -22,6 +22,10 @@ use std::process::Command;
 /// config when needed.
 pub const EXPORTER: &str = include_str!("../mininet/lh_topo_export.py");
 
+/// The `Topo` classes the exporter imports (`lh_mn_topo.py` beside it): the
+/// Python package's `lighthouse.mininet.topo`, one source for both.
+pub const TOPO_SHIM: &str = include_str!("../../python/lighthouse/mininet/topo.py");
+
 /// Where a Mininet topology comes from (`lighthouse run --topo`,
 /// `--custom`, `--topo-json`).
 #[derive(Debug, Default, Clone)]
@@ -69,7 +73,17 @@ pub struct MnTopo {
     pub hosts: Vec<String>,
     /// `(a, b, bw in Mbit/s if given)`.
     pub links: Vec<(String, String, Option<f64>)>,
+    /// Mininet's `port1`/`port2` of each link, where given (index as in
+    /// `links`; missing entries: numbered in link order).
+    pub ports: Vec<(Option<usize>, Option<usize>)>,
+    /// Link options that cannot be honoured (`delay=`, `loss=`, ...): said
+    /// at start-up, never dropped silently.
+    pub warnings: Vec<String>,
 }
+
+/// What `delay=`, `loss=`, `jitter=` and `max_queue_size=` on a link need,
+/// and what Lighthouse has instead.
+pub const NETEM_NOTE: &str = "needs tc's netem qdisc, which this kernel does not have (only pfifo, bfifo, tbf, htb, ingress, clsact); a Lighthouse link's delay is the config's slice.propagation, a failed link `link <a> <b> down`";
 
 /// Mininet's natural sort key (s2 before s10).
 fn natural(s: &str) -> Vec<(bool, u64, String)> {
@@ -145,6 +159,49 @@ pub fn builtin(spec: &str) -> Result<MnTopo, MnError> {
                 }
             }
         }
+        "reversed" => {
+            // Mininet's SingleSwitchReversedTopo: h1 on the last port.
+            let k = num(0, Some(2))?;
+            t.switches.push("s1".into());
+            for h in 1..=k {
+                t.hosts.push(format!("h{h}"));
+                link(&mut t, &format!("h{h}"), "s1");
+                t.ports.push((Some(0), Some(k - h + 1)));
+            }
+        }
+        "torus" => {
+            // Mininet's TorusTopo(x, y, n): switches sIxJ, hosts hIxJ (or
+            // hIxJxK for n > 1), each switch linked to its right and lower
+            // neighbours, wrapping around.
+            let (x, y, n) = (num(0, None)?, num(1, None)?, num(2, Some(1))?);
+            if x < 3 || y < 3 {
+                return Err(bad("Please use 3x3 or greater (as Mininet's TorusTopo)"));
+            }
+            if x * y * n > 1024 {
+                return Err(bad("more than 1024 hosts"));
+            }
+            let sw = |i: usize, j: usize| format!("s{}x{}", i + 1, j + 1);
+            for i in 0..x {
+                for j in 0..y {
+                    t.switches.push(sw(i, j));
+                    for k in 1..=n {
+                        let h = if n == 1 {
+                            format!("h{}x{}", i + 1, j + 1)
+                        } else {
+                            format!("h{}x{}x{k}", i + 1, j + 1)
+                        };
+                        t.hosts.push(h.clone());
+                        link(&mut t, &h, &sw(i, j));
+                    }
+                }
+            }
+            for i in 0..x {
+                for j in 0..y {
+                    link(&mut t, &sw(i, j), &sw(i, (j + 1) % y));
+                    link(&mut t, &sw(i, j), &sw((i + 1) % x, j));
+                }
+            }
+        }
         "tree" => {
             let (depth, fanout) = (num(0, Some(1))?, num(1, Some(2))?);
             if fanout.checked_pow(depth as u32).is_none_or(|n| n > 1024) {
@@ -155,7 +212,7 @@ pub fn builtin(spec: &str) -> Result<MnTopo, MnError> {
         }
         _ => {
             return Err(bad(
-                "unknown topology; built in: single,N linear,N tree,D[,F] (use --custom FILE.py for others)",
+                "unknown topology; built in: minimal single,N reversed,N linear,N tree,D[,F] torus,X,Y[,N] (use --custom FILE.py for others)",
             ));
         }
     }
@@ -200,6 +257,7 @@ pub fn custom(file: &Path, spec: &str, scratch: &Path) -> Result<MnTopo, MnError
     let (name, args) = split_spec(spec);
     let exporter = scratch.join("lh_topo_export.py");
     std::fs::write(&exporter, EXPORTER)?;
+    std::fs::write(scratch.join("lh_mn_topo.py"), TOPO_SHIM)?;
     let py = python();
     let out = Command::new(&py)
         // -I: no user site-packages or PYTHON* variables, so nothing but the
@@ -251,10 +309,33 @@ pub fn custom(file: &Path, spec: &str, scratch: &Path) -> Result<MnTopo, MnError
                 .collect()
         })
         .unwrap_or_default();
+    let mut warnings = Vec::new();
+    for l in v["links"].as_array().into_iter().flatten() {
+        for k in ["delay", "jitter", "loss", "max_queue_size"] {
+            if let Some(x) = l[2].get(k) {
+                warnings.push(format!(
+                    "Warning: link {}-{}: {k}={x} is ignored: it {NETEM_NOTE}",
+                    l[0].as_str().unwrap_or("?"),
+                    l[1].as_str().unwrap_or("?")
+                ));
+            }
+        }
+    }
+    let port = |o: &Value, k: &str| o.get(k).and_then(Value::as_u64).map(|p| p as usize);
+    let ports = v["links"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|l| (port(&l[2], "port1"), port(&l[2], "port2")))
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(MnTopo {
         switches: names("switches"),
         hosts: names("hosts"),
         links,
+        ports,
+        warnings,
     })
 }
 
@@ -286,7 +367,7 @@ pub fn p4_topology_json(file: &Path) -> Result<MnTopo, MnError> {
     let mut t = MnTopo {
         hosts: keys("hosts"),
         switches: keys("switches"),
-        links: Vec::new(),
+        ..Default::default()
     };
     let links = v["links"]
         .as_array()
@@ -323,9 +404,50 @@ pub struct Fabric {
     /// Hosts per ToR, in ToR order.
     pub host_counts: Vec<usize>,
     pub uplinks: usize,
-    /// Lines to print: name changes, an added ToR.
+    /// Lines to print: an added ToR.
     pub notes: Vec<String>,
+    /// The topology's own names, for the plan.
+    pub names: MnNames,
+    /// The smallest `bw=` of a host link (Mbit/s), if any.
+    pub host_bw: Option<f64>,
 }
+
+/// A Mininet topology's names, kept in the run: hosts (in plan order, with
+/// Mininet's address index and the port number on their switch), switches
+/// (ToR order) and the switch-switch interfaces `sN-ethK`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MnNames {
+    /// Per plan host: (name, 1-based index in Mininet's natural order, port K on its switch).
+    pub hosts: Vec<(String, usize, usize)>,
+    pub tors: Vec<String>,
+    /// Per ToR, per uplink: `sN-ethK`.
+    pub uplinks: Vec<Vec<String>>,
+    /// ToRs shown (a hostless one added for `single` is not).
+    pub visible: usize,
+    /// Every link's two interfaces, in Mininet's order (for `links`).
+    pub links: Vec<(String, String)>,
+}
+
+impl MnNames {
+    /// Give `plan` (built from this topology's host counts) these names.
+    pub fn apply(&self, plan: &mut Plan) {
+        for (h, (name, idx, port)) in plan.hosts.iter_mut().zip(&self.hosts) {
+            h.name = name.clone();
+            h.host_if = format!("{name}-eth0");
+            h.ip = crate::plan::host_ip(*idx);
+            let sw = self.tors.get(h.tor as usize).cloned().unwrap_or_default();
+            h.tor_if = format!("{sw}-eth{port}");
+        }
+        plan.tor_labels = self.tors.clone();
+        plan.uplink_labels = self.uplinks.clone();
+        plan.visible_tors = self.visible.min(plan.tors);
+        plan.mn_links = self.links.clone();
+    }
+}
+
+/// Longest node name: its interfaces (`NAME-ethK`) must fit the kernel's
+/// 15 characters.
+pub const MAX_NAME: usize = 10;
 
 fn rate(mbps: f64) -> String {
     format!("{}Kbps", (mbps * 1000.0).round().max(1.0) as u64)
@@ -342,7 +464,7 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
             "{label}: the topology has no switches"
         )));
     }
-    let mut notes = Vec::new();
+    let mut notes = t.warnings.clone();
     let idx: HashMap<&str, usize> = sw
         .iter()
         .enumerate()
@@ -350,13 +472,35 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
         .collect();
     let is_host = |n: &str| t.hosts.iter().any(|h| h == n);
     let mut host_sw: HashMap<&str, usize> = HashMap::new();
+    // Mininet's port numbers (Topo.addPort): per switch, its links so far
+    // + 1 unless the link names one (`port1`/`port2`).
+    let mut used: Vec<usize> = vec![0; sw.len()];
+    let mut mn_port = |s: usize, given: Option<usize>| -> usize {
+        used[s] += 1;
+        given.filter(|&k| k > 0).unwrap_or(used[s])
+    };
+    // Every link as Mininet's `links` shows it: (src, dst) interfaces.
+    let mut shown: Vec<((String, String), (String, String))> = Vec::new();
+    let mut host_port: HashMap<&str, usize> = HashMap::new();
+    let mut edge_ports: Vec<(usize, usize)> = Vec::new();
+    for n in t.switches.iter().chain(&t.hosts) {
+        if n.len() > MAX_NAME
+            || n.is_empty()
+            || !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(MnError::Shape(format!(
+                "{label}: node name {n:?}: expected 1..{MAX_NAME} letters, digits or _ (its interfaces {n}-ethK must fit the kernel's 15 characters)"
+            )));
+        }
+    }
     let mut edges: Vec<(usize, usize)> = Vec::new();
     let (mut host_bw, mut sw_bw): (Option<f64>, Option<f64>) = (None, None);
     let min = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),
     };
-    for (a, b, bw) in &t.links {
+    for (li, (a, b, bw)) in t.links.iter().enumerate() {
+        let (p1, p2) = t.ports.get(li).copied().unwrap_or_default();
         match (idx.get(a.as_str()), idx.get(b.as_str())) {
             (Some(&x), Some(&y)) => {
                 if x == y {
@@ -365,6 +509,12 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
                     )));
                 }
                 edges.push((x, y));
+                let (kx, ky) = (mn_port(x, p1), mn_port(y, p2));
+                edge_ports.push((kx, ky));
+                shown.push((
+                    (a.clone(), b.clone()),
+                    (format!("{a}-eth{kx}"), format!("{b}-eth{ky}")),
+                ));
                 sw_bw = min(sw_bw, *bw);
             }
             (Some(&s), None) | (None, Some(&s)) => {
@@ -374,6 +524,15 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
                         "{label}: link {a}-{b}: unknown node {h}"
                     )));
                 }
+                let given = if idx.contains_key(a.as_str()) { p1 } else { p2 };
+                let k = mn_port(s, given);
+                host_port.insert(h.as_str(), k);
+                let (ia, ib) = if h == a {
+                    (format!("{a}-eth0"), format!("{b}-eth{k}"))
+                } else {
+                    (format!("{a}-eth{k}"), format!("{b}-eth0"))
+                };
+                shown.push(((a.clone(), b.clone()), (ia, ib)));
                 if host_sw.insert(h.as_str(), s).is_some() {
                     return Err(MnError::Shape(format!(
                         "{label}: host {h} has more than one link; a Lighthouse host has one port to its ToR"
@@ -404,22 +563,37 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
     for h in &hosts {
         counts[host_sw[h.as_str()]] += 1;
     }
-    for (i, s) in sw.iter().enumerate() {
-        if *s != format!("s{}", i + 1) {
-            notes.push(format!("Mininet switch {s} is s{}", i + 1));
-        }
-    }
-    for (k, h) in hosts.iter().enumerate() {
-        if **h != format!("h{}", k + 1) {
-            notes.push(format!("Mininet host {h} is h{}", k + 1));
-        }
-    }
+    // Mininet numbers addresses in the natural order of the host names.
+    let mut by_name: Vec<&String> = t.hosts.iter().collect();
+    by_name.sort_by_key(|h| natural(h));
+    let mut names = MnNames {
+        hosts: hosts
+            .iter()
+            .map(|h| {
+                let i = by_name.iter().position(|n| n == h).unwrap_or(0) + 1;
+                ((*h).clone(), i, host_port[h.as_str()])
+            })
+            .collect(),
+        tors: sw.clone(),
+        uplinks: vec![Vec::new(); sw.len()],
+        visible: sw.len(),
+        links: {
+            // Mininet's buildFromTopo adds them sorted by (src, dst).
+            shown.sort_by_key(|((a, b), _)| (natural(a), natural(b)));
+            shown.into_iter().map(|(_, ends)| ends).collect()
+        },
+    };
     if sw.len() == 1 {
         // Lighthouse needs two ToRs; a hostless second one changes nothing
         // for the hosts of s1.
         counts.push(0);
         edges.push((0, 1));
-        notes.push("one switch: added an empty ToR s2 (Lighthouse needs at least 2 ToRs)".into());
+        edge_ports.push((0, 0));
+        names.tors.push(format!("{}x", sw[0]));
+        names.uplinks.push(Vec::new());
+        notes.push(
+            "one switch: added a hidden empty ToR (Lighthouse needs at least 2 ToRs; it has no hosts and is not shown)".into(),
+        );
     }
     let n = counts.len();
     // Every ToR with hosts must reach every other one over the links.
@@ -445,10 +619,19 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
     }
     let mut next_port = vec![0usize; n];
     let mut circuits = Vec::new();
-    for &(a, b) in &edges {
+    for (&(a, b), &(ka, kb)) in edges.iter().zip(&edge_ports) {
         let (pa, pb) = (next_port[a], next_port[b]);
         next_port[a] += 1;
         next_port[b] += 1;
+        for (x, k) in [(a, ka), (b, kb)] {
+            let name = &names.tors[x];
+            let label = if k == 0 {
+                format!("{name}-up{}", names.uplinks[x].len())
+            } else {
+                format!("{name}-eth{k}")
+            };
+            names.uplinks[x].push(label);
+        }
         circuits.push(json!({"ts": 0, "tor1": a, "port1": pa, "tor2": b, "port2": pb}));
     }
     let uplinks = next_port.iter().copied().max().unwrap_or(0).max(1);
@@ -485,6 +668,8 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
         host_counts: counts,
         uplinks,
         notes,
+        names,
+        host_bw,
     })
 }
 
@@ -494,14 +679,37 @@ pub struct Prepared {
     pub config: PathBuf,
     pub host_counts: Option<Vec<usize>>,
     pub notes: Vec<String>,
+    /// A Mininet topology's own names.
+    pub names: Option<MnNames>,
+    /// A host link had `bw=`: pace the hosts at `tors.host_link_rate`
+    /// ([`crate::net::NetworkOptions::pace_hosts`]).
+    pub pace_hosts: bool,
     _scratch: Option<tempfile::TempDir>,
+    /// Removes the scratch folder if the process exits without dropping
+    /// this (a signal's or a panic's teardown ends with `exit`).
+    guard: Option<u64>,
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        if let Some(id) = self.guard.take() {
+            crate::kernel::exitguard::unregister(id);
+        }
+    }
 }
 
 impl Prepared {
-    /// The run's plan: the config's, or the Mininet host layout.
+    /// The run's plan: the config's, or the Mininet host layout with the
+    /// topology's names.
     pub fn plan(&self, cfg: &Config) -> Plan {
         match &self.host_counts {
-            Some(c) => Plan::with_host_counts(c, cfg.tors.uplinks as usize),
+            Some(c) => {
+                let mut p = Plan::with_host_counts(c, cfg.tors.uplinks as usize);
+                if let Some(n) = &self.names {
+                    n.apply(&mut p);
+                }
+                p
+            }
             None => Plan::from_config(cfg),
         }
     }
@@ -515,7 +723,10 @@ pub fn prepare(config: Option<&Path>, a: &MnSource) -> Result<Prepared, MnError>
             config: config.map(Path::to_path_buf).unwrap_or_default(),
             host_counts: None,
             notes: Vec::new(),
+            names: None,
+            pace_hosts: false,
             _scratch: None,
+            guard: None,
         });
     }
     if config.is_some() {
@@ -530,7 +741,20 @@ pub fn prepare(config: Option<&Path>, a: &MnSource) -> Result<Prepared, MnError>
         (None, None, Some(spec)) => (builtin(spec)?, spec.clone()),
         _ => unreachable!("is_set"),
     };
-    let mut fab = to_fabric(&topo, &label)?;
+    prepare_in(&topo, &label, scratch)
+}
+
+/// A Mininet topology (from `--topo`, `--custom`, or a Python `Topo`) as a
+/// config in a fresh scratch folder, removed when the result is dropped.
+pub fn prepare_topo(topo: &MnTopo, label: &str) -> Result<Prepared, MnError> {
+    let scratch = tempfile::Builder::new()
+        .prefix("lighthouse-mn-")
+        .tempdir()?;
+    prepare_in(topo, label, scratch)
+}
+
+fn prepare_in(topo: &MnTopo, label: &str, scratch: tempfile::TempDir) -> Result<Prepared, MnError> {
+    let mut fab = to_fabric(topo, label)?;
     let write = |fab: &Fabric| -> Result<PathBuf, MnError> {
         std::fs::write(
             scratch.path().join("schedule.json"),
@@ -556,6 +780,14 @@ pub fn prepare(config: Option<&Path>, a: &MnSource) -> Result<Prepared, MnError>
         config: path,
         host_counts: Some(fab.host_counts),
         notes: fab.notes,
+        names: Some(fab.names),
+        pace_hosts: fab.host_bw.is_some(),
+        guard: Some(crate::kernel::exitguard::register({
+            let dir = scratch.path().to_path_buf();
+            move || {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        })),
         _scratch: Some(scratch),
     })
 }
@@ -586,7 +818,14 @@ mod tests {
 
     #[test]
     fn every_generated_config_compiles() {
-        for spec in ["single,3", "linear,5", "tree,2,3", "tree,3,2", "minimal"] {
+        for spec in [
+            "single,3",
+            "linear,5",
+            "tree,2,3",
+            "tree,3,2",
+            "minimal",
+            "reversed,3",
+        ] {
             let p = prepare(
                 None,
                 &MnSource {
@@ -630,6 +869,7 @@ mod tests {
             switches: vec!["s1".into()],
             hosts: vec!["h1".into(), "h2".into()],
             links: vec![("h1".into(), "h2".into(), None)],
+            ..Default::default()
         };
         let e = to_fabric(&t, "x").unwrap_err().to_string();
         assert!(e.contains("joins two hosts"), "{e}");
@@ -640,6 +880,7 @@ mod tests {
                 ("h1".into(), "s1".into(), None),
                 ("h1".into(), "s2".into(), None),
             ],
+            ..Default::default()
         };
         assert!(
             to_fabric(&t, "x")
@@ -654,6 +895,7 @@ mod tests {
                 ("h1".into(), "s1".into(), None),
                 ("h2".into(), "s2".into(), None),
             ],
+            ..Default::default()
         };
         let e = to_fabric(&t, "x").unwrap_err().to_string();
         assert!(e.contains("switches s1 and s2 are not connected"), "{e}");
@@ -677,6 +919,71 @@ mod tests {
         assert_eq!(fab.host_counts, [1, 1, 1]);
         assert_eq!(fab.uplinks, 2);
         assert_eq!(fab.config["tors"]["link_rate"], "100000Kbps");
+    }
+
+    #[test]
+    fn names_and_ports_are_mininets() {
+        // linear,3: s2's ports in link order: eth1 h2, eth2 s1, eth3 s3.
+        let f = to_fabric(&builtin("linear,3").unwrap(), "linear,3").unwrap();
+        assert_eq!(f.names.uplinks[1], ["s2-eth2", "s2-eth3"]);
+        assert_eq!(f.names.uplinks[0], ["s1-eth2"]);
+        let mut p = Plan::with_host_counts(&f.host_counts, f.uplinks);
+        f.names.apply(&mut p);
+        assert_eq!(p.hosts[1].tor_if, "s2-eth1");
+        // reversed,3: h1 on the last port, as SingleSwitchReversedTopo.
+        let f = to_fabric(&builtin("reversed,3").unwrap(), "reversed,3").unwrap();
+        let ports: Vec<usize> = f.names.hosts.iter().map(|h| h.2).collect();
+        assert_eq!(ports, [3, 2, 1]);
+        assert_eq!(f.names.visible, 1, "the added ToR is hidden");
+        // A script's own names are kept; addresses in natural name order.
+        let t = MnTopo {
+            switches: vec!["s1".into(), "s2".into()],
+            hosts: vec!["server".into(), "client".into()],
+            links: vec![
+                ("server".into(), "s1".into(), None),
+                ("client".into(), "s2".into(), None),
+                ("s1".into(), "s2".into(), None),
+            ],
+            ..Default::default()
+        };
+        let f = to_fabric(&t, "x").unwrap();
+        let mut p = Plan::with_host_counts(&f.host_counts, f.uplinks);
+        f.names.apply(&mut p);
+        assert_eq!(p.host("client").unwrap().ip.to_string(), "10.0.0.1");
+        assert_eq!(p.host("server").unwrap().ip.to_string(), "10.0.0.2");
+        assert_eq!(p.host("client").unwrap().host_if, "client-eth0");
+        assert!(f.notes.is_empty(), "{:?}", f.notes);
+        let mut long = t.clone();
+        long.hosts[0] = "averyverylongname".into();
+        let e = to_fabric(&long, "x").unwrap_err().to_string();
+        assert!(e.contains("node name \"averyverylongname\""), "{e}");
+    }
+
+    #[test]
+    fn torus_is_mininets() {
+        let t = builtin("torus,3,3").unwrap();
+        assert_eq!(t.switches.len(), 9);
+        assert_eq!(t.hosts[0], "h1x1");
+        assert_eq!(t.links.len(), 9 + 18);
+        assert!(
+            builtin("torus,2,3")
+                .unwrap_err()
+                .to_string()
+                .contains("3x3")
+        );
+        let p = prepare(
+            None,
+            &MnSource {
+                topo: Some("torus,3,3".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let cfg = Config::load(&p.config).unwrap();
+        lh_ctrl::compile::compile(&cfg).unwrap();
+        let plan = p.plan(&cfg);
+        assert_eq!(plan.tor("s2x3"), Some(5));
+        assert_eq!(plan.uplink_label(0, 0), "s1x1-eth2");
     }
 
     #[test]

@@ -18,6 +18,8 @@ mod path;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+mod mininet;
+
 pyo3::create_exception!(
     _native,
     ConfigError,
@@ -62,5 +64,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TopologyError", py.get_type::<TopologyError>())?;
     m.add("PathError", py.get_type::<PathError>())?;
     m.add("NetworkError", py.get_type::<NetworkError>())?;
+    mininet::register(m)?;
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! run's kernel objects before the process exits.
 
 use super::compile::MemoryLimit;
-use crate::{TestKind, is_root, say};
+use crate::{TestKind, banner, is_root, say};
 use anyhow::Context;
 use lh_emu::cli::Cli;
 use lh_emu::kernel::bringup::NetOptions;
@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub struct RunArgs {
+    /// Mininet's flags (`-v`, `--link`, `--ipbase`, `--pre`, `--post`).
+    pub compat: crate::mnflags::MnCompat,
     pub config: Option<PathBuf>,
     pub mn: crate::mnflags::MnArgs,
     pub mac: bool,
@@ -54,7 +56,24 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     // Everything that can be rejected is checked before any state exists.
     let mn = lh_emu::mininet::prepare(a.config.as_deref(), &a.mn.source())?;
-    let cfg = lh_ctrl::config::Config::load(&mn.config)?;
+    let mut cfg = lh_ctrl::config::Config::load(&mn.config)?;
+    // Mininet's --link tc,bw=N: every host link at N Mbit/s (and, for a
+    // Mininet topology, whose switch links are links too, those).
+    let link = a
+        .compat
+        .link
+        .as_deref()
+        .map(crate::mnflags::parse_link)
+        .transpose()
+        .map_err(anyhow::Error::msg)?
+        .unwrap_or_default();
+    if let Some(bw) = link.bw {
+        let rate = lh_ctrl::units::BitsPerSec((bw * 1e6).round() as u64);
+        cfg.tors.host_link_rate = rate;
+        if mn.host_counts.is_some() {
+            cfg.tors.link_rate = rate;
+        }
+    }
     let compiled = if a.no_fabric {
         None
     } else {
@@ -86,8 +105,18 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     signals::save_tty();
 
     let mut plan = mn.plan(&cfg);
+    if let Some(b) = &a.compat.ipbase {
+        let (ip, len) = crate::mnflags::parse_ipbase(b).map_err(anyhow::Error::msg)?;
+        plan.set_ipbase(ip, len)
+            .map_err(|e| anyhow::anyhow!("--ipbase {b}: {e}"))?;
+    }
     for n in &mn.notes {
-        say!("*** {n}");
+        // A warning (an option that cannot be honoured) shows at -v output too.
+        if n.starts_with("Warning:") {
+            say!("*** {n}");
+        } else {
+            banner!("*** {n}");
+        }
     }
     plan.targets = lh_emu::plan::target::parse(&a.tor, plan.tors)?;
     let p4_src = match &a.p4 {
@@ -103,9 +132,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     } else if a.p4.is_some() {
         anyhow::bail!("--p4 needs BMv2 ToRs: add --tor bmv2 or --tor bmv2:s1,...");
     }
-    say!(
+    banner!(
         "*** Creating network ({} ToRs, {} hosts{})",
-        plan.tors,
+        plan.visible_tors,
         plan.hosts.len(),
         cfg.name
             .as_ref()
@@ -124,6 +153,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         p4_log: a.p4_log,
         telemetry: a.telemetry.clone(),
         ta_live: a.ta_live,
+        pace_hosts: link.bw.is_some() || mn.pace_hosts,
     };
     let mut net = Network::bring_up(plan, compiled, opts)?;
     let prefix = net.prefix.clone();
@@ -155,6 +185,22 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             cli.json = Some(Box::new(std::io::stdout()));
             cli.stdout = Box::new(std::io::stderr());
         }
+        // Mininet's --pre and --post: CLI scripts around the test, script
+        // or prompt (checked to exist before anything was created); an
+        // `exit` in one ends that script only, as in Mininet.
+        let script = |cli: &mut Cli<'_>, f: &std::path::Path| match std::fs::File::open(f) {
+            Ok(file) => {
+                let what = f.display().to_string();
+                let _ = cli.run_lines(std::io::BufReader::new(file), &what);
+            }
+            Err(e) => {
+                say!("*** Error: {}: {e}", f.display());
+                cli.input_errors += 1;
+            }
+        };
+        if let Some(f) = a.compat.pre.as_deref() {
+            script(&mut cli, f);
+        }
         let ok = match (a.test, &a.script) {
             (Some(t), _) => run_test(&mut cli, t),
             (None, Some(s)) => match std::fs::File::open(s) {
@@ -169,17 +215,22 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
                 }
             },
             (None, None) => {
-                say!("*** Starting CLI:");
+                banner!("*** Starting CLI:");
                 cli.run_interactive();
                 true
             }
         };
+        if let Some(f) = a.compat.post.as_deref()
+            && !signals::terminating()
+        {
+            script(&mut cli, f);
+        }
         ok && cli.input_errors == 0
     };
     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
     DONE.store(true, Ordering::Relaxed);
     ok &= net.stop();
-    say!(
+    banner!(
         "completed in {:.3} seconds",
         t_start.elapsed().as_secs_f64()
     );

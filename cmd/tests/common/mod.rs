@@ -225,3 +225,14 @@ pub fn assert_png(path: &std::path::Path) {
         .unwrap_or_else(|| panic!("{}: not a PNG", path.display()));
     assert!(w >= 800 && h >= 500, "{}: {w}x{h}", path.display());
 }
+
+/// Scratch folders the Mininet path creates (`lighthouse-mn-*`, removed
+/// when a run ends, also by a signal's teardown).
+pub fn scratch_dirs() -> Vec<String> {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("lighthouse-mn-"))
+        .collect()
+}

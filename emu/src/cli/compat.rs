@@ -1,5 +1,5 @@
 //! Mininet verbs with no optical counterpart: `xterm`, `switch`, and the
-//! one-line answers for `py`, `dpctl`, `wait`.
+//! one-line answers for `dpctl`, `wait` (`py`/`px`: cli/py.rs).
 
 use super::Cli;
 use std::process::Command;
@@ -10,9 +10,6 @@ impl Cli<'_> {
         match verb {
             "xterm" | "gterm" => self.xterm(verb, rest),
             "switch" => self.switch(rest),
-            "py" | "px" => self.say(&format!(
-                "*** {verb}: this CLI has no Python interpreter; run commands on a node with `<node> cmd` (e.g. h1 ifconfig), or drive the network from Rust (docs/network.md)"
-            )),
             "dpctl" => self.say(
                 "*** dpctl: ToRs are not OpenFlow switches; see a ToR's time-flow table with `table <tor>`, its calendar queues with `queues <tor>`, and the data-plane counters with `drops`",
             ),

@@ -89,8 +89,12 @@ pub(super) const COMMANDS: &[(&str, &str)] = &[
         "Bytes in each calendar queue of a ToR, per uplink.\n       Usage: queues <tor>",
     ),
     (
+        "px",
+        "Execute a Python statement (when the CLI is opened from a Python script: CLI(net)).\n       Usage: px <python statement>",
+    ),
+    (
         "py",
-        "Not available: no Python interpreter. Use <node> cmd, or drive the network from Rust (docs/network.md).",
+        "Evaluate a Python expression: <node>.IP(), .MAC(), .cmd('...'), .intfList(), net.hosts, ...\n       (any Python when the CLI is opened from a script: CLI(net)).\n       Usage: py <python expression>",
     ),
     ("quit", "Exit"),
     (

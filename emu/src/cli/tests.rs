@@ -91,13 +91,60 @@ fn errors_and_flow_control() {
 }
 
 #[test]
+fn py_and_px_go_to_the_installed_hook_with_the_network() {
+    let (mut n, b) = offline(Plan::new(2, 1));
+    let o = Buf::default();
+    let mut c = cli(&mut n, &o);
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let s2 = seen.clone();
+    c.set_py(Box::new(move |net, line, px| {
+        s2.borrow_mut()
+            .push((net.plan.hosts.len(), line.to_string(), px));
+        if line == "boom" {
+            Err("NameError: name 'boom' is not defined".into())
+        } else {
+            Ok(format!("{line}!\n"))
+        }
+    }));
+    c.onecmd("py client.IP()");
+    assert_eq!(b.take(), "client.IP()!\n");
+    c.onecmd("px x = 1");
+    assert_eq!(b.take(), "x = 1!\n");
+    c.onecmd("py boom");
+    assert_eq!(b.take(), "NameError: name 'boom' is not defined\n");
+    c.onecmd("py");
+    assert!(b.take().contains("Usage: py"));
+    assert_eq!(
+        *seen.borrow(),
+        [
+            (2, "client.IP()".to_string(), false),
+            (2, "x = 1".to_string(), true),
+            (2, "boom".to_string(), false)
+        ]
+    );
+}
+
+#[test]
 fn mininet_verbs_without_an_equivalent_say_what_to_use() {
     let (mut n, b) = offline(Plan::new(2, 1));
     let o = Buf::default();
     let mut c = cli(&mut n, &o);
-    c.onecmd("py h1.cmd('ls')");
+    c.onecmd("py h1.IP()");
+    assert_eq!(b.take(), "10.0.0.1\n");
+    c.onecmd("py net.get('h2').name");
+    assert_eq!(b.take(), "h2\n");
+    c.onecmd("py 1+1");
     let t = b.take();
-    assert!(t.starts_with("*** py: ") && t.contains("<node> cmd"), "{t}");
+    assert!(
+        t.contains("<node>.IP()") && t.contains("<node> <cmd>"),
+        "{t}"
+    );
+    c.onecmd("px import os");
+    let t = b.take();
+    assert!(
+        t.starts_with("*** px: ") && t.contains("lighthouse.mininet.cli"),
+        "{t}"
+    );
     c.onecmd("dpctl dump-flows");
     let t = b.take();
     assert!(

@@ -55,7 +55,7 @@ impl Network {
         t: usize,
         port: &str,
     ) -> Result<PcapTarget, NetworkError> {
-        let tname = tor_name(t);
+        let tname = self.plan.tor_label(t);
         let num = port.strip_prefix("up").unwrap_or(port);
         if let Ok(p) = num.parse::<lh_ctrl::PortId>() {
             self.need_fabric()?;
@@ -126,7 +126,7 @@ impl Network {
             }
             PcapTarget::Uplink(t, p) => {
                 let f = self.need_fabric()?;
-                let tname = tor_name(t);
+                let tname = self.plan.tor_label(t);
                 f.capture(t as TorId, swtor::CapturePoint::Uplink(p), &fd_file)
                     .map_err(|e| NetworkError::Failed(e.to_string()))?;
                 self.pcaps.push(PcapJob::Uplink {

@@ -99,6 +99,9 @@ pub struct NetworkOptions {
     pub telemetry: Option<PathBuf>,
     /// TA mode: recompute the topology from the live traffic matrix.
     pub ta_live: bool,
+    /// Pace every host's interface at `tors.host_link_rate` (a `tbf`), as
+    /// a fat tree's are: Mininet's `--link tc,bw=N` and `TCLink(bw=N)`.
+    pub pace_hosts: bool,
 }
 
 /// One live (or, for tests and fuzzing, offline) emulated network.
@@ -174,7 +177,7 @@ impl Network {
             push_otcp(&net, &t).map_err(OrchError::from)?;
         }
         if let Some(c) = compiled.as_ref()
-            && c.config.fabric == lh_ctrl::config::FabricKind::FatTree
+            && (c.config.fabric == lh_ctrl::config::FabricKind::FatTree || opts.pace_hosts)
         {
             for h in &net.plan.hosts {
                 crate::host::pacing::pace(
@@ -193,12 +196,13 @@ impl Network {
         let p = n.prefix.clone();
         let hosts: Vec<&str> = n.plan.hosts.iter().map(|h| h.name.as_str()).collect();
         let s = format!(
-            "*** Run {p}: namespaces {p}-h1..h{} and {p}-fab\n*** Adding hosts:\n{} \n*** Adding ToRs:\n{} ",
-            hosts.len(),
+            "*** Run {p}: namespaces {p}-{}..{} and {p}-fab\n*** Adding hosts:\n{} \n*** Adding ToRs:\n{} ",
+            hosts.first().copied().unwrap_or("h1"),
+            hosts.last().copied().unwrap_or("h1"),
             hosts.join(" "),
             n.plan.tor_names().join(" ")
         );
-        n.say(&s);
+        n.info(&s);
         Ok(n)
     }
 
@@ -212,11 +216,13 @@ impl Network {
         };
         if !net.plan.bmv2_tors().is_empty() {
             let names: Vec<String> = net.plan.bmv2_tors().into_iter().map(tor_name).collect();
-            let _ = writeln!(
-                self.out,
-                "*** Starting P4 ToRs on BMv2: {}",
-                names.join(" ")
-            );
+            if crate::text::level::banners() {
+                let _ = writeln!(
+                    self.out,
+                    "*** Starting P4 ToRs on BMv2: {}",
+                    names.join(" ")
+                );
+            }
             let t = P4Tors::start(net, c, &self.opts.p4, self.opts.p4_log)
                 .map_err(|e| NetworkError::P4(e.to_string()))?;
             for s in &t.tors {
@@ -224,9 +230,8 @@ impl Network {
             }
             self.p4 = Some(t);
         }
-        let _ = match crate::link::fattree::fat_tree(Some(c)) {
-            Some(t) => writeln!(
-                self.out,
+        let banner = match crate::link::fattree::fat_tree(Some(c)) {
+            Some(t) => format!(
                 "*** Starting fat tree: k={}, {} edge, {} aggregation, {} core switches, routing {:?}",
                 t.k(),
                 t.edges(),
@@ -234,14 +239,16 @@ impl Network {
                 t.cores(),
                 c.config.routing.algorithm
             ),
-            None => writeln!(
-                self.out,
+            None => format!(
                 "*** Starting optical fabric: {} slices of {} (guardband {})",
                 c.schedule.slices(),
                 c.config.slice.duration,
                 c.config.slice.guardband
             ),
         };
+        if crate::text::level::banners() {
+            let _ = writeln!(self.out, "{banner}");
+        }
         let f = Arc::new(
             crate::tor::fabric::start(net, c).map_err(|e| NetworkError::Fabric(e.to_string()))?,
         );
@@ -345,7 +352,7 @@ impl Network {
         if self.net.is_none() {
             return true;
         }
-        self.say("*** Stopping network");
+        self.info("*** Stopping network");
         self.shells.stop_all();
         if let Some(id) = self.uplink_hook.take() {
             crate::kernel::exitguard::unregister(id);
@@ -369,7 +376,7 @@ impl Network {
             }
             ok &= rep.errors.is_empty();
         }
-        self.say("*** Done");
+        self.info("*** Done");
         ok
     }
 
@@ -403,7 +410,12 @@ impl Network {
                 t.in_bmv2, t.on_veths
             ));
         }
-        self.say(&s);
+        // A violation is printed at every level.
+        if good {
+            self.info(&s);
+        } else {
+            self.say(&s);
+        }
         good
     }
 
@@ -423,6 +435,13 @@ impl Network {
     pub fn say(&mut self, s: &str) {
         let _ = writeln!(self.out, "{s}");
         let _ = self.out.flush();
+    }
+
+    /// A banner (Mininet's `info`): not printed at `-v output` and above.
+    pub fn info(&mut self, s: &str) {
+        if crate::text::level::banners() {
+            self.say(s);
+        }
     }
 
     /// Text without a newline on the network's output.

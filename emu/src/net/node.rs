@@ -1,7 +1,7 @@
 //! A node of a run, resolved once from its name: what it is decides where
 //! its commands run, which interfaces it has and which pid `dump` shows.
 
-use super::Network;
+use super::{Network, NetworkError};
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -56,5 +56,42 @@ impl Network {
 
     pub fn is_node(&self, name: &str) -> bool {
         self.node(name).is_some()
+    }
+}
+
+/// Mininet's node methods (`IP()`, `MAC()`, `cmd()`), for the CLI's `py`
+/// and the Python API (`lighthouse.mininet`).
+impl Network {
+    /// `node.IP()`: a host's address; None for a switch (a ToR has no
+    /// address of its own).
+    pub fn node_ip(&self, name: &str) -> Result<Option<String>, NetworkError> {
+        match self.node(name) {
+            None => Err(NetworkError::NoSuchNode(name.to_string())),
+            Some(Node::Host(i)) => Ok(Some(self.plan.hosts[i].ip.to_string())),
+            Some(_) => Ok(None),
+        }
+    }
+
+    /// `node.MAC()`: a host interface's MAC (kernel-random, or Mininet's
+    /// with `--mac`); None for a switch.
+    pub fn node_mac(&self, name: &str) -> Result<Option<String>, NetworkError> {
+        match self.node(name) {
+            None => Err(NetworkError::NoSuchNode(name.to_string())),
+            Some(Node::Host(i)) => {
+                let k = self.kernel().ok_or(NetworkError::NeedsKernel("MAC()"))?;
+                Ok(k.macs.get(i).map(crate::plan::fmt_mac))
+            }
+            Some(_) => Ok(None),
+        }
+    }
+
+    /// `node.cmd(line)`: run `line` in the node's shell and return what it
+    /// printed (stdout and stderr), as Mininet's `Node.cmd`.
+    pub fn node_cmd_output(&mut self, name: &str, line: &str) -> Result<String, NetworkError> {
+        let sink = crate::text::sink::TextSink::new();
+        let old = std::mem::replace(&mut self.out, Box::new(sink.clone()));
+        let r = self.node_cmd(name, line);
+        self.out = old;
+        r.map(|_| sink.take())
     }
 }

@@ -118,14 +118,14 @@ impl Network {
         };
         let s = &c.schedule;
         let mut v: Vec<(String, Vec<String>)> = (0..s.uplinks())
-            .map(|p| (uplink_if(t, p), Vec::new()))
+            .map(|p| (self.plan.uplink_label(t, p), Vec::new()))
             .collect();
         for ts in 0..s.slices() {
             for (a, b) in s.circuits(ts as SliceId) {
-                if a.tor as usize != t {
+                if a.tor as usize != t || self.plan.is_hidden_tor(b.tor as usize) {
                     continue;
                 }
-                let peer = uplink_if(b.tor as usize, b.port as usize);
+                let peer = self.plan.uplink_label(b.tor as usize, b.port as usize);
                 if let Some((_, l)) = v.get_mut(a.port as usize)
                     && !l.contains(&peer)
                 {
@@ -179,11 +179,20 @@ impl Network {
         }
         let peers = self.uplink_peers(t);
         if !peers.is_empty() {
+            // A Mininet topology shows the links it has: an uplink with no
+            // circuit (or only to a hidden ToR) is not one.
+            let mn = !self.plan.uplink_labels.is_empty();
             v.extend(
                 peers
                     .into_iter()
+                    .filter(|(_, l)| !mn || !l.is_empty())
                     .map(|(i, l)| (i, (!l.is_empty()).then(|| l.join(",")))),
             );
+            if !self.plan.uplink_labels.is_empty() {
+                // Mininet numbers a switch's ports in link order, host and
+                // switch links alike: show them in that order.
+                v[1..].sort_by_key(|(n, _)| mn_port(n));
+            }
         } else if self.plan.is_bmv2(t) {
             v.extend((0..self.plan.uplinks).map(|p| (uplink_if(t, p), None)));
         }
@@ -262,6 +271,19 @@ impl Network {
             b_up,
         };
         let mut v = Vec::new();
+        if !self.plan.mn_links.is_empty() {
+            // A Mininet topology: its links in Mininet's order, host ends
+            // checked in the kernel, ToR uplinks up while the data plane runs.
+            let ok = |i: &str| match self.plan.hosts.iter().find(|h| h.host_if == i) {
+                Some(h) => hosts.get(h.k - 1).copied().unwrap_or(false),
+                None if fab.iter().any(|f| f == i) => true,
+                None => self.fabric.is_some() && !self.plan.hosts.iter().any(|h| h.tor_if == i),
+            };
+            for (a, b) in &self.plan.mn_links {
+                v.push(link(a, b, ok(a), ok(b)));
+            }
+            return Links { links: v };
+        }
         for h in &self.plan.hosts {
             let a_ok = hosts.get(h.k - 1).copied().unwrap_or(false);
             let b_ok = fab.contains(&h.tor_if);
@@ -285,7 +307,7 @@ impl Network {
                 self.fabric.is_some()
             }
         };
-        for t in 0..self.plan.tors {
+        for t in 0..self.plan.visible_tors {
             for (i, peers) in self.uplink_peers(t) {
                 for p in peers {
                     if p == ELECTRICAL_PEER {
@@ -350,7 +372,7 @@ impl Network {
             });
         }
         let fat = !self.inner_switches().is_empty();
-        let switches = (0..self.plan.tors).map(|t| {
+        let switches = (0..self.plan.visible_tors).map(|t| {
             let class = if self.plan.is_bmv2(t) && self.p4.is_some() {
                 "P4ToR"
             } else if fat {
@@ -358,7 +380,7 @@ impl Network {
             } else {
                 "OpticalToR"
             };
-            (class, tor_name(t))
+            (class, self.plan.tor_label(t))
         });
         let inner = self.inner_switches().into_iter();
         let switches: Vec<_> = switches
@@ -441,4 +463,11 @@ impl Network {
         }
         Ok(())
     }
+}
+
+/// The port number of a Mininet interface name (`s2-eth3` is 3).
+fn mn_port(name: &str) -> usize {
+    name.rsplit_once("-eth")
+        .and_then(|(_, k)| k.parse().ok())
+        .unwrap_or(usize::MAX)
 }

@@ -48,6 +48,19 @@ pub struct Plan {
     pub uplinks: usize,
     /// Which target runs each ToR (`--tor`); all native by default.
     pub targets: Vec<TorTarget>,
+    /// The ToRs' names when they are not `s1..sN` (a Mininet topology's
+    /// own switch names); empty for the default.
+    pub tor_labels: Vec<String>,
+    /// Display names of each ToR's uplinks when they are not `sN-upP` (a
+    /// Mininet topology's `sN-ethK`); empty for the default.
+    pub uplink_labels: Vec<Vec<String>>,
+    /// ToRs from this index on exist only because Lighthouse needs two:
+    /// they have no hosts and are not shown (Mininet's `single` has one
+    /// switch).
+    pub visible_tors: usize,
+    /// A Mininet topology's links as `links` shows them (both interfaces,
+    /// Mininet's order); empty otherwise.
+    pub mn_links: Vec<(String, String)>,
 }
 
 /// Largest host count the 10.0.0.0/8 plan can address (10.0.0.1 ..
@@ -79,6 +92,10 @@ impl Plan {
             hosts_per_tor,
             uplinks: 1,
             targets: vec![TorTarget::Native; tors],
+            tor_labels: Vec::new(),
+            uplink_labels: Vec::new(),
+            visible_tors: tors,
+            mn_links: Vec::new(),
         }
     }
 
@@ -99,19 +116,87 @@ impl Plan {
         self.targets.get(t) == Some(&TorTarget::Bmv2)
     }
 
+    /// The host called `name`: `hK` at once, any other name (a Mininet
+    /// topology's own, e.g. `client`) by search.
     pub fn host(&self, name: &str) -> Option<&HostPlan> {
-        let k: usize = name.strip_prefix('h')?.parse().ok()?;
-        self.hosts.get(k.checked_sub(1)?).filter(|h| h.name == name)
+        let fast = name
+            .strip_prefix('h')
+            .and_then(|k| k.parse::<usize>().ok())
+            .and_then(|k| self.hosts.get(k.checked_sub(1)?))
+            .filter(|h| h.name == name);
+        fast.or_else(|| self.hosts.iter().find(|h| h.name == name))
     }
 
-    /// ToR index of a name `s<T>`.
+    /// ToR index of a name: `s<T>`, or a Mininet topology's own name.
     pub fn tor(&self, name: &str) -> Option<usize> {
+        if !self.tor_labels.is_empty() {
+            return self.tor_labels[..self.visible_tors.min(self.tor_labels.len())]
+                .iter()
+                .position(|l| l == name);
+        }
         let t: usize = name.strip_prefix('s')?.parse().ok()?;
-        (t >= 1 && t <= self.tors && format!("s{t}") == name).then(|| t - 1)
+        (t >= 1 && t <= self.visible_tors && format!("s{t}") == name).then(|| t - 1)
     }
 
+    /// The name of ToR `t`: `s<t+1>` or the topology's own.
+    pub fn tor_label(&self, t: usize) -> String {
+        self.tor_labels
+            .get(t)
+            .cloned()
+            .unwrap_or_else(|| tor_name(t))
+    }
+
+    /// [`Plan::tor_label`] as a function that owns what it needs (for text
+    /// renderers called while the network is borrowed).
+    pub fn labeler(&self) -> impl Fn(usize) -> String + 'static {
+        let labels = self.tor_labels.clone();
+        move |t| labels.get(t).cloned().unwrap_or_else(|| tor_name(t))
+    }
+
+    /// The shown name of uplink `p` of ToR `t` (`sN-upP`, or a Mininet
+    /// topology's `sN-ethK`).
+    pub fn uplink_label(&self, t: usize, p: usize) -> String {
+        self.uplink_labels
+            .get(t)
+            .and_then(|u| u.get(p))
+            .cloned()
+            .unwrap_or_else(|| uplink_if(t, p))
+    }
+
+    /// Whether ToR `t` is one Lighthouse added (not shown).
+    pub fn is_hidden_tor(&self, t: usize) -> bool {
+        t >= self.visible_tors
+    }
+
+    /// The shown ToRs' names.
     pub fn tor_names(&self) -> Vec<String> {
-        (0..self.tors).map(tor_name).collect()
+        (0..self.visible_tors).map(|t| self.tor_label(t)).collect()
+    }
+
+    /// Mininet's `--ipbase`: the host with address 10.0.0.0/8 + K gets
+    /// address K of `base/len` (as Mininet's `ipAdd`). Call before any
+    /// other address change. Errors say what does not fit.
+    pub fn set_ipbase(&mut self, base: Ipv4Addr, len: u8) -> Result<(), String> {
+        if !(1..=30).contains(&len) {
+            return Err(format!("prefix length /{len}: expected 1..30"));
+        }
+        let mask = u32::MAX << (32 - len);
+        let net = u32::from(base) & mask;
+        let room = (!mask) as usize - 1;
+        if self.hosts.len() > room {
+            return Err(format!(
+                "{base}/{len} has room for {room} hosts, the topology has {}",
+                self.hosts.len()
+            ));
+        }
+        for h in &mut self.hosts {
+            // The host's index in the default plan (10.0.0.0/8 + index;
+            // a Mininet topology's natural name order).
+            let i = u32::from(h.ip) & 0x00ff_ffff;
+            h.ip = Ipv4Addr::from(net | i);
+            h.prefix_len = len;
+        }
+        Ok(())
     }
 
     /// Hosts attached to ToR `t`, in port order.
@@ -149,6 +234,10 @@ impl Plan {
             hosts_per_tor: counts.iter().copied().max().unwrap_or(0),
             uplinks,
             targets: vec![TorTarget::Native; counts.len()],
+            tor_labels: Vec::new(),
+            uplink_labels: Vec::new(),
+            visible_tors: counts.len(),
+            mn_links: Vec::new(),
         }
     }
 
@@ -232,5 +321,28 @@ mod tests {
             p.node_names(),
             vec!["h1", "h2", "h3", "h4", "h5", "h6", "s1", "s2", "s3"]
         );
+    }
+
+    #[test]
+    fn ipbase_and_names_of_a_topology() {
+        let mut p = Plan::new(2, 2);
+        p.set_ipbase(Ipv4Addr::new(192, 168, 50, 7), 24).unwrap();
+        assert_eq!(p.hosts[0].ip, Ipv4Addr::new(192, 168, 50, 1));
+        assert_eq!(p.hosts[3].ip, Ipv4Addr::new(192, 168, 50, 4));
+        assert_eq!(p.hosts[3].prefix_len, 24);
+        let e = Plan::new(2, 4)
+            .set_ipbase(Ipv4Addr::new(10, 1, 1, 0), 30)
+            .unwrap_err();
+        assert!(e.contains("room for 2 hosts, the topology has 8"), "{e}");
+        // Names kept from a topology; a hidden ToR is not a node.
+        let mut p = Plan::with_host_counts(&[2, 0], 1);
+        p.hosts[0].name = "client".into();
+        p.tor_labels = vec!["sw".into(), "swx".into()];
+        p.visible_tors = 1;
+        assert_eq!(p.host("client").unwrap().k, 1);
+        assert_eq!(p.host("h2").unwrap().k, 2);
+        assert_eq!(p.tor("sw"), Some(0));
+        assert_eq!(p.tor("swx"), None);
+        assert_eq!(p.node_names(), ["client", "h2", "sw"]);
     }
 }

@@ -46,6 +46,11 @@ pub fn table_text(c: &lh_ctrl::compile::Compiled, t: TorId) -> Option<String> {
 /// One table entry, human readable:
 /// `dst=s3 arrival=2 from=host class=* bucket=* -> up1@4 (alt up0@5)`.
 pub fn format_entry(e: &lh_ctrl::tables::Entry) -> String {
+    format_entry_named(e, &crate::plan::tor_name)
+}
+
+/// [`format_entry`] with the run's ToR names.
+pub fn format_entry_named(e: &lh_ctrl::tables::Entry, tor_name: super::view::Names<'_>) -> String {
     let opt = |o: Option<String>| o.unwrap_or_else(|| "*".into());
     let m = &e.m;
     let ing = match m.ingress {
@@ -55,7 +60,7 @@ pub fn format_entry(e: &lh_ctrl::tables::Entry) -> String {
     };
     let mut s = format!(
         "dst={} arrival={} from={ing} class={} bucket={} -> {}",
-        crate::plan::tor_name(m.dst as usize),
+        tor_name(m.dst as usize),
         opt(m.arrival.map(|a| a.to_string())),
         opt(m.class.map(|a| a.to_string())),
         opt(m.bucket.map(|a| a.to_string())),

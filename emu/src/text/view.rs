@@ -262,8 +262,17 @@ pub fn allreduce(a: &Allreduce) -> String {
     )
 }
 
+/// How a ToR index is named in text: [`tor_name`], or a run's
+/// [`Plan::labeler`] (a Mininet topology's own names).
+pub type Names<'n> = &'n dyn Fn(usize) -> String;
+
 /// `schedule [ts]` (also `lighthouse show --slice`).
 pub fn slice(v: &SliceView) -> String {
+    slice_named(v, &tor_name)
+}
+
+/// [`slice`] with the run's ToR names.
+pub fn slice_named(v: &SliceView, tor_name: Names<'_>) -> String {
     let mut out = format!(
         "*** Slice {} of {} ({}, guardband {})\n",
         v.slice, v.slices, v.duration, v.guardband
@@ -302,6 +311,11 @@ pub fn slice_now(v: &SliceNow) -> String {
 
 /// `table <tor>` (also `lighthouse show --tor`).
 pub fn table(v: &TableView) -> String {
+    table_named(v, &tor_name)
+}
+
+/// [`table`] with the run's ToR names.
+pub fn table_named(v: &TableView, tor_name: Names<'_>) -> String {
     let name = tor_name(v.tor as usize);
     let mut out = format!(
         "*** {name} time-flow table: {} entries ({} lookup)\n",
@@ -309,7 +323,7 @@ pub fn table(v: &TableView) -> String {
         v.lookup
     );
     for e in &v.entries {
-        out.push_str(&super::render::format_entry(e));
+        out.push_str(&super::render::format_entry_named(e, tor_name));
         out.push('\n');
     }
     if let Some(p) = &v.p4 {
@@ -325,8 +339,8 @@ pub fn table(v: &TableView) -> String {
     out
 }
 
-/// `buffer_usage` / `bw_usage`.
-pub fn usage(u: &Usage) -> String {
+/// `buffer_usage` / `bw_usage`, with the run's ToR names.
+pub fn usage(u: &Usage, tor_name: Names<'_>) -> String {
     let mut out = String::new();
     for r in &u.samples {
         let name = tor_name(r.tor as usize);
@@ -348,8 +362,8 @@ pub fn usage(u: &Usage) -> String {
     out
 }
 
-/// `queues <tor>`.
-pub fn queues(q: &Queues) -> String {
+/// `queues <tor>`, with the run's ToR names.
+pub fn queues(q: &Queues, tor_name: Names<'_>) -> String {
     let mut out = format!(
         "*** {} calendar queues (bytes; column = departure slice)\n",
         tor_name(q.tor as usize)

@@ -1,0 +1,13 @@
+"""Mininet's `mininet.link`: `TCLink` and `Link` as the `link=` and `cls=`
+of links. `bw=` (Mbit/s) is kept: a host link's paces the host's
+interface (tbf), a switch link's is the circuit rate; `delay`, `loss`,
+`jitter` and `max_queue_size` raise (this kernel has no netem)."""
+
+from .node import Intf, Link  # noqa: F401
+
+
+class TCLink(Link):
+    "Accepted as link=/cls=: its bw= is used."
+
+
+TCIntf = Intf

@@ -1,0 +1,354 @@
+"""Mininet's `mininet.net`: `Mininet(topo=...)` on Lighthouse.
+
+Switches become Lighthouse ToRs, switch-switch links static optical
+circuits, hosts network namespaces (the translation of `lighthouse run
+--custom`, docs/mininet.md). Names are the script's own. The network is
+torn down by `net.stop()`, and also without it: at interpreter exit
+(`atexit`), after an exception, on Ctrl-C (KeyboardInterrupt) and on
+SIGTERM/SIGHUP (a handler raises SystemExit, so the same teardown runs).
+"""
+
+import atexit
+import signal
+import threading
+import weakref
+
+from .. import _native
+from . import unsupported
+from .cli import CLI
+from .log import info, output
+from .node import Controller, CPULimitedHost, Host, Switch
+from .topo import natural
+
+# Link options: what Lighthouse does with each.
+_NETEM = _native.NETEM_NOTE + " (from Python: net.configLinkStatus(a, b, 'down'))"
+_LINK_IGNORED = {'cls', 'use_htb', 'use_tbf', 'use_hfsc', 'enable_ecn', 'enable_red', 'r2q',
+                 'speedup', 'key', 'intf'}
+_SWITCH_IGNORED = {'cls', 'dpid', 'protocols', 'failMode', 'stp', 'inband', 'listenPort',
+                   'datapath', 'batch', 'verbose', 'isSwitch', 'opts', 'inNamespace'}
+_HOST_IGNORED = {'cls', 'defaultRoute', 'inNamespace', 'privateDirs'}
+
+_running = weakref.WeakSet()
+
+
+def _link_args(a, b, opts):
+    """(bw, port1, port2) of a link, or Unsupported naming the option."""
+    for k in opts:
+        if k in ('delay', 'jitter', 'loss', 'max_queue_size'):
+            raise unsupported('link %s-%s %s=%r' % (a, b, k, opts[k]), _NETEM)
+        if k not in _LINK_IGNORED and k not in ('bw', 'port1', 'port2'):
+            raise unsupported('link %s-%s option %s=' % (a, b, k),
+                              'links take bw= (Mbit/s; a host link paces the host, a switch '
+                              'link is the circuit rate), port1= and port2=')
+    bw = opts.get('bw')
+    if bw is not None and not (isinstance(bw, (int, float)) and 0 < bw <= 1e6):
+        raise ValueError('link %s-%s bw=%r: expected Mbit/s, > 0 and at most 1000000' % (a, b, bw))
+    return (a, b, None if bw is None else float(bw), opts.get('port1'), opts.get('port2'))
+
+
+def _on_signal(signum, frame):
+    # Leave the script as an exception would: `finally`, `with` and atexit
+    # run, and with them the teardown.
+    raise SystemExit(128 + signum)
+
+
+def _install_signal_handlers():
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) in (signal.SIG_DFL, None):
+            signal.signal(sig, _on_signal)
+
+
+@atexit.register
+def _stop_all():
+    for net in list(_running):
+        net.stop()
+
+
+class Mininet(object):
+    """Mininet(topo=None, ...): a network from a Topo (or addHost,
+    addSwitch, addLink), started with start(), stopped with stop()."""
+
+    def __init__(self, topo=None, switch=None, host=None, controller=None, link=None,
+                 intf=None, build=True, xterms=False, cleanup=False, ipBase='10.0.0.0/8',
+                 inNamespace=False, autoSetMacs=False, autoStaticArp=False,
+                 autoPinCpus=False, listenPort=None, waitConnected=False):
+        if xterms:
+            raise unsupported('Mininet(xterms=True)',
+                              "run commands with h1.cmd('...'), or `xterm h1` in CLI(net)")
+        if inNamespace:
+            raise unsupported('Mininet(inNamespace=True)',
+                              "every host already is its own namespace; the switches share "
+                              "the fabric's")
+        if autoPinCpus:
+            raise unsupported('Mininet(autoPinCpus=True)', 'hosts are namespaces without CPU '
+                              'limits or pinning')
+        if isinstance(host, type) and issubclass(host, CPULimitedHost):
+            raise unsupported('CPULimitedHost', 'hosts are namespaces without CPU limits; '
+                              'use the default Host')
+        self.topo = topo
+        self.ipBase = ipBase
+        self.autoSetMacs, self.autoStaticArp = autoSetMacs, autoStaticArp
+        self.controllers = []
+        self._hosts, self._switches, self._links = [], [], []
+        self._nodes = {}
+        self._native = None
+        self.built = False
+        if controller is not None and not isinstance(controller, type):
+            self.controllers.append(Controller('c0'))
+        if topo is not None and build:
+            self.build()
+
+    # -- building ---------------------------------------------------------
+
+    def _check_open(self, what):
+        if self._native is not None:
+            raise unsupported('%s after build()' % what,
+                              'add every node and link first, then call net.start() (a '
+                              'Lighthouse fabric is compiled once)')
+
+    def addHost(self, name, cls=None, **params):
+        self._check_open('addHost(%r)' % name)
+        if isinstance(cls, type) and issubclass(cls, CPULimitedHost):
+            raise unsupported('CPULimitedHost', 'hosts are namespaces without CPU limits')
+        for k in params:
+            if k in ('mac',):
+                raise unsupported('addHost(%r, mac=...)' % name,
+                                  "MACs are kernel-random, or Mininet's with "
+                                  "Mininet(autoSetMacs=True)")
+            if k not in _HOST_IGNORED and k != 'ip':
+                raise unsupported('addHost(%r, %s=...)' % (name, k),
+                                  'hosts take ip= (checked against ipBase), cls=Host')
+        self._hosts.append((name, params.get('ip')))
+        return self._node(name, Host)
+
+    def addSwitch(self, name, cls=None, **params):
+        self._check_open('addSwitch(%r)' % name)
+        for k in params:
+            if k not in _SWITCH_IGNORED:
+                raise unsupported('addSwitch(%r, %s=...)' % (name, k),
+                                  'a switch is a Lighthouse ToR running compiled time-flow '
+                                  'tables; it takes no options')
+        self._switches.append(name)
+        return self._node(name, Switch)
+
+    def addController(self, name='c0', controller=None, **params):
+        c = Controller(name)
+        self.controllers.append(c)
+        return c
+
+    def addLink(self, node1, node2, port1=None, port2=None, cls=None, **params):
+        a, b = getattr(node1, 'name', node1), getattr(node2, 'name', node2)
+        self._check_open('addLink(%r, %r)' % (a, b))
+        opts = dict(params)
+        if port1 is not None:
+            opts['port1'] = port1
+        if port2 is not None:
+            opts['port2'] = port2
+        self._links.append(_link_args(a, b, opts))
+        return None
+
+    def addNAT(self, *args, **kwargs):
+        raise unsupported('addNAT()', "emulated hosts have no route out of the run; use "
+                          "quietRun(...) or a command in the root namespace")
+
+    def _node(self, name, cls):
+        if name not in self._nodes:
+            self._nodes[name] = cls(self, name)
+        return self._nodes[name]
+
+    def build(self):
+        """Mininet's build: check the topology can be a Lighthouse fabric
+        (a ValueError names what cannot) and compile nothing yet."""
+        if self.built:
+            return
+        t = self.topo
+        if t is not None:
+            for n in t.hosts():
+                self.addHost(n, **t.nodeInfo(n))
+            for n in t.switches():
+                self.addSwitch(n, **t.nodeInfo(n))
+            # In Topo.addLink order: Mininet numbers ports that way.
+            for a, b, o in t.links(withInfo=True):
+                self._links.append(_link_args(a, b, o))
+        hosts = sorted((h for h, _ in self._hosts), key=natural)
+        self._check_ips(hosts)
+        self._native = _native.MnNet(list(self._switches), [h for h, _ in self._hosts],
+                                     self._links, self.ipBase, self.autoSetMacs,
+                                     self.autoStaticArp)
+        self._native.build()
+        self.built = True
+
+    def _check_ips(self, hosts):
+        import ipaddress
+        try:
+            net = ipaddress.IPv4Network(self.ipBase, strict=False)
+        except ValueError:
+            raise ValueError("Mininet(ipBase=%r): expected A.B.C.D/N, e.g. '192.168.50.0/24'"
+                             % (self.ipBase,)) from None
+        for name, ip in self._hosts:
+            if ip is None:
+                continue
+            want = net.network_address + hosts.index(name) + 1
+            got = ipaddress.ip_interface(ip if '/' in ip else ip + '/%d' % net.prefixlen)
+            if got.ip != want or got.network.prefixlen != net.prefixlen:
+                raise unsupported(
+                    'addHost(%r, ip=%r)' % (name, ip),
+                    "hosts are numbered in natural name order from ipBase (%s would be %s/%d); "
+                    "give Mininet(ipBase=...) a network" % (name, want, net.prefixlen))
+
+    # -- running ----------------------------------------------------------
+
+    def start(self):
+        """Bring the network up (root): namespaces, veths, ToRs, circuits."""
+        self.build()
+        _install_signal_handlers()
+        _running.add(self)
+        info('*** Starting %d switches\n' % len(self._switches))
+        self._native.start()
+
+    def stop(self):
+        """Tear everything down (idempotent); whether conservation held."""
+        _running.discard(self)
+        if self._native is None:
+            return True
+        return self._native.stop()
+
+    def _started(self):
+        if self._native is None or self._native.prefix is None:
+            raise _native.NetworkError('the network is not running: call net.start() first')
+        return self._native
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    @property
+    def prefix(self):
+        """The run's prefix (its namespaces are PREFIX-<host>)."""
+        return self._native.prefix if self._native else None
+
+    # -- nodes ------------------------------------------------------------
+
+    @property
+    def hosts(self):
+        names = [h for h, _ in self._hosts]
+        if self.topo is not None:
+            names = sorted(names, key=natural)
+        return [self._nodes[n] for n in names]
+
+    @property
+    def switches(self):
+        names = list(self._switches)
+        if self.topo is not None:
+            names = sorted(names, key=natural)
+        return [self._nodes[n] for n in names]
+
+    @property
+    def nameToNode(self):
+        return dict(self._nodes)
+
+    def get(self, *names):
+        nodes = [self[n] for n in names]
+        return nodes[0] if len(nodes) == 1 else nodes
+
+    getNodeByName = get
+
+    def __getitem__(self, name):
+        if name not in self._nodes:
+            raise KeyError(name)
+        return self._nodes[name]
+
+    def __contains__(self, name):
+        return name in self._nodes
+
+    def __iter__(self):
+        for n in self.hosts + self.switches:
+            yield n.name
+
+    def __len__(self):
+        return len(self._nodes)
+
+    def keys(self):
+        return list(self)
+
+    def values(self):
+        return [self[n] for n in self]
+
+    def items(self):
+        return [(n, self[n]) for n in self]
+
+    # -- tests ------------------------------------------------------------
+
+    def ping(self, hosts=None, timeout=None):
+        """Mininet's ping: prints its rows; the loss in percent."""
+        names = None if hosts is None else [getattr(h, 'name', h) for h in hosts]
+        sent, received = self._started().ping(names, timeout)
+        if not sent:
+            output('*** Warning: No packets sent\n')
+            return 0
+        return 100.0 * (sent - received) / sent
+
+    def pingAll(self, timeout=None):
+        return self.ping(timeout=timeout)
+
+    def pingPair(self):
+        return self.ping(hosts=self.hosts[:2])
+
+    def pingFull(self, *args, **kwargs):
+        raise unsupported('pingFull()/pingAllFull()/pingPairFull()',
+                          "use net.pingAll() (loss), or pingallfull in CLI(net), or "
+                          "h1.cmd('ping -c1 10.0.0.2') for RTTs")
+
+    pingAllFull = pingPairFull = pingFull
+
+    def iperf(self, hosts=None, l4Type='TCP', udpBw='10M', fmt=None, seconds=5, port=5001):
+        """Mininet's iperf between two hosts (default: the first and last):
+        [server rate, client rate] as iperf prints them (UDP: udpBw first)."""
+        if fmt is not None:
+            raise unsupported('iperf(fmt=...)', 'rates are printed as iperf does (Mbits/sec)')
+        if l4Type not in ('TCP', 'UDP'):
+            raise ValueError("iperf(l4Type=%r): expected 'TCP' or 'UDP'" % l4Type)
+        hosts = hosts or [self.hosts[0], self.hosts[-1]]
+        if len(hosts) != 2:
+            raise ValueError('iperf(hosts=...): expected two hosts')
+        c, s = [getattr(h, 'name', h) for h in hosts]
+        return self._started().iperf(c, s, float(seconds), udpBw if l4Type == 'UDP' else None)
+
+    def iperfUdp(self, udpBw='10M'):
+        return self.iperf(l4Type='UDP', udpBw=udpBw)
+
+    def configLinkStatus(self, src, dst, status):
+        if status not in ('up', 'down'):
+            raise ValueError("configLinkStatus(status=%r): expected 'up' or 'down'" % status)
+        self._started().link(getattr(src, 'name', src), getattr(dst, 'name', dst),
+                             status == 'up')
+
+    def waitConnected(self, timeout=None, delay=.5):
+        """Every ToR runs its table from the start: connected at once."""
+        return True
+
+    def staticArp(self):
+        """The ToRs answer ARP; Mininet(autoStaticArp=True) installs
+        permanent entries at start instead."""
+
+    def interact(self):
+        self.start()
+        CLI(self)
+        self.stop()
+
+    def run(self, test, *args, **kwargs):
+        self.start()
+        try:
+            return test(*args, **kwargs)
+        finally:
+            self.stop()
+
+    def __repr__(self):
+        state = 'running as %s' % self.prefix if self.prefix else 'stopped'
+        return '<Mininet %d hosts %d switches, %s>' % (len(self._hosts), len(self._switches),
+                                                        state)

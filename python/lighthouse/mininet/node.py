@@ -1,0 +1,190 @@
+"""Mininet's `mininet.node`: the nodes of a running network (hosts and
+switches, which are Lighthouse ToRs) and the class names scripts pass to
+`Mininet(...)` (accepted: every switch is a ToR, every host a namespace)."""
+
+import subprocess
+
+from . import unsupported
+
+
+class Intf(object):
+    """An interface of a node, and its link's far end (`intf.link`)."""
+
+    def __init__(self, node, name, peer=None):
+        self.node, self.name, self._peer = node, name, peer
+
+    @property
+    def link(self):
+        if not self._peer:
+            return None
+        return Link(self, Intf(None, self._peer.split(',')[0]))
+
+    def IP(self):
+        return self.node.IP() if self.node and self.name != 'lo' else (
+            '127.0.0.1' if self.name == 'lo' else None)
+
+    def MAC(self):
+        return self.node.MAC() if self.node and self.name != 'lo' else None
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return '<Intf %s>' % self.name
+
+    def __eq__(self, other):
+        return isinstance(other, Intf) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+class Link(object):
+    """Both ends of a link, as Mininet's `Link.intf1`, `intf2`."""
+
+    def __init__(self, intf1, intf2):
+        self.intf1, self.intf2 = intf1, intf2
+
+    def __str__(self):
+        return '%s<->%s' % (self.intf1, self.intf2)
+
+
+class Node(object):
+    """A node of a running Mininet: its commands run in its namespace's
+    persistent shell (hosts: their own; switches: the fabric's)."""
+
+    isSwitch = False
+
+    def __init__(self, net, name):
+        self._net, self.name = net, name
+
+    @property
+    def _native(self):
+        return self._net._started()
+
+    def cmd(self, *args, **kwargs):
+        """Run a shell command in the node's shell; what it printed."""
+        line = ' '.join(str(a) for a in args)
+        return self._native.cmd(self.name, line)
+
+    def cmdPrint(self, *args):
+        from .log import output
+        out = self.cmd(*args)
+        output(out)
+        return out
+
+    def IP(self, intf=None):
+        return self._native.ip(self.name)
+
+    def MAC(self, intf=None):
+        return self._native.mac(self.name)
+
+    def intfList(self):
+        return [Intf(self, n, p) for n, p in self._native.intfs(self.name)]
+
+    def intfNames(self):
+        return [i.name for i in self.intfList()]
+
+    def defaultIntf(self):
+        real = [i for i in self.intfList() if i.name != 'lo']
+        return real[0] if real else None
+
+    @property
+    def intfs(self):
+        return dict(enumerate(self.intfList()))
+
+    def connectionsTo(self, node):
+        name = getattr(node, 'name', node)
+        return [(i, i.link.intf2) for i in self.intfList()
+                if i.link and i.link.intf2.name.startswith(name + '-')]
+
+    def popen(self, *args, **kwargs):
+        """A subprocess in the node's namespace (`ip netns exec`), as
+        Mininet's popen: args as a list or words."""
+        cmd = list(args[0]) if len(args) == 1 and not isinstance(args[0], str) else \
+            ' '.join(str(a) for a in args).split()
+        kwargs.setdefault('stdout', subprocess.PIPE)
+        kwargs.setdefault('stderr', subprocess.PIPE)
+        return subprocess.Popen(['ip', 'netns', 'exec', self._native.ns_name(self.name)] + cmd,
+                                **kwargs)
+
+    def pexec(self, *args, **kwargs):
+        """(stdout, stderr, exit status) of a command in the namespace."""
+        p = self.popen(*args, universal_newlines=True, **kwargs)
+        out, err = p.communicate()
+        return out, err, p.returncode
+
+    def sendCmd(self, *args, **kwargs):
+        raise unsupported('%s.sendCmd()' % self.name,
+                          'use %s.cmd(...) (waits for the command), or %s.popen(...) for a '
+                          'process that runs on' % (self.name, self.name))
+
+    waitOutput = monitor = sendCmd
+
+    def setIP(self, *args, **kwargs):
+        raise unsupported('%s.setIP()' % self.name,
+                          "addresses come from Mininet(ipBase='A.B.C.D/N'), or run "
+                          "%s.cmd('ip addr add ...')" % self.name)
+
+    def setMAC(self, *args, **kwargs):
+        raise unsupported('%s.setMAC()' % self.name,
+                          "use Mininet(autoSetMacs=True) for Mininet's MACs, or "
+                          "%s.cmd('ip link set ... address ...')" % self.name)
+
+    config = setDefaultRoute = setIP
+
+    def terminate(self):
+        """Nodes go with net.stop()."""
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        try:
+            return self._native.repr_of(self.name)
+        except Exception:  # not running
+            return '<%s %s>' % (type(self).__name__, self.name)
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and other.name == self.name and other._net is self._net
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+class Host(Node):
+    "A host: a network namespace with the kernel's TCP."
+
+
+class Switch(Node):
+    "A switch: a Lighthouse ToR."
+    isSwitch = True
+
+
+# Class names scripts pass to Mininet(switch=..., host=..., controller=...)
+# or addSwitch(cls=...): every switch is a ToR, every host a namespace,
+# and the controller compiles the tables at start, so these are accepted.
+OVSSwitch = OVSKernelSwitch = OVSBridge = UserSwitch = LinuxBridge = IVSSwitch = Switch
+
+
+class Controller(object):
+    """Accepted and inert: the ToRs run compiled time-flow tables."""
+
+    def __init__(self, name='c0', *args, **kwargs):
+        self.name = name
+
+    def start(self, *args):
+        pass
+
+    def stop(self, *args):
+        pass
+
+    def __repr__(self):
+        return '<Controller %s: inert (ToRs run compiled tables)>' % self.name
+
+
+RemoteController = DefaultController = NullController = OVSController = Ryu = Controller
+
+
+class CPULimitedHost(Host):
+    "Refused by Mininet(): Lighthouse hosts have no CPU limits."

@@ -1,0 +1,372 @@
+//! `lighthouse.mininet` (Mininet's Python API, docs/mininet.md#python-api):
+//! the native half. `MnNet` is one network built from a Python `Topo`'s
+//! names and links through [`lh_emu::mininet`] (the same path as
+//! `lighthouse run --custom`), run as an [`lh_emu::net::Network`], and
+//! driven node by node (`cmd`, `IP`, `MAC`), by Mininet's tests (`ping`,
+//! `iperf`) or through the CLI, whose `py`/`px` call back into Python.
+
+use lh_emu::cli::{Cli, Flow};
+use lh_emu::kernel::bringup::NetOptions;
+use lh_emu::mininet::{MnTopo, Prepared};
+use lh_emu::net::{Network, NetworkOptions};
+use lh_emu::text::level::{self, Level};
+use pyo3::exceptions::{PyKeyError, PyPermissionError, PyValueError};
+use pyo3::prelude::*;
+
+fn net_err(e: impl std::fmt::Display) -> PyErr {
+    crate::NetworkError::new_err(e.to_string())
+}
+
+/// One link of a Python Topo: ends, `bw` (Mbit/s), `port1`, `port2`.
+type PyLink = (String, String, Option<f64>, Option<usize>, Option<usize>);
+
+/// `MnNet(switches, hosts, links, ipbase=None, mac=False, arp=False)`.
+#[pyclass(name = "MnNet", unsendable, module = "lighthouse._native")]
+struct MnNet {
+    topo: MnTopo,
+    ipbase: Option<(std::net::Ipv4Addr, u8)>,
+    mac: bool,
+    arp: bool,
+    /// The generated config (its scratch folder lives as long as the run).
+    prepared: Option<Prepared>,
+    live: Option<Network>,
+}
+
+impl MnNet {
+    fn live(&mut self) -> PyResult<&mut Network> {
+        self.live
+            .as_mut()
+            .ok_or_else(|| net_err("the network is not running: call net.start() first"))
+    }
+
+    fn prepare(&mut self) -> PyResult<&Prepared> {
+        if self.prepared.is_none() {
+            let p = lh_emu::mininet::prepare_topo(&self.topo, "Topo")
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            self.prepared = Some(p);
+        }
+        Ok(self.prepared.as_ref().expect("prepared above"))
+    }
+
+    fn host_index(net: &Network, name: &str) -> PyResult<usize> {
+        net.node(name)
+            .and_then(|n| n.host())
+            .ok_or_else(|| PyKeyError::new_err(format!("{name} is not a host of the network")))
+    }
+}
+
+#[pymethods]
+impl MnNet {
+    #[new]
+    #[pyo3(signature = (switches, hosts, links, ipbase=None, mac=false, arp=false))]
+    fn new(
+        switches: Vec<String>,
+        hosts: Vec<String>,
+        links: Vec<PyLink>,
+        ipbase: Option<String>,
+        mac: bool,
+        arp: bool,
+    ) -> PyResult<Self> {
+        let ipbase = ipbase
+            .map(|b| {
+                let (a, n) = b.split_once('/').unwrap_or((&b, "8"));
+                let ip = a.parse().ok();
+                let n = n.parse::<u8>().ok().filter(|n| (1..=30).contains(n));
+                ip.zip(n).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "ipBase={b:?}: expected A.B.C.D/N with N in 1..30, e.g. '192.168.50.0/24'"
+                    ))
+                })
+            })
+            .transpose()?;
+        let topo = MnTopo {
+            switches,
+            hosts,
+            ports: links.iter().map(|l| (l.3, l.4)).collect(),
+            links: links.into_iter().map(|l| (l.0, l.1, l.2)).collect(),
+            // The Python side refuses options it cannot honour.
+            warnings: Vec::new(),
+        };
+        Ok(MnNet {
+            topo,
+            ipbase,
+            mac,
+            arp,
+            prepared: None,
+            live: None,
+        })
+    }
+
+    /// Mininet's build: check the topology can be a Lighthouse fabric and
+    /// generate its config (nothing is created in the kernel yet).
+    fn build(&mut self) -> PyResult<()> {
+        self.prepare().map(|_| ())
+    }
+
+    /// Bring the network up and start its ToRs (root).
+    fn start(&mut self) -> PyResult<()> {
+        if self.live.is_some() {
+            return Ok(());
+        }
+        if !crate::is_root() {
+            return Err(PyPermissionError::new_err(
+                "Mininet.start() needs root (network namespaces, veths): run the script as root, e.g. `sudo .venv/bin/python script.py`",
+            ));
+        }
+        let (mac, arp, ipbase) = (self.mac, self.arp, self.ipbase);
+        let p = self.prepare()?;
+        let cfg = lh_ctrl::config::Config::load(&p.config)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let c = lh_ctrl::compile::compile(&cfg)
+            .map_err(|e| crate::CompileError::new_err(e.to_string()))?;
+        let mut plan = p.plan(&cfg);
+        if let Some((ip, len)) = ipbase {
+            plan.set_ipbase(ip, len)
+                .map_err(|e| PyValueError::new_err(format!("ipBase: {e}")))?;
+        }
+        let opts = NetworkOptions {
+            net: NetOptions {
+                mac,
+                arp,
+                config: std::fs::canonicalize(&p.config).ok(),
+                ..Default::default()
+            },
+            pace_hosts: p.pace_hosts,
+            ..Default::default()
+        };
+        let mut n = Network::bring_up(plan, Some(c), opts).map_err(net_err)?;
+        // On an error `n` is dropped here, which tears the run down.
+        n.start().map_err(net_err)?;
+        self.live = Some(n);
+        Ok(())
+    }
+
+    /// Drain, report conservation, tear everything down (the generated
+    /// config's scratch folder too); idempotent.
+    fn stop(&mut self) -> bool {
+        let ok = self.live.take().is_none_or(|mut n| n.stop());
+        self.prepared = None;
+        ok
+    }
+
+    /// The run's prefix while it runs (its namespaces are `PREFIX-<node>`),
+    /// else None.
+    #[getter]
+    fn prefix(&self) -> Option<String> {
+        self.live.as_ref().map(|n| n.prefix.clone())
+    }
+
+    /// The namespace a node's commands run in (`ip netns exec` takes it).
+    fn ns_name(&mut self, node: &str) -> PyResult<String> {
+        let n = self.live()?;
+        let ns = n
+            .node_ns(node)
+            .ok_or_else(|| PyKeyError::new_err(node.to_string()))?;
+        Ok(ns
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default())
+    }
+
+    /// `node.IP()`: None for a switch.
+    fn ip(&mut self, node: &str) -> PyResult<Option<String>> {
+        self.live()?.node_ip(node).map_err(net_err)
+    }
+
+    /// `node.MAC()`: None for a switch.
+    fn mac(&mut self, node: &str) -> PyResult<Option<String>> {
+        self.live()?.node_mac(node).map_err(net_err)
+    }
+
+    /// A node's interfaces in port order, with their far ends.
+    fn intfs(&mut self, node: &str) -> PyResult<Vec<(String, Option<String>)>> {
+        let n = self.live()?;
+        if !n.is_node(node) {
+            return Err(PyKeyError::new_err(node.to_string()));
+        }
+        Ok(n.intf_list(node))
+    }
+
+    /// Mininet's repr of a node: `<Host h1: h1-eth0:10.0.0.1 pid=N> `.
+    fn repr_of(&mut self, node: &str) -> PyResult<String> {
+        let d = self.live()?.dump();
+        let n = d
+            .nodes
+            .into_iter()
+            .find(|d| d.name == node)
+            .ok_or_else(|| PyKeyError::new_err(node.to_string()))?;
+        let ifs: Vec<(&str, Option<String>)> = n
+            .intfs
+            .iter()
+            .map(|(i, a)| (i.as_str(), a.clone()))
+            .collect();
+        Ok(lh_emu::text::format::dump_line(
+            n.class, &n.name, &ifs, n.pid,
+        ))
+    }
+
+    /// `node.cmd(line)`: what it printed.
+    fn cmd(&mut self, node: &str, line: &str) -> PyResult<String> {
+        self.live()?.node_cmd_output(node, line).map_err(net_err)
+    }
+
+    /// Mininet's `ping`: prints its text; (sent, received).
+    #[pyo3(signature = (hosts=None, timeout=None))]
+    fn ping(&mut self, hosts: Option<Vec<String>>, timeout: Option<f64>) -> PyResult<(u64, u64)> {
+        let n = self.live()?;
+        let idx = hosts
+            .map(|h| {
+                h.iter()
+                    .map(|h| Self::host_index(n, h))
+                    .collect::<PyResult<Vec<_>>>()
+            })
+            .transpose()?;
+        let mut cli = Cli::new(n);
+        let r = cli.ping("pingall", idx.as_deref(), timeout, false);
+        r.map(|p| (p.sent, p.received))
+            .ok_or_else(|| net_err("ping failed (see its output)"))
+    }
+
+    /// Mininet's `iperf`: TCP for `seconds`, or UDP at `udp_bw`; prints its
+    /// text; the rates as Mininet's strings (UDP: the rate asked for first).
+    #[pyo3(signature = (client, server, seconds=5.0, udp_bw=None))]
+    fn iperf(
+        &mut self,
+        client: &str,
+        server: &str,
+        seconds: f64,
+        udp_bw: Option<String>,
+    ) -> PyResult<Vec<String>> {
+        let n = self.live()?;
+        let (c, s) = (Self::host_index(n, client)?, Self::host_index(n, server)?);
+        if !(seconds.is_finite() && seconds > 0.0 && seconds <= 86400.0) {
+            return Err(PyValueError::new_err(format!(
+                "iperf(seconds={seconds}): expected > 0 and at most 86400"
+            )));
+        }
+        let mut cli = Cli::new(n);
+        let v = match udp_bw {
+            Some(bw) => cli.iperfudp(&format!("{bw} {client} {server}")),
+            None => cli.iperf_pair(c, s, seconds),
+        }
+        .ok_or_else(|| net_err("iperf failed (see its output)"))?;
+        let mut out: Vec<String> = v.bw.into_iter().collect();
+        out.push(lh_emu::text::format::rate(v.server_bps));
+        out.push(lh_emu::text::format::rate(v.client_bps));
+        Ok(out)
+    }
+
+    /// Mininet's `configLinkStatus(a, b, 'up'|'down')`.
+    fn link(&mut self, a: &str, b: &str, up: bool) -> PyResult<()> {
+        self.live()?.link(a, b, up).map_err(net_err)
+    }
+
+    /// The CLI over this network: `script` (a file of commands, like
+    /// `CLI(net, script=...)`) or the interactive prompt. `py(line, is_px)`
+    /// evaluates `py`/`px` lines and returns the text to print.
+    #[pyo3(signature = (script=None, py=None))]
+    fn cli(slf: &Bound<'_, Self>, script: Option<String>, py: Option<Py<PyAny>>) -> PyResult<()> {
+        let pyt = slf.py();
+        let mut net = slf.borrow_mut().live.take().ok_or_else(|| {
+            net_err("the network is not running: call net.start() before CLI(net)")
+        })?;
+        // Set when a `py`/`px` line stopped the network (net.stop()).
+        let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
+        let r = {
+            let mut cli = Cli::new(&mut net);
+            if let Some(hook) = py {
+                let owner: Py<MnNet> = slf.clone().unbind();
+                let stopped = stopped.clone();
+                cli.set_py(Box::new(move |n: &mut Network, line: &str, px: bool| {
+                    // The script's node objects call back into this MnNet
+                    // while Python runs: it holds the network meanwhile.
+                    let stand_in = Network::offline(n.plan.clone(), &n.prefix);
+                    owner.borrow_mut(pyt).live = Some(std::mem::replace(n, stand_in));
+                    let r = hook.call1(pyt, (line, px));
+                    match owner.borrow_mut(pyt).live.take() {
+                        Some(real) => *n = real,
+                        None => stopped.set(true),
+                    }
+                    match r {
+                        Ok(v) => v.bind(pyt).extract::<String>().map_err(|e| e.to_string()),
+                        Err(e) => Err(e.to_string()),
+                    }
+                }));
+            }
+            match script {
+                Some(f) => match std::fs::File::open(&f) {
+                    Ok(file) => {
+                        let _ = cli.run_lines(std::io::BufReader::new(file), &f);
+                        Ok(())
+                    }
+                    Err(e) => Err(pyo3::exceptions::PyOSError::new_err(format!(
+                        "CLI(script={f:?}): {e}"
+                    ))),
+                },
+                None => {
+                    let saved = SavedSigint::take();
+                    cli.run_interactive();
+                    drop(saved);
+                    Ok(())
+                }
+            }
+        };
+        if !stopped.get() {
+            slf.borrow_mut().live = Some(net);
+        }
+        r
+    }
+
+    /// Run one CLI command line (Mininet's `CLI.onecmd`); whether the CLI
+    /// would go on.
+    fn onecmd(&mut self, line: &str) -> PyResult<bool> {
+        let mut cli = Cli::new(self.live()?);
+        Ok(cli.onecmd(line) == Flow::Continue)
+    }
+}
+
+/// The SIGINT disposition before the interactive CLI, put back after it:
+/// the line editor (and the CLI's Ctrl-C handling) take SIGINT over, and
+/// Python's KeyboardInterrupt must work again afterwards.
+struct SavedSigint(libc::sigaction);
+
+impl SavedSigint {
+    fn take() -> SavedSigint {
+        // SAFETY: reading the current disposition into a zeroed struct.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(libc::SIGINT, std::ptr::null(), &mut old);
+            SavedSigint(old)
+        }
+    }
+}
+
+impl Drop for SavedSigint {
+    fn drop(&mut self) {
+        // SAFETY: restoring a disposition read by `take`.
+        unsafe {
+            libc::sigaction(libc::SIGINT, &self.0, std::ptr::null_mut());
+        }
+    }
+}
+
+/// `setLogLevel(name)`: Mininet's levels; `output` and above print no
+/// banners.
+#[pyfunction]
+fn set_log_level(name: &str) -> PyResult<()> {
+    let l = Level::parse(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "setLogLevel({name:?}): expected one of {}",
+            level::NAMES
+        ))
+    })?;
+    level::set(l);
+    Ok(())
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MnNet>()?;
+    m.add_function(wrap_pyfunction!(set_log_level, m)?)?;
+    m.add("NETEM_NOTE", lh_emu::mininet::NETEM_NOTE)?;
+    Ok(())
+}

@@ -1,0 +1,358 @@
+"""Mininet's Python API (lighthouse.mininet, docs/mininet.md#python-api):
+course scripts run with only their imports changed, keep their own node
+names, and leave nothing behind however they end. The live tests run each
+script as a subprocess (as root; skipped, and said so, otherwise)."""
+
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces)")
+
+HEAD = """\
+from lighthouse.mininet.net import Mininet
+from lighthouse.mininet.topo import Topo, SingleSwitchTopo, LinearTopo
+from lighthouse.mininet.topolib import TreeTopo, TorusTopo
+from lighthouse.mininet.cli import CLI
+from lighthouse.mininet.log import setLogLevel
+from lighthouse.mininet.util import dumpNodeConnections
+import sys
+setLogLevel('info')
+"""
+
+CLIENT_SERVER = """\
+class ClientServer(Topo):
+    def build(self):
+        s1, s2 = self.addSwitch('s1'), self.addSwitch('s2')
+        self.addLink(self.addHost('client'), s1)
+        self.addLink(self.addHost('server'), s2)
+        self.addLink(s1, s2)
+"""
+
+
+def run(tmp_path, body, *, pre="", timeout=120, signal_after=None, argv=()):
+    """Runs HEAD + body as a script; (exit status, stdout, stderr, prefix).
+    With `signal_after=SIG`, sends SIG once the script printed READY."""
+    script = tmp_path / "script.py"
+    script.write_text(HEAD + pre + textwrap.dedent(body))
+    p = subprocess.Popen([sys.executable, str(script), *argv], cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if signal_after is not None:
+        line = p.stdout.readline()
+        assert line.startswith("READY"), line + p.stderr.read()
+        p.send_signal(signal_after)
+        out, err = p.communicate(timeout=timeout)
+        out = line + out
+    else:
+        out, err = p.communicate(timeout=timeout)
+    m = re.search(r"\*\*\* Run (lh[0-9a-f]{4}):", err)
+    assert m, "no run line in:\n" + err
+    return p.returncode, out, err, m.group(1)
+
+
+def left_behind(prefix):
+    """What a run left: its namespaces, its state folder, its processes
+    (node shells carry `<prefix>:` on their command line and LH_RUN)."""
+    left = []
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    left += [n.split()[0] for n in ns.splitlines() if n.startswith(prefix + "-")]
+    if os.path.exists("/run/lighthouse/" + prefix):
+        left.append("/run/lighthouse/" + prefix)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = open("/proc/%s/cmdline" % pid, "rb").read()
+            env = open("/proc/%s/environ" % pid, "rb").read()
+        except OSError:
+            continue
+        if (prefix + ":").encode() in cmd or ("LH_RUN=" + prefix).encode() in env.split(b"\0"):
+            left.append("pid %s: %r" % (pid, cmd))
+    return left
+
+
+@needs_root
+def test_a_course_script_runs_with_only_its_imports_changed(tmp_path):
+    (tmp_path / "cmds.lh").write_text("pingall\nh1 ping -c1 h2\npy h1.IP()\npx x = h2.IP()\n"
+                                      "py x\npy h1.cmd('echo in-$((40+2))')\nnet\n")
+    code, out, err, prefix = run(tmp_path, """
+        net = Mininet(topo=SingleSwitchTopo(2))
+        net.start()
+        h1, h2 = net.hosts
+        print('LOSS', net.pingAll())
+        print('ADDR', h1.cmd('ip addr'))
+        print('IP', h1.IP(), 'NAMES', [n.name for n in net.hosts], [s.name for s in net.switches])
+        dumpNodeConnections(net.hosts)
+        CLI(net, script='cmds.lh')
+        net.stop()
+    """)
+    assert code == 0, err
+    assert "LOSS 0.0" in out
+    addr = out.split("ADDR", 1)[1].split("IP 10.0.0.1", 1)[0]
+    assert "inet 10.0.0.1/8" in addr and "h1-eth0" in addr, out
+    assert "IP 10.0.0.1 NAMES ['h1', 'h2'] ['s1']" in out
+    assert "h1 h1-eth0:s1-eth1\nh2 h2-eth0:s1-eth2\n" in err
+    # The CLI script: pingall, a node command, py/px in the script's namespace.
+    assert "*** Results: 0% dropped (2/2 received)" in err
+    assert "1 packets transmitted, 1 received" in err
+    assert "\n10.0.0.1\n10.0.0.2\nin-42\n\n" in err, err
+    # One switch, as Mininet shows it (Lighthouse's second ToR is hidden).
+    assert "s1 lo:  s1-eth1:h1-eth0 s1-eth2:h2-eth0\n" in err
+    assert "*** Fabric: sent" in err and "(conservation OK)" in err
+    assert left_behind(prefix) == []
+
+
+@needs_root
+def test_a_custom_topo_keeps_its_names_in_python_and_in_the_cli(tmp_path):
+    (tmp_path / "cmds.lh").write_text("client ping -c1 server\npy server.IP()\nnet\nlinks\n"
+                                      "py net.get('client').MAC() == client.MAC()\n")
+    code, out, err, prefix = run(tmp_path, pre=CLIENT_SERVER, body="""
+        net = Mininet(topo=ClientServer())
+        net.start()
+        client = net['client']
+        print('CLIENT', client.IP(), client.intfNames(), repr(client).split(' pid')[0])
+        print('HAS', 'server' in net, 'h1' in net)
+        CLI(net, script='cmds.lh')
+        net.stop()
+    """)
+    assert code == 0, err
+    assert "CLIENT 10.0.0.1 ['client-eth0'] <Host client: client-eth0:10.0.0.1" in out
+    assert "HAS True False" in out
+    assert "PING 10.0.0.2 (10.0.0.2)" in err and "1 received" in err
+    assert "\n10.0.0.2\n" in err
+    assert "client client-eth0:s1-eth1\n" in err
+    assert "s1 lo:  s1-eth1:client-eth0 s1-eth2:s2-eth2\n" in err
+    assert "s1-eth2<->s2-eth2 (OK OK)" in err
+    assert "\nTrue\n" in err
+    assert "Unknown command" not in err
+    assert left_behind(prefix) == []
+
+
+@needs_root
+def test_an_exception_in_the_middle_leaves_nothing(tmp_path):
+    code, out, err, prefix = run(tmp_path, """
+        net = Mininet(topo=LinearTopo(3))
+        net.start()
+        net.hosts[0].cmd('sleep 300 &')
+        raise RuntimeError('broken on purpose')
+    """)
+    assert code == 1
+    assert "RuntimeError: broken on purpose" in err
+    assert "*** Done" in err
+    assert left_behind(prefix) == []
+
+
+@needs_root
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, -signal.SIGINT),
+                                         (signal.SIGTERM, 128 + signal.SIGTERM)])
+def test_a_signal_tears_the_network_down(tmp_path, sig, status):
+    code, out, err, prefix = run(tmp_path, """
+        import time
+        net = Mininet(topo=TreeTopo(depth=2, fanout=2))
+        net.start()
+        net.hosts[0].cmd('sleep 300 &')
+        print('READY', net.prefix, flush=True)
+        time.sleep(60)
+        print('NOT INTERRUPTED')
+    """, signal_after=sig)
+    assert "NOT INTERRUPTED" not in out
+    assert "READY " + prefix in out
+    # SIGINT: Python's KeyboardInterrupt (after the traceback and atexit,
+    # Python ends by SIGINT, as a shell expects); SIGTERM: our handler's
+    # SystemExit(143). Both run the teardown.
+    assert code == status, err
+    assert "*** Done" in err, err
+    assert left_behind(prefix) == []
+
+
+@needs_root
+def test_without_stop_the_network_goes_at_exit(tmp_path):
+    code, out, err, prefix = run(tmp_path, """
+        net = Mininet(topo=SingleSwitchTopo(3), ipBase='192.168.50.0/24')
+        net.start()
+        print('IPS', [h.IP() for h in net.hosts], net.pingAll())
+    """)
+    assert code == 0, err
+    assert "IPS ['192.168.50.1', '192.168.50.2', '192.168.50.3'] 0.0" in out
+    assert "*** Done" in err
+    assert left_behind(prefix) == []
+
+
+@needs_root
+def test_unchanged_imports_through_the_mininet_shim(tmp_path):
+    script = tmp_path / "unchanged.py"
+    script.write_text(textwrap.dedent("""
+        from mininet.net import Mininet
+        from mininet.topo import SingleSwitchTopo
+        from mininet.log import setLogLevel
+        setLogLevel('info')
+        net = Mininet(topo=SingleSwitchTopo(2))
+        net.start()
+        print('LOSS', net.pingAll(), type(net).__module__)
+        net.stop()
+    """))
+    p = subprocess.run([sys.executable, "-m", "lighthouse.mininet", str(script)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "LOSS 0.0 lighthouse.mininet.net" in p.stdout
+    prefix = re.search(r"\*\*\* Run (lh[0-9a-f]{4}):", p.stderr).group(1)
+    assert left_behind(prefix) == []
+
+
+def test_unsupported_features_raise_naming_the_equivalent():
+    from lighthouse.mininet import Unsupported
+    from lighthouse.mininet.net import Mininet
+    from lighthouse.mininet.node import CPULimitedHost
+    from lighthouse.mininet.topo import SingleSwitchTopo, Topo
+
+    with pytest.raises(Unsupported, match=r"h1\.cmd"):
+        Mininet(topo=SingleSwitchTopo(2), xterms=True)
+    with pytest.raises(Unsupported, match="CPU limits"):
+        Mininet(topo=SingleSwitchTopo(2), host=CPULimitedHost)
+
+    class Delayed(Topo):
+        def build(self):
+            self.addLink(self.addHost('h1'), self.addSwitch('s1'), bw=10, delay='5ms')
+
+    with pytest.raises(Unsupported, match="netem.*slice.propagation"):
+        Mininet(topo=Delayed())
+    net = Mininet()
+    net.addSwitch('s1')
+    with pytest.raises(Unsupported, match="ipBase"):
+        net.addHost('h1', ip='10.0.0.9/8')
+        net.build()
+    net = Mininet(topo=SingleSwitchTopo(2))
+    with pytest.raises(Unsupported, match=r"h1\.cmd\(\.\.\.\).*popen"):
+        net['h1'].sendCmd('ls')
+    with pytest.raises(Unsupported, match="pingAll"):
+        net.pingFull()
+    with pytest.raises(Unsupported, match="before|first"):
+        net.addHost('h9')
+
+
+def test_topologies_that_cannot_be_a_fabric_are_value_errors_at_build():
+    from lighthouse.mininet.net import Mininet
+    from lighthouse.mininet.topo import Topo
+
+    class TwoLinks(Topo):
+        def build(self):
+            h = self.addHost('h1')
+            self.addLink(h, self.addSwitch('s1'))
+            self.addLink(h, self.addSwitch('s2'))
+
+    with pytest.raises(ValueError, match="host h1 has more than one link"):
+        Mininet(topo=TwoLinks())
+
+    class LongName(Topo):
+        def build(self):
+            self.addLink(self.addHost('averyverylonghost'), self.addSwitch('s1'))
+
+    with pytest.raises(ValueError, match="15 characters"):
+        Mininet(topo=LongName())
+
+
+def test_before_start_nodes_say_to_start():
+    import lighthouse
+    from lighthouse.mininet.net import Mininet
+    from lighthouse.mininet.topo import LinearTopo
+
+    net = Mininet(topo=LinearTopo(2))
+    assert [h.name for h in net.hosts] == ['h1', 'h2'] and net.prefix is None
+    with pytest.raises(lighthouse.NetworkError, match=r"net\.start\(\)"):
+        net['h1'].IP()
+    assert net.stop() is True
+
+
+def test_bad_arguments_are_value_errors_naming_them():
+    from lighthouse.mininet.net import Mininet
+    from lighthouse.mininet.topo import SingleSwitchTopo
+    with pytest.raises(ValueError, match=r"ipBase='x'.*A\.B\.C\.D/N"):
+        Mininet(topo=SingleSwitchTopo(2), ipBase='x')
+    with pytest.raises(ValueError, match="bw=-3"):
+        net = Mininet()
+        net.addSwitch('s1')
+        net.addLink(net.addHost('h1'), 's1', bw=-3)
+
+
+def test_set_log_level_names_the_levels():
+    from lighthouse.mininet.log import setLogLevel
+    with pytest.raises(ValueError, match="debug, info, output"):
+        setLogLevel('loud')
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="checks the non-root refusal")
+def test_start_as_non_root_is_refused_before_anything_exists():
+    from lighthouse.mininet.net import Mininet
+    from lighthouse.mininet.topo import SingleSwitchTopo
+    with pytest.raises(PermissionError, match="sudo"):
+        Mininet(topo=SingleSwitchTopo(2)).start()
+
+
+@needs_root
+def test_the_shipped_course_example_runs(tmp_path):
+    p = subprocess.run([sys.executable, str(ROOT / "examples/python/mininet_course.py")],
+                       capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr
+    assert "h1 is 10.0.0.1" in p.stdout and "iperf: ['" in p.stdout
+    assert "*** Results: 0% dropped (12/12 received)" in p.stderr
+    prefix = re.search(r"\*\*\* Run (lh[0-9a-f]{4}):", p.stderr).group(1)
+    assert left_behind(prefix) == []
+
+
+@needs_root
+def test_the_interactive_cli_runs_real_python_and_gives_ctrl_c_back(tmp_path):
+    """CLI(net) on a terminal: py/px are Python in the script's namespace;
+    afterwards SIGINT is Python's KeyboardInterrupt again."""
+    import pty
+    import select
+    script = tmp_path / "icli.py"
+    script.write_text(HEAD + textwrap.dedent("""
+        import os, signal, time
+        secret = 'from-the-script'
+        net = Mininet(topo=SingleSwitchTopo(2))
+        net.start()
+        print('PREFIX', net.prefix)
+        CLI(net)
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+            print('NO KEYBOARDINTERRUPT')
+        except KeyboardInterrupt:
+            print('KEYBOARDINTERRUPT')
+        net.stop()
+    """))
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.executable, [sys.executable, str(script)])
+    seen, at = b"", 0
+
+    def until(needle, secs=60):
+        """Reads until `needle` appears after what was consumed."""
+        nonlocal seen, at
+        end = time.time() + secs
+        while needle.encode() not in seen[at:]:
+            assert time.time() < end, "no %r in %r" % (needle, seen[at:])
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:
+                    break
+        at = seen.index(needle.encode(), at) + len(needle)
+        return seen.decode(errors="replace")
+
+    until("lighthouse> ")
+    for line in ["px y = 5", "py y * 2", "py secret", "py h2.cmd('echo hi')", "exit"]:
+        os.write(fd, (line + "\r").encode())
+        until("lighthouse> " if line != "exit" else "KEYBOARDINTERRUPT")
+    _, status = os.waitpid(pid, 0)
+    text = seen.decode(errors="replace").replace("\r", "")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert "\n10\n" in text and "\nfrom-the-script\n" in text and "\nhi\n" in text, text
+    prefix = re.search(r"PREFIX (lh[0-9a-f]{4})", text).group(1)
+    assert left_behind(prefix) == []
