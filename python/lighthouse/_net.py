@@ -13,6 +13,7 @@ import weakref
 
 from ._config import ConfigView
 from ._monitor import Monitor
+from ._pyline import caller_namespace, evaluate
 from ._native import LighthouseNet as _NativeNet
 from ._native import NetworkError, TopologyError
 
@@ -276,10 +277,19 @@ class LighthouseNet(_NativeNet):
 
     def cli(self, script=None):
         """The CLI of `lighthouse run` on this network (Mininet's
-        `CLI(net)`); with `script`, its lines instead of the terminal."""
+        `CLI(net)`); with `script`, its lines instead of the terminal. `py`
+        and `px` run Python in the calling script's namespace, with `net`
+        and every node by name."""
+        globals_ = caller_namespace()
+
+        def hook(line, px):
+            locals_ = {"net": self}
+            locals_.update({n: Node(self, n) for n in self._node_names()})
+            return evaluate(line, px, globals_, locals_)
+
         saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
-            self._cli(None if script is None else os.fspath(script))
+            self._cli(None if script is None else os.fspath(script), hook)
         finally:
             for s, h in saved.items():
                 if h is not None:

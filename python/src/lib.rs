@@ -11,14 +11,16 @@
 //! and routing functions, monitoring iterators, node objects, signals.
 //! Reference: docs/python.md.
 
+mod cli;
 mod convert;
+mod mininet;
 mod net;
 mod path;
 
+use convert::is_root;
+
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-
-mod mininet;
 
 pyo3::create_exception!(
     _native,

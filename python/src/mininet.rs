@@ -266,55 +266,7 @@ impl MnNet {
     /// evaluates `py`/`px` lines and returns the text to print.
     #[pyo3(signature = (script=None, py=None))]
     fn cli(slf: &Bound<'_, Self>, script: Option<String>, py: Option<Py<PyAny>>) -> PyResult<()> {
-        let pyt = slf.py();
-        let mut net = slf.borrow_mut().live.take().ok_or_else(|| {
-            net_err("the network is not running: call net.start() before CLI(net)")
-        })?;
-        // Set when a `py`/`px` line stopped the network (net.stop()).
-        let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
-        let r = {
-            let mut cli = Cli::new(&mut net);
-            if let Some(hook) = py {
-                let owner: Py<MnNet> = slf.clone().unbind();
-                let stopped = stopped.clone();
-                cli.set_py(Box::new(move |n: &mut Network, line: &str, px: bool| {
-                    // The script's node objects call back into this MnNet
-                    // while Python runs: it holds the network meanwhile.
-                    let stand_in = Network::offline(n.plan.clone(), &n.prefix);
-                    owner.borrow_mut(pyt).live = Some(std::mem::replace(n, stand_in));
-                    let r = hook.call1(pyt, (line, px));
-                    match owner.borrow_mut(pyt).live.take() {
-                        Some(real) => *n = real,
-                        None => stopped.set(true),
-                    }
-                    match r {
-                        Ok(v) => v.bind(pyt).extract::<String>().map_err(|e| e.to_string()),
-                        Err(e) => Err(e.to_string()),
-                    }
-                }));
-            }
-            match script {
-                Some(f) => match std::fs::File::open(&f) {
-                    Ok(file) => {
-                        let _ = cli.run_lines(std::io::BufReader::new(file), &f);
-                        Ok(())
-                    }
-                    Err(e) => Err(pyo3::exceptions::PyOSError::new_err(format!(
-                        "CLI(script={f:?}): {e}"
-                    ))),
-                },
-                None => {
-                    let saved = SavedSigint::take();
-                    cli.run_interactive();
-                    drop(saved);
-                    Ok(())
-                }
-            }
-        };
-        if !stopped.get() {
-            slf.borrow_mut().live = Some(net);
-        }
-        r
+        crate::cli::run(slf, script, py, "net.start() before CLI(net)")
     }
 
     /// Run one CLI command line (Mininet's `CLI.onecmd`); whether the CLI
@@ -322,31 +274,6 @@ impl MnNet {
     fn onecmd(&mut self, line: &str) -> PyResult<bool> {
         let mut cli = Cli::new(self.live()?);
         Ok(cli.onecmd(line) == Flow::Continue)
-    }
-}
-
-/// The SIGINT disposition before the interactive CLI, put back after it:
-/// the line editor (and the CLI's Ctrl-C handling) take SIGINT over, and
-/// Python's KeyboardInterrupt must work again afterwards.
-struct SavedSigint(libc::sigaction);
-
-impl SavedSigint {
-    fn take() -> SavedSigint {
-        // SAFETY: reading the current disposition into a zeroed struct.
-        unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            libc::sigaction(libc::SIGINT, std::ptr::null(), &mut old);
-            SavedSigint(old)
-        }
-    }
-}
-
-impl Drop for SavedSigint {
-    fn drop(&mut self) {
-        // SAFETY: restoring a disposition read by `take`.
-        unsafe {
-            libc::sigaction(libc::SIGINT, &self.0, std::ptr::null_mut());
-        }
     }
 }
 
@@ -369,4 +296,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_log_level, m)?)?;
     m.add("NETEM_NOTE", lh_emu::mininet::NETEM_NOTE)?;
     Ok(())
+}
+
+impl crate::cli::HoldsNetwork for MnNet {
+    fn slot(&mut self) -> &mut Option<Network> {
+        &mut self.live
+    }
 }

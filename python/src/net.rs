@@ -736,22 +736,12 @@ impl PyNet {
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    /// `cli(script)`: the CLI of `lighthouse run` on this network; with
-    /// `script`, its lines instead of the terminal.
-    #[pyo3(signature = (script=None))]
-    fn _cli(&mut self, script: Option<PathBuf>) -> PyResult<()> {
-        let n = self.live()?;
-        let mut cli = lh_emu::cli::Cli::new(n);
-        match script {
-            Some(p) => {
-                let f = std::fs::File::open(&p).map_err(|e| {
-                    PyValueError::new_err(format!("cli(script={}): {e}", p.display()))
-                })?;
-                cli.run_lines(std::io::BufReader::new(f), &p.display().to_string());
-            }
-            None => cli.run_interactive(),
-        }
-        Ok(())
+    /// `cli(script, py)`: the CLI of `lighthouse run` on this network;
+    /// with `script`, its lines instead of the terminal; `py(line, is_px)`
+    /// evaluates `py`/`px` lines (the Python layer's hook).
+    #[pyo3(signature = (script=None, py=None))]
+    fn _cli(slf: &Bound<'_, Self>, script: Option<String>, py: Option<Py<PyAny>>) -> PyResult<()> {
+        crate::cli::run(slf, script, py, "start() before cli()")
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -828,4 +818,10 @@ fn uncovered(
         }
     }
     (count, first)
+}
+
+impl crate::cli::HoldsNetwork for PyNet {
+    fn slot(&mut self) -> &mut Option<Network> {
+        &mut self.live
+    }
 }

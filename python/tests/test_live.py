@@ -120,11 +120,19 @@ def test_monitoring_nodes_and_cli_on_a_live_network(tmp_path, capfd):
             net.get("h99")
 
         s = tmp_path / "cli.txt"
-        s.write_text("h1 ping -c1 h2\nnodes\n")
+        s.write_text(
+            "h1 ping -c1 h2\nnodes\npy h1.IP()\npy marker + 1\npx seen.append(net.slices)\n"
+            "py net.get('h2').MAC() == h2.MAC()\n"
+        )
+        marker = 41
         capfd.readouterr()
         net.cli(script=s)
         out = capfd.readouterr()
-        assert "1 received" in out.out + out.err and "available nodes" in out.out + out.err
+        text = out.out + out.err
+        assert "1 received" in text and "available nodes" in text
+        # py/px are Python in this test's namespace, with net and the nodes.
+        assert "10.0.0.1\n" in text and "42\n" in text and "True\n" in text
+        assert seen[-1] == 7 and marker == 41
         assert net.schedule()["slices"] == 7
 
 

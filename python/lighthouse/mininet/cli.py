@@ -5,6 +5,7 @@ Python in the script's namespace, with `net` and every node by name."""
 
 import sys
 
+from .._pyline import caller_namespace, evaluate
 from .log import info
 
 
@@ -13,11 +14,9 @@ class CLI(object):
 
     def __init__(self, mininet, stdin=sys.stdin, script=None, **kwargs):
         self.mn = mininet
-        caller = sys._getframe(1)
         # py/px see the script's globals, then its locals where CLI() was
         # called, `net`, and every node by name (Mininet's getLocals).
-        self._globals = dict(caller.f_globals)
-        self._globals.update(caller.f_locals)
+        self._globals = caller_namespace()
         self.locals = {'net': mininet}
         if script is None:
             info('*** Starting CLI:\n')
@@ -28,24 +27,7 @@ class CLI(object):
         return self.locals
 
     def _py(self, line, px):
-        loc = self.getLocals()
-        try:
-            if px:
-                exec(line, self._globals, loc)
-                result = None
-            else:
-                result = eval(line, self._globals, loc)
-        except Exception as e:  # Mininet prints the error and goes on
-            text = str(e) + '\n'
-        else:
-            if result is None:
-                text = ''
-            elif isinstance(result, str):
-                text = result + '\n'
-            else:
-                text = repr(result) + '\n'
-        sys.stdout.flush()
-        return text
+        return evaluate(line, px, self._globals, self.getLocals())
 
 
 def mininet_nodes(net):
