@@ -491,6 +491,14 @@ pub fn capture_iface(
                     n += 1;
                 }
             }
+            // Frames that arrived before the stop but were not read yet
+            // (the thread may not have run at all on a loaded machine)
+            // belong in the file too.
+            while let Some((cap, orig, _, _)) = sock.recv_one(&mut buf, 0)? {
+                let ts = (monotonic_ns() as i64 + off).max(0) as u64;
+                w.write(ts, &buf[..cap], orig)?;
+                n += 1;
+            }
             w.flush()?;
             Ok(n)
         })
