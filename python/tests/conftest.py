@@ -21,12 +21,20 @@ def namespaces():
 
 
 def leftovers(prefix):
-    """What a run with `prefix` left: namespaces, run state, processes."""
-    left = [ns for ns in namespaces() if ns.startswith(prefix)]
+    """What a run with `prefix` left: its namespaces, its state folder, its
+    processes (node shells carry `<prefix>:` on their command line, and
+    every process of a run LH_RUN=<prefix> in its environment)."""
+    left = [ns for ns in namespaces() if ns.startswith(prefix + "-")]
     if (pathlib.Path("/run/lighthouse") / prefix).exists():
         left.append(f"/run/lighthouse/{prefix}")
-    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    left += [line.strip() for line in ps.splitlines() if prefix in line and "ps -eo" not in line]
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+            env = open(f"/proc/{pid}/environ", "rb").read()
+        except OSError:
+            continue
+        if (prefix + ":").encode() in cmd or f"LH_RUN={prefix}".encode() in env.split(b"\0"):
+            left.append(f"pid {pid}: {cmd!r}")
     return left
 
 

@@ -4,7 +4,6 @@ names, and leave nothing behind however they end. The live tests run each
 script as a subprocess (as root; skipped, and said so, otherwise)."""
 
 import os
-import pathlib
 import re
 import signal
 import subprocess
@@ -14,8 +13,7 @@ import time
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces)")
+from conftest import ROOT, leftovers, namespaces, needs_root
 
 HEAD = """\
 from lighthouse.mininet.net import Mininet
@@ -58,25 +56,6 @@ def run(tmp_path, body, *, pre="", timeout=120, signal_after=None, argv=()):
     return p.returncode, out, err, m.group(1)
 
 
-def left_behind(prefix):
-    """What a run left: its namespaces, its state folder, its processes
-    (node shells carry `<prefix>:` on their command line and LH_RUN)."""
-    left = []
-    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    left += [n.split()[0] for n in ns.splitlines() if n.startswith(prefix + "-")]
-    if os.path.exists("/run/lighthouse/" + prefix):
-        left.append("/run/lighthouse/" + prefix)
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmd = open("/proc/%s/cmdline" % pid, "rb").read()
-            env = open("/proc/%s/environ" % pid, "rb").read()
-        except OSError:
-            continue
-        if (prefix + ":").encode() in cmd or ("LH_RUN=" + prefix).encode() in env.split(b"\0"):
-            left.append("pid %s: %r" % (pid, cmd))
-    return left
-
-
 @needs_root
 def test_a_course_script_runs_with_only_its_imports_changed(tmp_path):
     (tmp_path / "cmds.lh").write_text("pingall\nh1 ping -c1 h2\npy h1.IP()\npx x = h2.IP()\n"
@@ -105,7 +84,7 @@ def test_a_course_script_runs_with_only_its_imports_changed(tmp_path):
     # One switch, as Mininet shows it (Lighthouse's second ToR is hidden).
     assert "s1 lo:  s1-eth1:h1-eth0 s1-eth2:h2-eth0\n" in err
     assert "*** Fabric: sent" in err and "(conservation OK)" in err
-    assert left_behind(prefix) == []
+    assert leftovers(prefix) == []
 
 
 @needs_root
@@ -131,7 +110,7 @@ def test_a_custom_topo_keeps_its_names_in_python_and_in_the_cli(tmp_path):
     assert "s1-eth2<->s2-eth2 (OK OK)" in err
     assert "\nTrue\n" in err
     assert "Unknown command" not in err
-    assert left_behind(prefix) == []
+    assert leftovers(prefix) == []
 
 
 @needs_root
@@ -145,7 +124,7 @@ def test_an_exception_in_the_middle_leaves_nothing(tmp_path):
     assert code == 1
     assert "RuntimeError: broken on purpose" in err
     assert "*** Done" in err
-    assert left_behind(prefix) == []
+    assert leftovers(prefix) == []
 
 
 @needs_root
@@ -168,7 +147,7 @@ def test_a_signal_tears_the_network_down(tmp_path, sig, status):
     # SystemExit(143). Both run the teardown.
     assert code == status, err
     assert "*** Done" in err, err
-    assert left_behind(prefix) == []
+    assert leftovers(prefix) == []
 
 
 @needs_root
@@ -181,7 +160,7 @@ def test_without_stop_the_network_goes_at_exit(tmp_path):
     assert code == 0, err
     assert "IPS ['192.168.50.1', '192.168.50.2', '192.168.50.3'] 0.0" in out
     assert "*** Done" in err
-    assert left_behind(prefix) == []
+    assert leftovers(prefix) == []
 
 
 @needs_root
@@ -202,7 +181,7 @@ def test_unchanged_imports_through_the_mininet_shim(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "LOSS 0.0 lighthouse.mininet.net" in p.stdout
     prefix = re.search(r"\*\*\* Run (lh[0-9a-f]{4}):", p.stderr).group(1)
-    assert left_behind(prefix) == []
+    assert leftovers(prefix) == []
 
 
 def test_unsupported_features_raise_naming_the_equivalent():
@@ -286,12 +265,21 @@ def test_set_log_level_names_the_levels():
         setLogLevel('loud')
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="checks the non-root refusal")
 def test_start_as_non_root_is_refused_before_anything_exists():
     from lighthouse.mininet.net import Mininet
     from lighthouse.mininet.topo import SingleSwitchTopo
-    with pytest.raises(PermissionError, match="sudo"):
-        Mininet(topo=SingleSwitchTopo(2)).start()
+    before = namespaces()
+    net = Mininet(topo=SingleSwitchTopo(2))
+    root = os.geteuid() == 0
+    if root:
+        os.seteuid(65534)
+    try:
+        with pytest.raises(PermissionError, match="sudo"):
+            net.start()
+    finally:
+        if root:
+            os.seteuid(0)
+    assert namespaces() == before
 
 
 @needs_root
@@ -302,7 +290,7 @@ def test_the_shipped_course_example_runs(tmp_path):
     assert "h1 is 10.0.0.1" in p.stdout and "iperf: ['" in p.stdout
     assert "*** Results: 0% dropped (12/12 received)" in p.stderr
     prefix = re.search(r"\*\*\* Run (lh[0-9a-f]{4}):", p.stderr).group(1)
-    assert left_behind(prefix) == []
+    assert leftovers(prefix) == []
 
 
 @needs_root
@@ -355,4 +343,4 @@ def test_the_interactive_cli_runs_real_python_and_gives_ctrl_c_back(tmp_path):
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "\n10\n" in text and "\nfrom-the-script\n" in text and "\nhi\n" in text, text
     prefix = re.search(r"PREFIX (lh[0-9a-f]{4})", text).group(1)
-    assert left_behind(prefix) == []
+    assert leftovers(prefix) == []
