@@ -30,25 +30,8 @@ pub struct LighthouseNet {
     /// Inside `begin_topo` .. `end_topo`: `connect` grows the cycle up to
     /// the highest slice it names (`Some(slices used)`).
     draft: Option<usize>,
-    /// Solved destinations for `earliest_path` (see [`PathCache`]).
-    cache: std::sync::Mutex<PathCache>,
     /// Why the last `connect` or topology call returned false.
     refusal: Option<String>,
-}
-
-/// `earliest_path` solves a whole destination (every source, every slice)
-/// at once; a script that asks for every pair and slice (Fig. 6c) would
-/// solve each destination `tors x slices` times. The cache keeps the
-/// solved paths per `(dst, max_hop)` until the schedule changes, bounded
-/// so a large fabric cannot hold more than [`PathCache::MAX_PATHS`].
-#[derive(Default)]
-struct PathCache {
-    solved: std::collections::HashMap<(TorId, u8), Vec<Option<Path>>>,
-    paths: usize,
-}
-
-impl PathCache {
-    const MAX_PATHS: usize = 4_000_000;
 }
 
 impl LighthouseNet {
@@ -62,7 +45,6 @@ impl LighthouseNet {
             opts,
             monitors: Vec::new(),
             draft: None,
-            cache: Default::default(),
             refusal: None,
         }
     }
@@ -80,11 +62,8 @@ impl LighthouseNet {
         n
     }
 
-    /// Replace the schedule (every schedule change goes through here, so the
-    /// path cache never outlives the schedule it was solved on).
     fn set_schedule(&mut self, s: Schedule) {
         self.schedule = s;
-        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = PathCache::default();
     }
 
     pub fn schedule(&self) -> &Schedule {
@@ -160,7 +139,6 @@ impl LighthouseNet {
         if let Some(used) = self.draft.as_mut() {
             *used = (*used).max(ts as usize + 1);
         }
-        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = PathCache::default();
         Ok(())
     }
 
@@ -250,25 +228,11 @@ impl LighthouseNet {
         routing::neighbors(&self.schedule, tor, ts)
     }
 
-    /// `earliest_path(src, dst, ts, max_hop)`.
+    /// `earliest_path(src, dst, ts, max_hop)`: one solve of `dst` (a loop
+    /// over every pair should use [`LighthouseNet::earliest_paths_to`], or
+    /// the Python binding, which keeps each solved destination).
     pub fn earliest_path(&self, src: TorId, dst: TorId, ts: SliceId, max_hop: u8) -> Option<Path> {
-        let (n, slices) = (self.schedule.tors(), self.schedule.slices());
-        if src == dst || src as usize >= n || dst as usize >= n || max_hop == 0 {
-            return None;
-        }
-        let ts = ts as usize % slices;
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(v) = cache.solved.get(&(dst, max_hop)) {
-            return v[src as usize * slices + ts].clone();
-        }
-        let all = self.earliest_paths_to(dst, max_hop);
-        let p = all[src as usize * slices + ts].clone();
-        if cache.paths + all.len() > PathCache::MAX_PATHS {
-            *cache = PathCache::default();
-        }
-        cache.paths += all.len();
-        cache.solved.insert((dst, max_hop), all);
-        p
+        routing::earliest_path(&self.schedule, src, dst, ts, max_hop, &self.opts)
     }
 
     /// `earliest_path(src, dst, ts, max_hop)` for every source and arrival

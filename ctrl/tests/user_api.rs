@@ -166,3 +166,64 @@ fn earliest_paths_to_agrees_with_earliest_path_and_compiled_uses_the_scripts_rou
     let c = net.compiled(None).unwrap();
     assert_eq!(c.routes, net.direct().unwrap());
 }
+
+#[test]
+fn earliest_path_guards_and_solving_several_destinations() {
+    let mut net = rotornet8();
+    assert!(net.round_robin());
+    assert_eq!(net.earliest_path(3, 3, 0, 2), None);
+    assert_eq!(net.earliest_path(0, 99, 0, 2), None);
+    assert_eq!(net.earliest_path(99, 0, 0, 2), None);
+    assert_eq!(net.earliest_path(0, 3, 0, 0), None);
+    let slices = net.schedule().slices();
+    let many = net.earliest_paths_to_many(&[2, 99, 5], 2);
+    assert_eq!(many.len(), 3);
+    assert!(many.iter().all(|v| v.len() == 8 * slices));
+    assert_eq!(many[0], net.earliest_paths_to(2, 2));
+    assert!(many[1].iter().all(Option::is_none), "no ToR 99");
+    assert_eq!(many[2], net.earliest_paths_to(5, 2));
+    assert_eq!(many[0][2 * slices], None, "a ToR to itself");
+    assert!(many[0][0].is_some());
+    assert!(net.earliest_paths_to(2, 0).iter().all(Option::is_none));
+}
+
+#[test]
+fn connect_in_one_slice_leaves_the_others_alone() {
+    let mut net = rotornet8();
+    net.new_schedule(2);
+    assert!(net.connect(0, 0, 1, 0, 0));
+    assert!(net.neighbors(0, 1).is_empty());
+    assert!(net.connect(0, 0, 1, 0, 1));
+    assert_eq!(net.neighbors(0, 1), vec![1]);
+}
+
+#[test]
+fn path_over_an_electrical_port_needs_another_tor() {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../topologies/c-through-8.json"
+    );
+    let net = LighthouseNet::load(p.as_ref()).unwrap();
+    let net = {
+        let c = lh_ctrl::compile::compile(&net.config).unwrap();
+        LighthouseNet::from_compiled(&c)
+    };
+    let s = net.schedule();
+    let e = (0..s.uplinks() as u8)
+        .find(|&p| s.is_electrical(p))
+        .expect("an electrical port");
+    let circuit = |t: u16| {
+        (0..s.uplinks() as u8)
+            .filter(|&p| !s.is_electrical(p))
+            .any(|p| {
+                s.peer(0, lh_ctrl::schedule::Endpoint::new(0, p))
+                    .is_some_and(|x| x.tor == t)
+            })
+    };
+    // No circuit joins ToR 0 to `far` in slice 0; the packet switch does.
+    let far = (1..8)
+        .find(|&t| !circuit(t))
+        .expect("a ToR without a circuit");
+    let p = net.path(&[0, far], &[0], 0).unwrap();
+    assert_eq!(p.hops[0].port, e, "the electrical uplink");
+}

@@ -622,6 +622,14 @@ mod tests {
         assert_eq!(t.slices(), 1);
         assert_eq!(t.circuits(0), s.circuits(0));
         assert_eq!(t.with_slices(2).neighbors(0, 1), Vec::<TorId>::new());
+        // Two uplinks: slices are tors x uplinks apart.
+        let mut s = Schedule::new(3, 2, 1);
+        s.connect(Endpoint::new(0, 1), Endpoint::new(2, 1), 0)
+            .unwrap();
+        let g = s.with_slices(2);
+        assert_eq!(g.peer(0, Endpoint::new(0, 1)), Some(Endpoint::new(2, 1)));
+        assert_eq!(g.peer(1, Endpoint::new(0, 1)), None);
+        assert_eq!(g.circuits(0), s.circuits(0));
     }
 
     #[test]
