@@ -39,10 +39,15 @@ pub struct PyNet {
     built: Option<(RouteSet, Lookup, Multipath)>,
     /// What the script built, compiled (`compile()`, `start()`).
     compiled: Option<Compiled>,
-    /// `earliest_path` answers as Python objects, per `(dst, max_hop)`
-    /// (index `src * slices + ts`): Fig. 6c's loop asks for every pair and
-    /// slice, and one solve of a destination answers all of its sources.
-    paths: std::collections::HashMap<(TorId, u8), Vec<Option<Py<PyPath>>>>,
+    /// `earliest_path` answers as Python objects for `max_hop ==
+    /// paths_hop`, per destination (index `src * paths_slices + ts`):
+    /// Fig. 6c's loop asks for every pair and slice, and one solve of a
+    /// destination answers all of its sources.
+    paths: Vec<Option<Vec<Option<Py<PyPath>>>>>,
+    paths_hop: u8,
+    paths_slices: usize,
+    /// Answers held in `paths` (bounded).
+    paths_held: usize,
     live: Option<Network>,
 }
 
@@ -85,6 +90,7 @@ impl PyNet {
     fn touched(&mut self) {
         self.compiled = None;
         self.paths.clear();
+        self.paths_held = 0;
         self.built = None;
     }
 
@@ -205,7 +211,10 @@ impl PyNet {
             facade: None,
             built: None,
             compiled: None,
-            paths: Default::default(),
+            paths: Vec::new(),
+            paths_hop: 0,
+            paths_slices: 0,
+            paths_held: 0,
             live: None,
         })
     }
@@ -352,40 +361,54 @@ impl PyNet {
         ts: SliceId,
         max_hop: u8,
     ) -> PyResult<Option<Py<PyPath>>> {
+        // A solved destination's answer before anything else: Fig. 6c's
+        // loop makes a million of these calls.
+        let slices = self.paths_slices;
+        if max_hop == self.paths_hop
+            && (ts as usize) < slices
+            && let Some(Some(v)) = self.paths.get(dst as usize)
+            && let Some(p) = v.get(src as usize * slices + ts as usize)
+        {
+            return Ok(p.as_ref().map(|p| p.clone_ref(py)));
+        }
         self.check_tor(src)?;
         self.check_tor(dst)?;
         self.check_slice(ts)?;
+        let n = self.config.tors.count;
         let slices = self.facade()?.schedule().slices();
-        let i = src as usize * slices + ts as usize;
-        if let Some(v) = self.paths.get(&(dst, max_hop)) {
-            return Ok(v[i].as_ref().map(|p| p.clone_ref(py)));
+        if max_hop != self.paths_hop || self.paths.len() != n as usize {
+            self.paths = (0..n).map(|_| None).collect();
+            self.paths_hop = max_hop;
+            self.paths_held = 0;
         }
-        // Solve this destination and the next uncached ones together (one
+        // Solve this destination and the next unsolved ones together (one
         // solver's buffers, every core): a loop over every pair asks for
         // them next.
-        let n = self.config.tors.count;
         let dsts: Vec<TorId> = (0..n)
             .map(|k| (dst + k) % n)
-            .filter(|d| !self.paths.contains_key(&(*d, max_hop)))
+            .filter(|&d| self.paths[d as usize].is_none())
             .take(Self::SOLVE_AHEAD)
             .collect();
         let solved = self.facade()?.earliest_paths_to_many(&dsts, max_hop);
-        // At most about four million paths held (a few hundred MB).
-        let held: usize = self.paths.values().map(Vec::len).sum();
-        if held + solved.iter().map(Vec::len).sum::<usize>() > 4_000_000 {
-            self.paths.clear();
+        // At most about four million answers held (a few hundred MB).
+        let adding: usize = solved.iter().map(Vec::len).sum();
+        if self.paths_held + adding > 4_000_000 {
+            self.paths.iter_mut().for_each(|v| *v = None);
+            self.paths_held = 0;
         }
         for (d, all) in dsts.into_iter().zip(solved) {
             let v = all
                 .into_iter()
                 .map(|p| p.map(|p| crate::path::untracked(py, p)).transpose())
                 .collect::<PyResult<Vec<_>>>()?;
-            self.paths.insert((d, max_hop), v);
+            self.paths[d as usize] = Some(v);
         }
-        let r = self.paths[&(dst, max_hop)][i]
+        self.paths_held += adding;
+        self.paths_slices = slices;
+        let v = self.paths[dst as usize].as_ref().expect("solved above");
+        Ok(v[src as usize * slices + ts as usize]
             .as_ref()
-            .map(|p| p.clone_ref(py));
-        Ok(r)
+            .map(|p| p.clone_ref(py)))
     }
 
     /// `shortest_path(src, dst)` (Table 5): the equal-cost shortest paths.

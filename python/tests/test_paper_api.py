@@ -215,3 +215,23 @@ def test_to_frame_without_pandas_names_the_install():
             lighthouse.to_frame([{"a": 1}])
     else:
         assert list(lighthouse.to_frame({"rows": [{"a": 1}]}).columns) == ["a"]
+
+
+def test_earliest_path_answers_follow_the_current_schedule():
+    net = lighthouse.LighthouseNet(ROTORNET)
+    before = net.earliest_path(0, 1, 0, 1)
+    assert before is not None and before.tors == [0, 1]
+    # Solved destinations answer again, and bad arguments still raise.
+    assert net.earliest_path(0, 1, 0, 1) == before
+    with pytest.raises(IndexError, match="ToR 8"):
+        net.earliest_path(8, 1, 0, 1)
+    with pytest.raises(IndexError, match="slice 7"):
+        net.earliest_path(0, 1, 7, 1)
+    assert net.earliest_path(1, 1, 0, 1) is None
+    # A new topology: the old answers are gone.
+    assert net.topo(lambda n: n.connect(0, 0, 2, 0, 0) and n.connect(0, 0, 1, 0, 1)) is True
+    assert net.earliest_path(0, 1, 0, 1).departs == [1]
+    assert net.earliest_path(0, 2, 0, 1).departs == [0]
+    # Another max_hop is solved on its own.
+    assert net.earliest_path(2, 1, 0, 1) is None
+    assert net.earliest_path(2, 1, 0, 2).tors == [2, 0, 1]
