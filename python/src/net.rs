@@ -48,6 +48,10 @@ pub struct PyNet {
     paths_slices: usize,
     /// Answers held in `paths` (bounded).
     paths_held: usize,
+    /// Every answer for `paths_hop`, in Fig. 6c's loop order (index
+    /// `(ts * tors + src) * tors + dst`), when the fabric is small enough
+    /// to solve whole (`ALL_AT_ONCE`): its calls then walk memory in order.
+    flat: Vec<Option<Py<PyPath>>>,
     live: Option<Network>,
 }
 
@@ -73,8 +77,11 @@ fn compile_err(e: impl std::fmt::Display) -> PyErr {
 }
 
 impl PyNet {
-    /// Destinations `earliest_path` solves in one go.
+    /// Destinations `earliest_path` solves in one go on a large fabric.
     const SOLVE_AHEAD: usize = 16;
+    /// Fabrics with at most this many answers (tors x tors x slices) are
+    /// solved whole on the first `earliest_path` call (opera-108: 1.25 M).
+    const ALL_AT_ONCE: usize = 2_000_000;
 
     fn facade(&mut self) -> PyResult<&mut Facade> {
         if self.facade.is_none() {
@@ -90,6 +97,7 @@ impl PyNet {
     fn touched(&mut self) {
         self.compiled = None;
         self.paths.clear();
+        self.flat.clear();
         self.paths_held = 0;
         self.built = None;
     }
@@ -215,6 +223,7 @@ impl PyNet {
             paths_hop: 0,
             paths_slices: 0,
             paths_held: 0,
+            flat: Vec::new(),
             live: None,
         })
     }
@@ -364,6 +373,17 @@ impl PyNet {
         // A solved destination's answer before anything else: Fig. 6c's
         // loop makes a million of these calls.
         let slices = self.paths_slices;
+        let n = self.config.tors.count as usize;
+        if max_hop == self.paths_hop
+            && !self.flat.is_empty()
+            && (ts as usize) < slices
+            && (src as usize) < n
+            && let Some(p) = self
+                .flat
+                .get((ts as usize * n + src as usize) * n + dst as usize)
+        {
+            return Ok(p.as_ref().map(|p| p.clone_ref(py)));
+        }
         if max_hop == self.paths_hop
             && (ts as usize) < slices
             && let Some(Some(v)) = self.paths.get(dst as usize)
@@ -378,8 +398,27 @@ impl PyNet {
         let slices = self.facade()?.schedule().slices();
         if max_hop != self.paths_hop || self.paths.len() != n as usize {
             self.paths = (0..n).map(|_| None).collect();
+            self.flat.clear();
             self.paths_hop = max_hop;
             self.paths_held = 0;
+        }
+        let (nn, all) = (n as usize, n as usize * n as usize * slices);
+        if all <= Self::ALL_AT_ONCE {
+            let dsts: Vec<TorId> = (0..n).collect();
+            let mut solved = self.facade()?.earliest_paths_to_many(&dsts, max_hop);
+            let mut flat = Vec::with_capacity(all);
+            for t in 0..slices {
+                for a in 0..nn {
+                    for d in solved.iter_mut() {
+                        let p = d[a * slices + t].take();
+                        flat.push(p.map(|p| crate::path::untracked(py, p)).transpose()?);
+                    }
+                }
+            }
+            self.flat = flat;
+            self.paths_slices = slices;
+            let p = &self.flat[(ts as usize * nn + src as usize) * nn + dst as usize];
+            return Ok(p.as_ref().map(|p| p.clone_ref(py)));
         }
         // Solve this destination and the next unsolved ones together (one
         // solver's buffers, every core): a loop over every pair asks for
