@@ -24,8 +24,12 @@ tests=(
   "lighthouse-cmd e2e" "lighthouse-cmd guardband_run" "lighthouse-cmd probe"
   "lighthouse-cmd workload" "lighthouse-cmd fattree_run" "lighthouse-cmd otcp"
   "lighthouse-cmd apps" "lighthouse-cmd golden" "lighthouse-cmd json_api"
+  "lighthouse-cmd mininet_parity" "lighthouse-cmd habits_pty"
   "swtor fabric" "swtor torsys"
 )
+# The Python suite (docs/python.md): live runs, signals, monitors.
+py=$root/.venv/bin/python
+[ -x "$py" ] || { echo "flake: no .venv: run scripts/setup-python.sh" >&2; exit 2; }
 # Test executables, built once (cargo test --no-run prints their paths).
 declare -A exe
 for t in "${tests[@]}"; do
@@ -64,9 +68,17 @@ for i in $(seq 1 "$n"); do
       echo "$name: the test binary failed (exit $rc; $log)" >>"$tally"
     fi
   done
+  log=$out/python-$i.txt
+  "$py" -m pytest python/tests -q -p no:cacheprovider >"$log" 2>&1
+  rc=$?
+  runs=$((runs + 1))
+  grep -E '^FAILED ' "$log" | sed -E 's/^FAILED ([^ ]*).*/\1/' | sed "s/^/python: /" >>"$tally"
+  if [ "$rc" -ne 0 ] && ! grep -qE '^FAILED ' "$log"; then
+    echo "python: pytest failed (exit $rc; $log)" >>"$tally"
+  fi
   echo "flake: round $i of $n done, $(wc -l <"$tally") failures so far ($(date -u +%H:%M) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
 done
-echo "flake: $n rounds, ${#figures[@]} quick figures and ${#tests[@]} timing-sensitive test binaries each ($runs runs); logs in $out"
+echo "flake: $n rounds, ${#figures[@]} quick figures, ${#tests[@]} timing-sensitive test binaries and the Python suite each ($runs runs); logs in $out"
 if [ -s "$tally" ]; then
   echo "failures per check:"
   sort "$tally" | uniq -c | sort -rn
