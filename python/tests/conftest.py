@@ -67,3 +67,14 @@ def require_p4(test):
     if env == "1" or (env != "0" and shared):
         pytest.fail(f"{test}: {why}, and the P4 toolchain is required here")
     pytest.skip(f"{test}: {why} (install p4lang's packages or scripts/setup.sh)")
+
+
+def default_signals():
+    """For Popen's preexec_fn: SIGINT and SIGTERM as a terminal's child has
+    them. A shell's background job (`cmd &`) starts with SIGINT ignored,
+    Python then installs no KeyboardInterrupt handler, and a SIGINT test
+    would test the shell, not the script."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -16,6 +16,7 @@ from conftest import (
     PYTHON,
     ROOT,
     ROTORNET,
+    default_signals,
     leftovers,
     namespaces,
     needs_root,
@@ -216,7 +217,12 @@ def test_nothing_is_left_after_a_script_ends(how, tmp_path):
 def test_nothing_is_left_after_a_signal(sig, tmp_path):
     f = script(TEARDOWN.format(config=str(ROTORNET)), tmp_path)
     p = subprocess.Popen(
-        [PYTHON, str(f), "wait"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [PYTHON, str(f), "wait"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
     )
     lines = []
     deadline = time.monotonic() + 60

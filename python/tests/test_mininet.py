@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, leftovers, namespaces, needs_root
+from conftest import ROOT, default_signals, leftovers, namespaces, needs_root
 
 HEAD = """\
 from lighthouse.mininet.net import Mininet
@@ -42,6 +42,7 @@ def run(tmp_path, body, *, pre="", timeout=120, signal_after=None, argv=()):
     script = tmp_path / "script.py"
     script.write_text(HEAD + pre + textwrap.dedent(body))
     p = subprocess.Popen([sys.executable, str(script), *argv], cwd=tmp_path,
+                         preexec_fn=default_signals,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if signal_after is not None:
         line = p.stdout.readline()
