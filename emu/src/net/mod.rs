@@ -43,12 +43,14 @@ mod capture;
 mod error;
 mod node;
 mod nodes;
+mod observe;
 mod traffic;
 pub mod values;
 mod views;
 
 pub use error::NetworkError;
 pub use node::Node;
+pub use observe::{Observer, Tap};
 
 use capture::PcapJob;
 pub use capture::PcapTarget;
@@ -128,6 +130,10 @@ pub struct Network {
     pub shells: crate::host::shell::NodeShells,
     sampler: Option<crate::control::telemetry::Sampler>,
     live: Option<crate::control::ta_live::LiveTa>,
+    /// Where operations' values are published ([`Network::set_tap`]).
+    tap: Option<Tap>,
+    /// Switch-switch links `link X Y down` failed (node names, ordered).
+    failed: std::collections::BTreeSet<(String, String)>,
     stopped: bool,
 }
 
@@ -153,6 +159,8 @@ impl Network {
             shells: crate::host::shell::NodeShells::new(prefix),
             sampler: None,
             live: None,
+            tap: None,
+            failed: Default::default(),
             stopped: false,
         }
     }

@@ -294,7 +294,10 @@ impl Network {
             v.extend(
                 crate::link::fattree::switch_links(&t)
                     .into_iter()
-                    .map(|(a, b)| link(&a, &b, ok, ok)),
+                    .map(|(a, b)| {
+                        let ok = ok && !self.failed_between(&a, &b);
+                        link(&a, &b, ok, ok)
+                    }),
             );
             return Links { links: v };
         }
@@ -321,11 +324,19 @@ impl Network {
                     if (pt, p.as_str()) < (t, i.as_str()) {
                         continue;
                     }
-                    v.push(link(&i, &p, up(&i, t), up(&p, pt)));
+                    let ok = !self.failed_between(&i, &p);
+                    v.push(link(&i, &p, ok && up(&i, t), ok && up(&p, pt)));
                 }
             }
         }
         Links { links: v }
+    }
+
+    /// Whether `link X Y down` failed the link between interfaces `a` and
+    /// `b` (`s1-up0`, `a1-eth2`: the node is the name before the dash).
+    fn failed_between(&self, a: &str, b: &str) -> bool {
+        let node = |i: &str| i.split('-').next().unwrap_or("").to_string();
+        !self.failed.is_empty() && self.failed.contains(&failed_key(&node(a), &node(b)))
     }
 
     /// Which host ends exist (per host) and which ToR-side interfaces exist.
@@ -410,6 +421,27 @@ impl Network {
     /// host's veth go down (up). The one place the `link` verb acts (ToR
     /// uplinks are OCS circuits, fat-tree links switch ports).
     pub fn link(&mut self, x: &str, y: &str, up: bool) -> Result<(), NetworkError> {
+        self.set_link(x, y, up)?;
+        // Switch-switch links (optical circuits, fat-tree links) have no
+        // kernel interface whose state `links` could read: remember them.
+        if self.node(x).is_some_and(|n| n.host().is_none())
+            && self.node(y).is_some_and(|n| n.host().is_none())
+        {
+            let key = failed_key(x, y);
+            if up {
+                self.failed.remove(&key);
+            } else {
+                self.failed.insert(key);
+            }
+        }
+        if self.tap.is_some() {
+            let l = self.links();
+            self.publish("links", &l);
+        }
+        Ok(())
+    }
+
+    fn set_link(&mut self, x: &str, y: &str, up: bool) -> Result<(), NetworkError> {
         let no_link = || NetworkError::NoLink(x.to_string(), y.to_string());
         let (host, tor) = match (self.node(x), self.node(y)) {
             (Some(Node::Host(h)), other) if other.as_ref().and_then(Node::host).is_none() => {
@@ -463,6 +495,12 @@ impl Network {
         }
         Ok(())
     }
+}
+
+/// The two nodes of a failed switch-switch link, in order.
+fn failed_key(x: &str, y: &str) -> (String, String) {
+    let (a, b) = if x <= y { (x, y) } else { (y, x) };
+    (a.to_string(), b.to_string())
 }
 
 /// The port number of a Mininet interface name (`s2-eth3` is 3).

@@ -76,13 +76,15 @@ impl Network {
         }
         self.ping_totals.0 += sent;
         self.ping_totals.1 += recv;
-        Ok(PingAll {
+        let v = PingAll {
             rows,
             sent,
             received: recv,
             all: hosts.is_none(),
             full,
-        })
+        };
+        self.publish(if v.all { "pingall" } else { "pingpair" }, &v);
+        Ok(v)
     }
 
     /// TCP throughput from host `c` to host `s` for `secs`.
@@ -109,14 +111,18 @@ impl Network {
             .map_err(|e| e.to_string())
         };
         match r {
-            Ok(v) => Ok(Iperf {
-                l4: "TCP",
-                client: client.name,
-                server: server.name,
-                bw: None,
-                server_bps: v[0],
-                client_bps: v[1],
-            }),
+            Ok(v) => {
+                let v = Iperf {
+                    l4: "TCP",
+                    client: client.name,
+                    server: server.name,
+                    bw: None,
+                    server_bps: v[0],
+                    client_bps: v[1],
+                };
+                self.publish("iperf", &v);
+                Ok(v)
+            }
             Err(e) if e == crate::kernel::interrupt::MESSAGE => Err(NetworkError::Interrupted),
             Err(e) => Err(NetworkError::op("iperf", e)),
         }
@@ -215,14 +221,16 @@ impl Network {
             IPERF_SECONDS,
         )
         .map_err(|e| NetworkError::op("iperfudp", e))?;
-        Ok(Iperf {
+        let v = Iperf {
             l4: "UDP",
             client: client.name,
             server: server.name,
             bw: Some(bw.to_string()),
             server_bps: srv,
             client_bps: cli,
-        })
+        };
+        self.publish("iperfudp", &v);
+        Ok(v)
     }
 
     /// One TCP flow with the built-in flow tool.
@@ -240,14 +248,16 @@ impl Network {
             amount,
         )
         .map_err(|e| NetworkError::op("flow", e))?;
-        Ok(Flow {
+        let v = Flow {
             client: client.name,
             server: server.name,
             bytes: f.bytes,
             server_bps: f.server_bps,
             client_bps: f.client_bps,
             fct_ns: f.fct.as_nanos() as u64,
-        })
+        };
+        self.publish("flow", &v);
+        Ok(v)
     }
 
     /// Trace-driven TCP flows between the hosts (`flows` in the CLI).
@@ -260,6 +270,7 @@ impl Network {
             crate::kernel::signals::take_interrupt() || crate::kernel::signals::terminating()
         })
         .map_err(|e| NetworkError::op("flows", format!("{e:#}")))
+        .inspect(|v| self.publish("flows", v))
     }
 
     /// Every host as the workload runner sees it (namespace and address),
@@ -299,14 +310,16 @@ impl Network {
         );
         let latencies_ns = records.iter().filter_map(|r| r.fct_ns).collect();
         let name = |h: usize| self.plan.hosts[h].name.clone();
-        Ok(Memcached {
+        let v = Memcached {
             server: name(req.server),
             clients: req.clients.iter().map(|&h| name(h)).collect(),
             records,
             latencies_ns,
             summary,
             elapsed_s: t.elapsed().as_secs_f64(),
-        })
+        };
+        self.publish("memcached", &v);
+        Ok(v)
     }
 
     /// [`Network::memcached`]'s measurement: the server started, the
@@ -378,7 +391,7 @@ impl Network {
         } else {
             0.0
         };
-        Ok(Allreduce {
+        let v = Allreduce {
             hosts: req
                 .hosts
                 .iter()
@@ -388,7 +401,9 @@ impl Network {
             iterations: req.iters,
             times_ns: o.times_ns,
             bus_bps,
-        })
+        };
+        self.publish("allreduce", &v);
+        Ok(v)
     }
 
     /// The host link rate in bits/s (1 Gb/s without a compiled config).

@@ -231,6 +231,18 @@ pub struct SliceNow {
     pub cycle: u64,
 }
 
+impl SliceNow {
+    /// Where `clock` is now, in a cycle of `slices`.
+    pub fn at(clock: &swtor::SliceClock, slices: usize) -> SliceNow {
+        let (slice, cycle) = clock.slice_of(swtor::monotonic_ns());
+        SliceNow {
+            slice,
+            slices,
+            cycle,
+        }
+    }
+}
+
 /// What a BMv2 ToR's program has loaded.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct P4Table {
@@ -293,6 +305,23 @@ pub struct Conservation {
     /// Inside BMv2 ToRs or on their veths (0 without BMv2 ToRs).
     pub in_flight: i64,
     pub holds: bool,
+}
+
+impl Conservation {
+    /// The terms from the data plane's counters and the P4 ToRs' (if any).
+    pub fn of(c: &swtor::Counters, p4: Option<&crate::tor::bmv2::P4Counters>) -> Conservation {
+        let t = crate::tor::fabric::Totals::of(c, p4);
+        Conservation {
+            sent: t.sent,
+            delivered: t.delivered,
+            dropped: t.dropped,
+            queued: t.queued,
+            in_flight: t.in_bmv2 + t.on_veths,
+            holds: c.conservation_holds()
+                && t.sent as i64
+                    == (t.delivered + t.dropped + t.queued) as i64 + t.in_bmv2 + t.on_veths,
+        }
+    }
 }
 
 /// `drops`: the data plane's counters by reason with the conservation

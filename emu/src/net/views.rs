@@ -36,17 +36,13 @@ impl Network {
 
     /// `slice`: the current slice and cycle.
     pub fn slice(&self) -> Result<SliceNow, NetworkError> {
-        let (slice, cycle) = self.need_fabric()?.now_slice();
+        let clock = self.need_fabric()?.clock();
         let slices = self
             .compiled
             .as_ref()
             .map(|c| c.schedule.slices())
             .unwrap_or(0);
-        Ok(SliceNow {
-            slice,
-            slices,
-            cycle,
-        })
+        Ok(SliceNow::at(&clock, slices))
     }
 
     /// `table <tor>`: a ToR's time-flow table (and, for a BMv2 ToR, what
@@ -135,17 +131,7 @@ impl Network {
             .p4
             .as_ref()
             .map(|p| p.counters().map_err(|e| e.to_string()));
-        let t = crate::tor::fabric::Totals::of(&c, p4.as_ref().and_then(|r| r.as_ref().ok()));
-        let conservation = Conservation {
-            sent: t.sent,
-            delivered: t.delivered,
-            dropped: t.dropped,
-            queued: t.queued,
-            in_flight: t.in_bmv2 + t.on_veths,
-            holds: c.conservation_holds()
-                && t.sent as i64
-                    == (t.delivered + t.dropped + t.queued) as i64 + t.in_bmv2 + t.on_veths,
-        };
+        let conservation = Conservation::of(&c, p4.as_ref().and_then(|r| r.as_ref().ok()));
         // Loss the data plane cannot count itself: frames the kernel
         // dropped on the veths (either end) before or after the ToRs. A
         // BMv2 ToR's host ports are in its own namespace.

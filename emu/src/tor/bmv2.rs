@@ -11,7 +11,7 @@ use bmv2_thrift::{Bmv2Client, Bmv2Switch, SwitchOpts};
 use lh_ctrl::compile::Compiled;
 use lh_p4gen::{FabricTiming, HostPlan, P4Inputs, Target};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use swtor::DropReason;
 
 /// BMv2 port numbers (docs/p4.md, "Ports of a BMv2 ToR").
@@ -104,7 +104,8 @@ pub fn compile(src: &P4Source, dir: &Path) -> Result<PathBuf, P4TorError> {
 pub struct P4Tor {
     pub tor: usize,
     pub switch: Bmv2Switch,
-    pub client: Mutex<Bmv2Client>,
+    /// Shared with [`P4CounterReader`]s (the dashboard's sampler).
+    pub client: Arc<Mutex<Bmv2Client>>,
     pub entries: usize,
 }
 
@@ -112,6 +113,46 @@ pub struct P4Tor {
 pub struct P4Tors {
     pub tors: Vec<P4Tor>,
     pub json: PathBuf,
+}
+
+/// Reads the P4 ToRs' counters without holding [`P4Tors`].
+#[derive(Clone)]
+pub struct P4CounterReader {
+    tors: Vec<(usize, Arc<Mutex<Bmv2Client>>)>,
+}
+
+impl P4CounterReader {
+    /// The program's counters over all P4 ToRs.
+    pub fn counters(&self) -> Result<P4Counters, P4TorError> {
+        let mut s = P4Counters::default();
+        for (tor, client) in &self.tors {
+            let mut c = client.lock().unwrap_or_else(|e| e.into_inner());
+            let name = crate::plan::tor_name(*tor);
+            let err = |source| P4TorError::Thrift {
+                tor: name.clone(),
+                source,
+            };
+            let mut sum = |counter: &str, n: u32| -> Result<u64, P4TorError> {
+                let mut v = 0;
+                for i in 0..n {
+                    v += c.counter_read(counter, i).map_err(err)?.0;
+                }
+                Ok(v)
+            };
+            s.host_rx += sum("host_rx", 32)?;
+            s.host_tx += sum("host_tx", 32)?;
+            s.uplink_tx += sum("uplink_tx", 32)?;
+            for (i, d) in s.dropped.iter_mut().take(DropReason::TOR_COUNT).enumerate() {
+                *d += c.counter_read("drops", i as u32).map_err(err)?.0;
+            }
+            let mut ev = |i: u32| c.counter_read("events", i).map(|x| x.0).map_err(err);
+            s.arp_replies += ev(0)?;
+            s.rerouted += ev(2)?;
+            s.deferred += ev(3)?;
+            s.late_slice += ev(4)?;
+        }
+        Ok(s)
+    }
 }
 
 /// The program's packet counters, summed over the P4 ToRs.
@@ -235,7 +276,7 @@ impl P4Tors {
             tors.push(P4Tor {
                 tor: t,
                 switch,
-                client: Mutex::new(client),
+                client: Arc::new(Mutex::new(client)),
                 entries,
             });
         }
@@ -257,34 +298,19 @@ impl P4Tors {
 
     /// The program's counters over all P4 ToRs.
     pub fn counters(&self) -> Result<P4Counters, P4TorError> {
-        let mut s = P4Counters::default();
-        for t in &self.tors {
-            let mut c = t.client.lock().unwrap_or_else(|e| e.into_inner());
-            let name = crate::plan::tor_name(t.tor);
-            let err = |source| P4TorError::Thrift {
-                tor: name.clone(),
-                source,
-            };
-            let mut sum = |counter: &str, n: u32| -> Result<u64, P4TorError> {
-                let mut v = 0;
-                for i in 0..n {
-                    v += c.counter_read(counter, i).map_err(err)?.0;
-                }
-                Ok(v)
-            };
-            s.host_rx += sum("host_rx", 32)?;
-            s.host_tx += sum("host_tx", 32)?;
-            s.uplink_tx += sum("uplink_tx", 32)?;
-            for (i, d) in s.dropped.iter_mut().take(DropReason::TOR_COUNT).enumerate() {
-                *d += c.counter_read("drops", i as u32).map_err(err)?.0;
-            }
-            let mut ev = |i: u32| c.counter_read("events", i).map(|x| x.0).map_err(err);
-            s.arp_replies += ev(0)?;
-            s.rerouted += ev(2)?;
-            s.deferred += ev(3)?;
-            s.late_slice += ev(4)?;
+        self.counter_reader().counters()
+    }
+
+    /// A handle that reads [`P4Tors::counters`] from another thread; its
+    /// reads fail once the ToRs have stopped.
+    pub fn counter_reader(&self) -> P4CounterReader {
+        P4CounterReader {
+            tors: self
+                .tors
+                .iter()
+                .map(|t| (t.tor, t.client.clone()))
+                .collect(),
         }
-        Ok(s)
     }
 
     /// The program's occupancy estimate of one ToR's calendar queues:
