@@ -94,6 +94,11 @@ enum Cmd {
         /// the live traffic matrix and reconfigure (docs/dataplane.md).
         #[arg(long)]
         ta_live: bool,
+        /// Serve the live web dashboard on ADDR (default 127.0.0.1:8001;
+        /// HOST:PORT or PORT). Beyond loopback every request needs the
+        /// token printed with the URL (docs/dashboard.md).
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = lh_dash::DEFAULT_ADDR)]
+        dashboard: Option<String>,
         /// Refuse configs whose estimated memory exceeds SIZE (e.g. 4GiB;
         /// default: the machine's available memory).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -300,6 +305,7 @@ fn main() -> ExitCode {
             debug_panic,
             telemetry,
             ta_live,
+            dashboard,
             max_memory,
             mn_compat,
         } => run(RunArgs {
@@ -319,6 +325,7 @@ fn main() -> ExitCode {
             debug_panic,
             telemetry,
             ta_live,
+            dashboard,
             max_memory: MemoryLimit(max_memory),
         }),
         Cmd::Clean { prefix, stale } => cmd::clean::clean_cmd(prefix, stale),

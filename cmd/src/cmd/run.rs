@@ -34,6 +34,8 @@ pub struct RunArgs {
     pub debug_panic: Option<String>,
     pub telemetry: Option<PathBuf>,
     pub ta_live: bool,
+    /// `--dashboard [ADDR]`.
+    pub dashboard: Option<String>,
     pub max_memory: MemoryLimit,
 }
 
@@ -101,6 +103,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if a.json && a.telemetry.as_deref() == Some(std::path::Path::new("-")) {
         anyhow::bail!("--json and --telemetry - both write stdout: give --telemetry a file");
     }
+    // Bound now: a port in use fails before any namespace exists.
+    let dash_bound = a.dashboard.as_deref().map(lh_dash::bind).transpose()?;
     signals::install();
     signals::save_tty();
 
@@ -165,6 +169,21 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         drop(net);
         return Err(e.into());
     }
+    let dash = match dash_bound {
+        Some(b) => match lh_dash::Dashboard::start(b, &mut net, lh_dash::Options::default()) {
+            Ok(d) => {
+                say!("*** Dashboard: {}", d.url());
+                Some(d)
+            }
+            Err(e) => {
+                let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
+                DONE.store(true, Ordering::Relaxed);
+                drop(net);
+                return Err(e.into());
+            }
+        },
+        None => None,
+    };
     let switches = net.p4_switches();
     if !switches.is_empty() {
         spawn_p4_monitor(prefix.clone(), switches);
@@ -230,6 +249,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
     DONE.store(true, Ordering::Relaxed);
     ok &= net.stop();
+    if let Some(d) = dash {
+        d.stop(Some(ok));
+    }
     banner!(
         "completed in {:.3} seconds",
         t_start.elapsed().as_secs_f64()
