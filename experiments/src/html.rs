@@ -271,3 +271,200 @@ fn checks(h: &mut String, checks: &[Check]) {
         h.push_str("</table>\n");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ALL, csv::Csv, report};
+
+    /// Copies the committed full runs (`docs/figures/`: every figure's CSV,
+    /// both tables' JSON) into `dir`, which `report` then rewrites plots in.
+    fn saved_results(dir: &Path) {
+        let figures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures");
+        std::fs::create_dir_all(dir).unwrap();
+        for e in std::fs::read_dir(&figures).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "csv" || x == "json") {
+                std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+
+    /// What is in `dir`, by name.
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn the_page_holds_every_saved_experiment_inline_and_escaped() {
+        let d = tempfile::tempdir().unwrap();
+        // A run directory whose name needs escaping in every place the
+        // page names a path.
+        let run = d.path().join("run <1> & \"x\"");
+        saved_results(&run);
+        let file = d.path().join("out.html");
+        assert!(report(d.path(), Some(&file)).unwrap(), "saved runs hold");
+        let h = std::fs::read_to_string(&file).unwrap();
+        assert!(h.starts_with("<!DOCTYPE html>") && h.ends_with("</html>\n"));
+        for e in &ALL {
+            assert!(
+                h.contains(&format!(
+                    "<h2>{} <small>{}</small></h2>",
+                    e.name,
+                    esc(e.about)
+                )),
+                "no section for {}",
+                e.name
+            );
+            // Every check of the figure's own analysis, claim and measurement.
+            let csv = run.join(format!("{}.csv", e.name));
+            let a =
+                (e.analyze)(&Csv::parse(&std::fs::read_to_string(&csv).unwrap()).unwrap()).unwrap();
+            assert!(!a.checks.is_empty(), "{}", e.name);
+            for c in &a.checks {
+                let row = format!(
+                    "[{}]</td><td>{}</td><td>{}",
+                    c.mark(),
+                    esc(&c.what),
+                    if c.asserted {
+                        "asserted, holds"
+                    } else {
+                        "reported only, not asserted"
+                    }
+                );
+                assert!(h.contains(&row), "{}: no {row}", e.name);
+                if let Some(cl) = c.claim {
+                    assert!(h.contains(&esc(cl.quote)) && h.contains(&esc(cl.source)));
+                }
+            }
+            assert!(h.contains(&esc(a.table.trim_end())), "{}: no table", e.name);
+            assert!(h.contains(&esc(&crate::shape_line(e.name, &a.checks))));
+        }
+        for (t, about) in crate::tables_plot::ABOUT {
+            assert!(h.contains(&format!("<h2>{t} <small>{}</small></h2>", esc(about))));
+        }
+        assert!(
+            h.contains("99.9th percentile 2.37 MB"),
+            "table2's bars as text"
+        );
+        assert_eq!(
+            h.matches("<svg").count(),
+            ALL.len() + 2,
+            "one inline chart each"
+        );
+        assert!(h.contains("Verdict: the paper&#39;s shape holds in every figure (6)"));
+        assert!(h.contains("0 asserted and fail"));
+        // Self-contained: the SVG namespace is the only URL, and nothing is
+        // loaded from anywhere (no src=, no stylesheet link).
+        let urls = h.matches("http://").count() + h.matches("https://").count();
+        assert_eq!(
+            urls,
+            h.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+        );
+        assert!(!h.contains("src=") && !h.contains("<link") && !h.contains("url("));
+        assert!(h.contains("run &lt;1&gt; &amp; &quot;x&quot;/fig8.csv"));
+        assert!(!h.contains("run <1>"), "a path unescaped");
+        // Only the page was added beside DIR's run directory, no temporary.
+        assert_eq!(listing(d.path()), ["out.html", "run <1> & \"x\""]);
+    }
+
+    #[test]
+    fn checks_text_is_escaped_and_a_failing_check_fails_the_summary() {
+        const C: Claim = Claim {
+            source: "P <§1>",
+            quote: "a & b hold",
+        };
+        let s = Section {
+            name: "fig8",
+            about: "about <it>",
+            path: PathBuf::from("r/fig8.csv"),
+            svg: "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>".into(),
+            table: "x < y\n".into(),
+            checks: Some(vec![
+                Check::sanity("<script>alert('x')</script>".into(), true),
+                Check::assert(C, "p50 > 2 & \"more\"".into(), false),
+                Check::report(C, "p95 'n/a'".into()),
+            ]),
+        };
+        let h = page(Path::new("r"), &[s]);
+        assert!(
+            !h.contains("<script>")
+                && h.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;")
+        );
+        assert!(h.contains(
+            "[FAILED]</td><td>p50 &gt; 2 &amp; &quot;more&quot;</td><td>asserted, does NOT hold"
+        ));
+        assert!(
+            h.contains("[reported]</td><td>p95 &#39;n/a&#39;</td><td>reported only, not asserted")
+        );
+        assert!(h.contains("<p class=\"source\">P &lt;§1&gt;</p>"));
+        assert_eq!(
+            h.matches("a &amp; b hold").count(),
+            1,
+            "the claim quoted once"
+        );
+        assert!(h.contains("<pre>x &lt; y</pre>") && h.contains("about &lt;it&gt;"));
+        assert!(h.contains("Verdict: the paper&#39;s shape does NOT hold in fig8"));
+        assert!(h.contains(
+            "3 checks of 1 figures: 1 asserted and hold, 1 asserted and fail, 1 reported only"
+        ));
+        assert!(h.contains(
+            "fig8: the paper&#39;s shape does NOT hold (1 claims asserted, 0 reported only)"
+        ));
+    }
+
+    #[test]
+    fn bad_input_is_refused_naming_it_and_writes_no_page() {
+        let d = tempfile::tempdir().unwrap();
+        let page = d.path().join("page.html");
+        // DIR missing: today's error.
+        let e = format!(
+            "{:#}",
+            report(&d.path().join("nope"), Some(&page)).unwrap_err()
+        );
+        assert!(e.contains("reading") && e.contains("nope"), "{e}");
+        // DIR without a saved experiment: today's error, no default page.
+        let empty = d.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let e = report(&empty, Some(&empty.join("report.html")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no saved experiment"), "{e}");
+        assert!(listing(&empty).is_empty());
+        assert!(!page.exists());
+        // FILE in a directory that does not exist, or a directory: named,
+        // and refused before any plot is rewritten.
+        let runs = d.path().join("runs");
+        saved_results(&runs);
+        let before = listing(&runs);
+        let e = report(&runs, Some(&d.path().join("gone/r.html")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("gone/r.html") && e.contains("does not exist"),
+            "{e}"
+        );
+        let e = report(&runs, Some(&empty)).unwrap_err().to_string();
+        assert!(e.contains("is a directory"), "{e}");
+        assert_eq!(listing(&runs), before, "plots rewritten before the refusal");
+        // A corrupt CSV: named, and no page, not even a partial one.
+        std::fs::write(runs.join("sopa.csv"), "a,b\n1\n").unwrap();
+        let e = format!(
+            "{:#}",
+            report(&runs, Some(&runs.join("report.html"))).unwrap_err()
+        );
+        assert!(e.contains("sopa.csv") && e.contains("line 2"), "{e}");
+        assert!(
+            !listing(&runs)
+                .iter()
+                .any(|f| f.ends_with(".html") || f.ends_with(".tmp")),
+            "{:?}",
+            listing(&runs)
+        );
+    }
+}
