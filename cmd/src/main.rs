@@ -190,7 +190,13 @@ enum Cmd {
     /// Re-plot saved results: every fig*.csv (and otcp.csv, sopa.csv) in DIR
     /// and in its subdirectories gets its table, checks and plot (SVG and
     /// PNG) again, every table2.json and table3.json its bar chart.
-    Report { dir: PathBuf },
+    Report {
+        dir: PathBuf,
+        /// Also write all of them, charts inline, as one self-contained
+        /// HTML page to FILE (default DIR/report.html).
+        #[arg(long, value_name = "FILE", num_args = 0..=1)]
+        html: Option<Option<PathBuf>>,
+    },
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
     #[command(subcommand)]
     Lab(cmd::lab::LabCmd),
@@ -394,13 +400,16 @@ fn main() -> ExitCode {
                 incast_share,
             ),
         },
-        Cmd::Report { dir } => lh_experiments::report(&dir).map(|ok| {
-            if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }),
+        Cmd::Report { dir, html } => {
+            let html = html.map(|f| f.unwrap_or_else(|| dir.join("report.html")));
+            lh_experiments::report(&dir, html.as_deref()).map(|ok| {
+                if ok {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
+            })
+        }
         Cmd::Show {
             config,
             tor,

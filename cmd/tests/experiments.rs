@@ -101,6 +101,54 @@ fn bad_names_and_parameters_exit_2_and_leave_nothing() {
     refused(&["experiment", "table3", "--quick"], &["--quick"]);
     refused(&["experiment", "fig13", "--seed", "x"], &["seed"]);
     refused(&["report", "."], &["no saved experiment"]);
+    refused(&["report", ".", "--html"], &["no saved experiment"]);
+}
+
+/// `report DIR --html` through the binary: the page goes to DIR/report.html
+/// by default and is named on stdout, the exit status is still the
+/// figures' verdict; `--html FILE` in a missing directory exits 2 naming it
+/// and writes no page.
+#[test]
+fn report_html_writes_one_page_and_names_a_missing_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let figures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures");
+    for f in ["fig13.csv", "table3.json"] {
+        std::fs::copy(figures.join(f), d.path().join(f)).unwrap();
+    }
+    let o = Command::new(BIN)
+        .arg("report")
+        .arg(d.path())
+        .arg("--html")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let page = d.path().join("report.html");
+    assert!(
+        out.contains(&format!("wrote {}\n", page.display())),
+        "{out}"
+    );
+    let h = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(h.matches("<svg").count(), 2, "fig13's and table3's charts");
+    assert!(h.contains("fig13: the paper&#39;s shape holds") && h.contains("<h2>table3 "));
+    let o = Command::new(BIN)
+        .arg("report")
+        .arg(d.path())
+        .arg("--html")
+        .arg(d.path().join("no/such/p.html"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no/such") && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(!d.path().join("no").exists());
 }
 
 /// `experiment table3` prints the paper's claims and a verdict, and exits

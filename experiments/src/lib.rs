@@ -13,6 +13,7 @@ pub mod fig10;
 pub mod fig13;
 pub mod fig8;
 pub mod fig9;
+pub mod html;
 pub mod otcp;
 pub mod plot;
 pub mod sopa;
@@ -89,6 +90,15 @@ impl Check {
     /// Whether this check fails the verdict.
     pub fn fails(&self) -> bool {
         self.asserted && !self.holds
+    }
+    /// How the verdict marks it: `ok`, `FAILED`, or `reported` (not
+    /// asserted, whatever it measured).
+    pub fn mark(&self) -> &'static str {
+        match (self.asserted, self.holds) {
+            (false, _) => "reported",
+            (true, true) => "ok",
+            (true, false) => "FAILED",
+        }
     }
 }
 
@@ -288,14 +298,17 @@ pub fn verdict(name: &str, checks: &[Check]) -> (String, bool) {
             }
             last = c.claim;
         }
-        let mark = match (c.asserted, c.holds) {
-            (false, _) => "reported",
-            (true, true) => "ok",
-            (true, false) => "FAILED",
-        };
         let indent = if c.claim.is_some() { "    " } else { "  " };
-        s += &format!("{indent}[{mark}] {}\n", c.what);
+        s += &format!("{indent}[{}] {}\n", c.mark(), c.what);
     }
+    s += &shape_line(name, checks);
+    s.push('\n');
+    (s, !checks.iter().any(Check::fails))
+}
+
+/// The verdict's last line: `NAME: the paper's shape holds (A claims
+/// asserted, R reported only)`, or `does NOT hold`.
+pub fn shape_line(name: &str, checks: &[Check]) -> String {
     let ok = !checks.iter().any(Check::fails);
     let asserted: std::collections::BTreeSet<&str> = checks
         .iter()
@@ -307,19 +320,26 @@ pub fn verdict(name: &str, checks: &[Check]) -> (String, bool) {
         .filter_map(|c| c.claim.map(|cl| cl.quote))
         .filter(|q| !asserted.contains(q))
         .collect();
-    s += &format!(
-        "{name}: the paper's shape {} ({} claims asserted, {} reported only)\n",
+    format!(
+        "{name}: the paper's shape {} ({} claims asserted, {} reported only)",
         if ok { "holds" } else { "does NOT hold" },
         asserted.len(),
         reported.len()
-    );
-    (s, ok)
+    )
+}
+
+/// What [`save_and_show`] analysed and drew (`report --html` shows it
+/// again).
+struct Shown {
+    ok: bool,
+    analysis: Analysis,
+    svg: String,
 }
 
 /// Writes `NAME.csv`, `NAME.svg` and `NAME.png` into `dir` and prints the
-/// analysis; whether the shape holds. The CSV and the SVG are written even
-/// when the PNG cannot be (no font), and the error says so.
-fn save_and_show(e: &Experiment, data: &Csv, dir: &Path, write_csv: bool) -> anyhow::Result<bool> {
+/// analysis. The CSV and the SVG are written even when the PNG cannot be
+/// (no font), and the error says so.
+fn save_and_show(e: &Experiment, data: &Csv, dir: &Path, write_csv: bool) -> anyhow::Result<Shown> {
     let a = (e.analyze)(data)?;
     let svg = plot::svg(&a.chart).map_err(anyhow::Error::msg)?;
     make_dirs(dir)?;
@@ -350,7 +370,11 @@ fn save_and_show(e: &Experiment, data: &Csv, dir: &Path, write_csv: bool) -> any
             png_path.display()
         ),
     }
-    Ok(ok)
+    Ok(Shown {
+        ok,
+        analysis: a,
+        svg,
+    })
 }
 
 /// `lighthouse experiment NAME`: runs it, writes its CSV and plot into
@@ -371,7 +395,7 @@ pub fn run(name: &str, opts: &Opts, out: Option<PathBuf>) -> anyhow::Result<bool
     let data = (e.run)(opts, &pb);
     pb.finish();
     let data = data?;
-    let ok = save_and_show(e, &data, &out, true)?;
+    let ok = save_and_show(e, &data, &out, true)?.ok;
     println!(
         "{} took {:.1} s{}",
         e.name,
@@ -381,11 +405,13 @@ pub fn run(name: &str, opts: &Opts, out: Option<PathBuf>) -> anyhow::Result<bool
     Ok(ok)
 }
 
-/// `lighthouse report DIR`: re-plots every saved experiment in `DIR` and
-/// in its subdirectories (`results/` holds one per experiment), the
-/// figures' CSVs and the tables' JSON reports (`table2.json`,
-/// `table3.json`); whether every figure's shape holds.
-pub fn report(dir: &Path) -> anyhow::Result<bool> {
+/// `lighthouse report DIR [--html FILE]`: re-plots every saved experiment
+/// in `DIR` and in its subdirectories (`results/` holds one per
+/// experiment), the figures' CSVs and the tables' JSON reports
+/// (`table2.json`, `table3.json`), and with `html` writes them all into
+/// that one page (docs/experiments.md, "An HTML report"); whether every
+/// figure's shape holds.
+pub fn report(dir: &Path, html: Option<&Path>) -> anyhow::Result<bool> {
     let mut dirs = vec![dir.to_path_buf()];
     let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -395,7 +421,12 @@ pub fn report(dir: &Path) -> anyhow::Result<bool> {
         .collect();
     subs.sort();
     dirs.extend(subs);
-    let mut found = 0;
+    // Refuse an unusable page before rewriting any plot (after DIR, so a
+    // missing DIR is named as such, not as the default page's directory).
+    if let Some(f) = html {
+        html::check_target(f)?;
+    }
+    let mut found = Vec::new();
     let mut ok = true;
     for d in &dirs {
         for e in &ALL {
@@ -403,36 +434,58 @@ pub fn report(dir: &Path) -> anyhow::Result<bool> {
             if !p.is_file() {
                 continue;
             }
-            found += 1;
             let text =
                 std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
             let data = Csv::parse(&text).with_context(|| format!("{}", p.display()))?;
             println!("== {} ({})", e.name, p.display());
-            ok &= save_and_show(e, &data, d, false).with_context(|| format!("{}", p.display()))?;
+            let s =
+                save_and_show(e, &data, d, false).with_context(|| format!("{}", p.display()))?;
+            ok &= s.ok;
+            found.push(html::Section {
+                name: e.name,
+                about: e.about,
+                path: p,
+                svg: s.svg,
+                table: s.analysis.table,
+                checks: Some(s.analysis.checks),
+            });
         }
         // Tables 2 and 3: their JSON report, plotted again.
-        for t in ["table2", "table3"] {
+        for (t, about) in tables_plot::ABOUT {
             let p = d.join(format!("{t}.json"));
             if !p.is_file() {
                 continue;
             }
-            found += 1;
             let text =
                 std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
             let v: serde_json::Value =
                 serde_json::from_str(&text).with_context(|| format!("{}", p.display()))?;
             println!("== {t} ({})", p.display());
-            let wrote =
-                tables_plot::save_beside(&p, &v).with_context(|| format!("{}", p.display()))?;
+            let drawn = tables_plot::Drawn::of(&v).with_context(|| format!("{}", p.display()))?;
+            let wrote = drawn
+                .save_beside(&p)
+                .with_context(|| format!("{}", p.display()))?;
             println!("wrote {wrote}");
+            found.push(html::Section {
+                name: t,
+                about,
+                path: p,
+                table: tables_plot::bars_table(&drawn.chart),
+                svg: drawn.svg,
+                checks: None,
+            });
         }
     }
-    if found == 0 {
+    if found.is_empty() {
         anyhow::bail!(
             "{}: no saved experiment ({}.csv, table2.json, table3.json) here or in its subdirectories",
             dir.display(),
             names().join(".csv, ")
         );
+    }
+    if let Some(f) = html {
+        html::write_page(f, &html::page(dir, &found))?;
+        println!("wrote {}", f.display());
     }
     Ok(ok)
 }
@@ -556,7 +609,7 @@ mod tests {
     #[test]
     fn report_refuses_a_directory_without_results() {
         let d = tempfile::tempdir().unwrap();
-        let e = report(d.path()).err().unwrap().to_string();
+        let e = report(d.path(), None).err().unwrap().to_string();
         assert!(e.contains("no saved experiment"), "{e}");
     }
 }

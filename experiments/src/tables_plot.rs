@@ -135,26 +135,93 @@ pub fn chart(report: &Value) -> anyhow::Result<Chart> {
     }
 }
 
-/// Writes the report's chart as `NAME.svg` and `NAME.png` (NAME: table2
-/// or table3) in the directory of `json` (the report's `--out` file);
-/// the two paths as "A and B". The SVG is written even when the PNG cannot
-/// be (no font), and the error says so.
+/// The tables as `report` finds them: the name of each one's JSON report
+/// (`NAME.json`) and what it shows.
+pub const ABOUT: [(&str, &str); 2] = [
+    (
+        "table2",
+        "ToR buffer usage of VLB (and offloaded), HOHO, UCMP, in virtual time (Table 2)",
+    ),
+    (
+        "table3",
+        "slice-miss prevention in HOHO: detection, push-back, in virtual time (Table 3)",
+    ),
+];
+
+/// A table report's chart and its SVG.
+pub struct Drawn {
+    /// `table2` or `table3`: the files' names.
+    pub name: String,
+    pub chart: Chart,
+    pub svg: String,
+}
+
+impl Drawn {
+    pub fn of(report: &Value) -> anyhow::Result<Drawn> {
+        let chart = chart(report)?;
+        let svg = super::plot::svg(&chart).map_err(anyhow::Error::msg)?;
+        Ok(Drawn {
+            name: report["experiment"].as_str().unwrap_or("table").into(),
+            chart,
+            svg,
+        })
+    }
+
+    /// Writes `NAME.svg` and `NAME.png` in the directory of `json` (the
+    /// report's `--out` file); the two paths as "A and B". The SVG is
+    /// written even when the PNG cannot be (no font), and the error says so.
+    pub fn save_beside(&self, json: &Path) -> anyhow::Result<String> {
+        let path = |ext: &str| -> PathBuf { json.with_file_name(format!("{}.{ext}", self.name)) };
+        let (svg_path, png_path) = (path("svg"), path("png"));
+        std::fs::write(&svg_path, &self.svg)
+            .with_context(|| format!("writing {}", svg_path.display()))?;
+        let png = super::plot::png_of_svg(&self.svg).map_err(|e| {
+            anyhow::anyhow!(
+                "wrote {}, but not {}: {e}",
+                svg_path.display(),
+                png_path.display()
+            )
+        })?;
+        std::fs::write(&png_path, png)
+            .with_context(|| format!("writing {}", png_path.display()))?;
+        Ok(format!("{} and {}", svg_path.display(), png_path.display()))
+    }
+}
+
+/// Writes the report's chart as `NAME.svg` and `NAME.png` beside `json`
+/// ([`Drawn::save_beside`]).
 pub fn save_beside(json: &Path, report: &Value) -> anyhow::Result<String> {
-    let c = chart(report)?;
-    let name = report["experiment"].as_str().unwrap_or("table");
-    let path = |ext: &str| -> PathBuf { json.with_file_name(format!("{name}.{ext}")) };
-    let (svg_path, png_path) = (path("svg"), path("png"));
-    let svg = super::plot::svg(&c).map_err(anyhow::Error::msg)?;
-    std::fs::write(&svg_path, &svg).with_context(|| format!("writing {}", svg_path.display()))?;
-    let png = super::plot::png_of_svg(&svg).map_err(|e| {
-        anyhow::anyhow!(
-            "wrote {}, but not {}: {e}",
-            svg_path.display(),
-            png_path.display()
-        )
-    })?;
-    std::fs::write(&png_path, png).with_context(|| format!("writing {}", png_path.display()))?;
-    Ok(format!("{} and {}", svg_path.display(), png_path.display()))
+    Drawn::of(report)?.save_beside(json)
+}
+
+/// The bars of `c` as text, one line per panel and series: what the chart
+/// shows, for a reader without it (the JSON report has no printed table).
+pub fn bars_table(c: &Chart) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for p in &c.panels {
+        let _ = writeln!(
+            s,
+            "{}",
+            if p.title.is_empty() {
+                &c.title
+            } else {
+                &p.title
+            }
+        );
+        for ser in &p.series {
+            let vals: Vec<String> = ser
+                .points
+                .iter()
+                .map(|&(x, y)| {
+                    let cat = p.x.categories.get(x as usize).map_or("", String::as_str);
+                    format!("{cat} {}", super::plot::si(y, p.y.unit))
+                })
+                .collect();
+            let _ = writeln!(s, "  {:<32} {}", ser.name, vals.join(", "));
+        }
+    }
+    s
 }
 
 #[cfg(test)]
