@@ -129,7 +129,7 @@
   }
 
   // ---------- fabric ----------
-  const FAB = { tors: [], cx: 320, cy: 320, R: 250, layerCircuits: null, layerFailed: null };
+  const FAB = { tors: [], cx: 320, cy: 320, R: 250, layerCircuits: null, layerFailed: null, drawnSlice: null, focus: null };
 
   function portOfIntf(name) {
     // "s1-up0" -> {node:"s1", up:0}; "s1-eth3" -> {node:"s1", eth:3}
@@ -143,7 +143,10 @@
     S.failed = links.filter((l) => !(l.a_up && l.b_up));
     const ul = $("failed-links");
     clear(ul);
-    for (const l of S.failed) ul.appendChild(el("li", { class: "failed" }, l.a + " — " + l.b + (l.a_up ? "" : " (" + l.a + " down)") + (l.b_up ? "" : " (" + l.b + " down)")));
+    for (const l of S.failed) {
+      const why = !l.a_up && !l.b_up ? "down" : (l.a_up ? l.b : l.a) + " down";
+      ul.appendChild(el("li", { class: "failed" }, l.a + " — " + l.b + " (" + why + ")"));
+    }
     if (!S.failed.length) ul.appendChild(el("li", { class: "none" }, "none"));
     if (S.snap) drawFabric();
   }
@@ -226,10 +229,43 @@
       }
       const hosts = t.hosts && t.hosts.length ? " (" + t.hosts.join(", ") + ")" : "";
       g.appendChild(sv("title", null, name + (t.kind === "bmv2" ? " [BMv2]" : "") + hosts));
+      const ti = t.index != null ? t.index : i;
+      g.addEventListener("mouseenter", () => focusTor(ti));
+      g.addEventListener("mouseleave", () => focusTor(null));
       layerT.appendChild(g);
     }
     svg.appendChild(layerT);
     drawCircuits();
+  }
+
+  // Pick out one ToR's circuits (hover), or show all again (null).
+  function focusTor(ti) {
+    const layer = FAB.layerCircuits;
+    FAB.focus = ti;
+    if (!layer) return;
+    layer.classList.toggle("focusing", ti != null);
+    for (const c of layer.children) {
+      c.classList.toggle("focus", ti != null && (c.getAttribute("data-a") === String(ti) || c.getAttribute("data-b") === String(ti)));
+    }
+  }
+
+  // With several optical uplinks, optionally draw only one uplink's circuits strongly.
+  function applyPortFilter() {
+    const layer = FAB.layerCircuits;
+    if (!layer) return;
+    const v = $("fabric-port").value;
+    for (const c of layer.children) c.classList.toggle("muted", v !== "all" && v !== "" && c.getAttribute("data-port") !== v);
+  }
+
+  function fillFabricPort() {
+    const n = num(S.snap.optical_uplinks);
+    const box = $("fabric-port-box"), sel = $("fabric-port");
+    box.hidden = !(n > 1 && S.snap.fabric !== "fat_tree");
+    const prev = sel.value || "all";
+    clear(sel);
+    sel.appendChild(el("option", { value: "all" }, "all uplinks"));
+    for (let p = 0; p < n; p++) sel.appendChild(el("option", { value: p }, "up" + p + " only"));
+    sel.value = [...sel.options].some((o) => o.value === prev) ? prev : "all";
   }
 
   function circuitsOf(view) {
@@ -255,6 +291,7 @@
     const list = $("circuit-list");
     clear(list);
     const view = S.sched.get(S.shown);
+    FAB.drawnSlice = null;
     if (!view) { list.appendChild(el("tr", null)).appendChild(el("td", null, "loading slice " + S.shown + "…")); return; }
     const fp = failedTorPairs();
     const cs = circuitsOf(view);
@@ -285,12 +322,16 @@
       list.appendChild(tr);
     }
     if (nPorts > 1) layer.setAttribute("class", "circuits multi");
+    applyPortFilter();
+    if (FAB.focus != null) focusTor(FAB.focus);
+    FAB.drawnSlice = S.shown;
     const el2 = (view.electrical || []).map((e) => "up" + e[0] + " " + e[1]).join(", ");
     $("shown-slice").textContent = "showing slice " + view.slice + " of " + view.slices + ": " + cs.length + " circuits" +
       (el2 ? "; electrical uplinks " + el2 : "");
   }
 
   function drawFatTree(svg) {
+    FAB.layerCircuits = null;
     const sw = (S.snap.nodes && S.snap.nodes.switches) || [];
     const f = S.snap.fat_tree || {};
     let core = sw.filter((s) => /^c\d+$/.test(s)), agg = sw.filter((s) => /^a\d+$/.test(s)),
@@ -355,7 +396,7 @@
       hg.appendChild(g);
     });
     for (const [lab, y] of [["core", 50], ["aggregation", 170], ["edge", 290], ["hosts", 400]])
-      svg.appendChild(sv("text", { x: 4, y: y - 22, class: "row-label" }, lab));
+      svg.appendChild(sv("text", { x: 4, y: y - 26, class: "row-label" }, lab));
     svg.appendChild(ng);
     svg.appendChild(hg);
   }
@@ -396,7 +437,7 @@
     ts = ((ts % n) + n) % n;
     S.shown = ts;
     $("scrub").value = String(ts);
-    if (S.sched.has(ts)) { drawCircuits(); }
+    if (S.sched.has(ts)) { if (FAB.drawnSlice !== ts) drawCircuits(); }
     else {
       $("shown-slice").textContent = "loading slice " + ts + "…";
       fetchSlice(ts).then(() => { if (S.shown === ts) drawCircuits(); },
@@ -777,10 +818,10 @@
     if (s.goodput_bps != null) extra += " — goodput " + fmtRate(s.goodput_bps);
     if (s.flows != null) extra += ", " + num(s.completed) + " of " + num(s.flows) + " completed";
     if (s.retrans != null) extra += ", " + num(s.retrans) + " retransmits";
-    $("fct-head").textContent = verb + ": " + head + extra;
+    $("fct-head").textContent = (v && v.head ? "" : verb + ": ") + head + extra;
     const svg = $("fct").querySelector("svg.cdf");
     clear(svg);
-    const W = 520, H = 240, L = 46, R = 14, T = 12, B = 38, pw = W - L - R, ph = H - T - B;
+    const W = 520, H = 240, L = 46, R = 22, T = 12, B = 38, pw = W - L - R, ph = H - T - B;
     const all = [].concat(by.mice, by.medium, by.elephants).filter((x) => x > 0);
     let lo = all.length ? Math.min(...all) : 0.01, hi = all.length ? Math.max(...all) : 1000;
     let d0 = Math.floor(Math.log10(lo)), d1 = Math.ceil(Math.log10(hi));
@@ -927,6 +968,7 @@
     updateReplayCaption();
     fillTorSelect();
     fillPortSelect();
+    fillFabricPort();
     S.failed = [];
     setLinks(snap.links); // draws the fabric
     if (!fat) showSlice(S.shown < (snap.slices || 1) ? S.shown : 0);
@@ -944,6 +986,7 @@
     $("replay").addEventListener("click", () => { if (S.replayTimer) stopReplay(); else startReplay(); });
     $("replay-speed").addEventListener("change", () => { updateReplayCaption(); if (S.replayTimer) startReplay(); });
     $("queue-tor").addEventListener("change", renderQueues);
+    $("fabric-port").addEventListener("change", applyPortFilter);
     $("queue-port").addEventListener("change", renderQueues);
   }
 
