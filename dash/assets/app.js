@@ -89,7 +89,8 @@
     shown: 0,
     follow: true,
     replayTimer: null,
-    failed: [],                // [{a, b}] failed links
+    links: [],                 // current links (snapshot, then `links` events)
+    failed: [],                // the failed ones
     series: new Map(),         // "metric:tor:port" -> Ring
     lastSampleT: new Map(),    // "metric:tor:port" -> last sample t_ns seen
     latestBuf: new Map(),      // "tor:port" -> bytes
@@ -140,6 +141,7 @@
 
   function setLinks(v) {
     const links = v && Array.isArray(v.links) ? v.links : [];
+    S.links = links;
     S.failed = links.filter((l) => !(l.a_up && l.b_up));
     const ul = $("failed-links");
     clear(ul);
@@ -294,7 +296,7 @@
     FAB.drawnSlice = null;
     if (!view) { list.appendChild(el("tr", null)).appendChild(el("td", null, "loading slice " + S.shown + "…")); return; }
     const fp = failedTorPairs();
-    const cs = circuitsOf(view);
+    const cs = circuitsOf(view).sort((x, y) => x.a - y.a || x.ap - y.ap);
     const pos = FAB.tors;
     const nPorts = Math.max(1, S.snap.optical_uplinks || 1);
     const thead = el("tr");
@@ -353,8 +355,7 @@
     let minStep = 1e9;
     for (const k in rows) minStep = Math.min(minStep, place(rows[k][0], rows[k][1]));
     const hostStep = place(hosts, 400);
-    const links = (S.snap.links && S.snap.links.links) || [];
-    const failedKey = new Set(S.failed.map((l) => l.a + "|" + l.b));
+    const links = S.links || [];
     const lg = sv("g", { class: "links" });
     const torOf = new Map((S.snap.tors || []).map((t) => [String(t.name), t]));
     for (const l of links) {
@@ -362,13 +363,12 @@
       const pa = P.get(a), pb = P.get(b);
       if (!pa || !pb) continue;
       const isHost = hosts.includes(a) || hosts.includes(b);
-      const down = failedKey.has(l.a + "|" + l.b) || !(l.a_up && l.b_up);
+      const down = !(l.a_up && l.b_up);
       const ln = sv("line", { class: (isHost ? "hostlink" : "link") + (down ? " failed" : ""),
         "data-a": l.a, "data-b": l.b, x1: pa[0], y1: pa[1], x2: pb[0], y2: pb[1] });
       ln.appendChild(sv("title", null, l.a + " — " + l.b + (down ? " (down)" : "")));
       lg.appendChild(ln);
     }
-    // links that came only from a `links` event
     svg.appendChild(lg);
     const r = Math.max(5, Math.min(15, minStep * 0.35));
     const ng = sv("g", { class: "switches" });
