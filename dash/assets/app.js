@@ -327,6 +327,7 @@
     applyPortFilter();
     if (FAB.focus != null) focusTor(FAB.focus);
     FAB.drawnSlice = S.shown;
+    $("fabric").querySelector("svg").setAttribute("data-slice", S.shown);
     const el2 = (view.electrical || []).map((e) => "up" + e[0] + " " + e[1]).join(", ");
     $("shown-slice").textContent = "showing slice " + view.slice + " of " + view.slices + ": " + cs.length + " circuits" +
       (el2 ? "; electrical uplinks " + el2 : "");
