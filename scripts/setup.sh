@@ -2,7 +2,8 @@
 # Installs what the demo and the tests need on a fresh Debian 12 or Ubuntu 24.04
 # machine (python3: the Mininet topology exporter, docs/mininet.md; memcached:
 # the memcached application, docs/cli.md#applications-memcached-allreduce;
-# fonts-dejavu-core: the font of the experiments' PNG plots).
+# fonts-dejavu-core: the font of the experiments' PNG plots; chromium: the
+# dashboard's browser tests).
 # Idempotent and quick when everything is present.
 set -euo pipefail
 
@@ -13,6 +14,8 @@ for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:
 done
 # DejaVu Sans: the font of the experiments' PNG plots (experiments/src/plot.rs).
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_pkgs+=(fonts-dejavu-core)
+# Debian's Chromium: the dashboard's browser tests (python/tests/test_dashboard.py).
+command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
 # venv and ensurepip: the project virtualenv of scripts/setup-python.sh.
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_pkgs+=(python3-venv)
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -234,8 +234,11 @@ class LighthouseNet(_NativeNet):
 
     # -- the live network --
 
-    def start(self, tor="native"):
-        super().start(tor)
+    def start(self, tor="native", dashboard=None):
+        """Bring the network up (`tor` as `lighthouse run --tor`);
+        `dashboard`: serve the live web dashboard (True: 127.0.0.1:8001, a
+        port, or "HOST:PORT"; docs/dashboard.md)."""
+        super().start(tor, dashboard)
         _running.add(self)
         _install_sigterm()
 

@@ -53,6 +53,8 @@ pub struct PyNet {
     /// to solve whole (`ALL_AT_ONCE`): its calls then walk memory in order.
     flat: Vec<Option<Py<PyPath>>>,
     live: Option<Network>,
+    /// `start(dashboard=...)`: the run's web dashboard.
+    dash: Option<lh_dash::Dashboard>,
 }
 
 /// A writer whose bytes can be read back: a node command's output.
@@ -225,6 +227,7 @@ impl PyNet {
             paths_held: 0,
             flat: Vec::new(),
             live: None,
+            dash: None,
         })
     }
 
@@ -574,9 +577,16 @@ impl PyNet {
     /// `start(tor="native")`: bring up what the script built (namespaces,
     /// veths, ToRs, OCS) and start it. Needs root; checked before anything
     /// is created. `tor` as `lighthouse run --tor`: "native", "bmv2",
-    /// "bmv2:s3", ...
-    #[pyo3(signature = (tor="native"))]
-    fn start(&mut self, py: Python<'_>, tor: &str) -> PyResult<()> {
+    /// "bmv2:s3", ... `dashboard`: serve the live web dashboard (True:
+    /// 127.0.0.1:8001; or "HOST:PORT", or a port number); its URL is
+    /// printed and is `dashboard_url`.
+    #[pyo3(signature = (tor="native", dashboard=None))]
+    fn start(
+        &mut self,
+        py: Python<'_>,
+        tor: &str,
+        dashboard: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         if self.live.is_some() {
             return Err(NetworkError::new_err("the network is already running"));
         }
@@ -605,11 +615,28 @@ impl PyNet {
             },
             ..Default::default()
         };
+        // Bound before the run: a port in use fails with nothing to clean.
+        let bound = dashboard_addr(dashboard)?
+            .map(|a| lh_dash::bind(&a))
+            .transpose()
+            .map_err(|e| PyValueError::new_err(format!("start(dashboard=...): {e}")))?;
         let mut n = Network::bring_up(plan, Some(c), opts).map_err(|e| net_err(py, e))?;
         // On an error `n` is dropped here, which tears the run down.
         n.start().map_err(|e| net_err(py, e))?;
+        if let Some(b) = bound {
+            let d = lh_dash::Dashboard::start(b, &mut n, lh_dash::Options::default())
+                .map_err(|e| NetworkError::new_err(e.to_string()))?;
+            n.say(&format!("*** Dashboard: {}", d.url()));
+            self.dash = Some(d);
+        }
         self.live = Some(n);
         Ok(())
+    }
+
+    /// The dashboard's URL (with its token, if it needs one), or None.
+    #[getter]
+    fn dashboard_url(&self) -> Option<String> {
+        self.dash.as_ref().map(|d| d.url().to_string())
     }
 
     /// Whether `start()` brought the network up and `stop()` has not run.
@@ -628,10 +655,14 @@ impl PyNet {
     /// `stop()`: drain, report conservation, tear everything down. True
     /// when conservation held and teardown had no errors. Idempotent.
     fn stop(&mut self) -> bool {
-        match self.live.take() {
+        let ok = match self.live.take() {
             Some(mut n) => n.stop(),
             None => true,
+        };
+        if let Some(d) = self.dash.take() {
+            d.stop(Some(ok));
         }
+        ok
     }
 
     /// `pingall(timeout)`: every host pings every other; the `PingAll`
@@ -886,4 +917,22 @@ impl crate::cli::HoldsNetwork for PyNet {
     fn slot(&mut self) -> &mut Option<Network> {
         &mut self.live
     }
+}
+
+/// `start(dashboard=...)`'s address: None/False (off), True (the default
+/// address), a port number or "HOST:PORT".
+fn dashboard_addr(v: Option<Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+    let Some(v) = v else { return Ok(None) };
+    if let Ok(b) = v.cast::<pyo3::types::PyBool>() {
+        return Ok(b.is_true().then(|| lh_dash::DEFAULT_ADDR.to_string()));
+    }
+    if let Ok(p) = v.extract::<u16>() {
+        return Ok(Some(p.to_string()));
+    }
+    v.extract::<String>().map(Some).map_err(|_| {
+        PyValueError::new_err(format!(
+            "start(dashboard={}): True, a port number or \"HOST:PORT\"",
+            v.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })
 }
