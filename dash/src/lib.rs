@@ -34,7 +34,7 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8001";
 #[derive(Debug, thiserror::Error)]
 pub enum DashError {
     #[error(
-        "--dashboard {0:?}: not an address (expected HOST:PORT, e.g. 127.0.0.1:8001, or a PORT)"
+        "--dashboard {0}: not an address (expected HOST:PORT, e.g. 127.0.0.1:8001, or a PORT)"
     )]
     BadAddr(String),
     #[error("--dashboard {addr}: {what}")]

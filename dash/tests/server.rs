@@ -1,0 +1,177 @@
+//! The dashboard's server over real sockets, on an offline network (no
+//! root needed): the token beyond loopback, read-only routes, the loopback
+//! Host check, and clients that never read.
+
+use lh_dash::{Dashboard, Options, bind};
+use lh_emu::net::Network;
+use lh_emu::plan::Plan;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+fn offline() -> Network {
+    Network::offline(Plan::new(8, 2), "lh0d0d")
+}
+
+/// One request; the status code and the body.
+fn request(port: u16, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|h| h.starts_with("Host:")) {
+        req.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    let code = out
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = out.split_once("\r\n\r\n").map_or("", |x| x.1).to_string();
+    (code, body)
+}
+
+#[test]
+fn beyond_loopback_every_request_needs_the_token() {
+    let mut net = offline();
+    let d = Dashboard::start(bind("0.0.0.0:0").unwrap(), &mut net, Options::default()).unwrap();
+    let port = d.addr().port();
+    let url = d.url().to_string();
+    let token = url
+        .split("?token=")
+        .nth(1)
+        .expect("a token in the URL")
+        .to_string();
+    assert_eq!(token.len(), 32, "{url}");
+    assert!(
+        url.starts_with(&format!("http://127.0.0.1:{port}/?token=")),
+        "{url}"
+    );
+    for path in [
+        "/",
+        "/app.js",
+        "/api/snapshot",
+        "/api/events",
+        "/api/schedule/0",
+    ] {
+        let (code, body) = request(port, "GET", path, &[]);
+        assert_eq!(code, 401, "{path}: {body}");
+        assert!(body.contains("token"), "{body}");
+        let wrong = format!("{path}?token={}", "0".repeat(32));
+        assert_eq!(request(port, "GET", &wrong, &[]).0, 401, "{wrong}");
+    }
+    // Any Host is fine with the token (a remote browser names the machine).
+    let (code, body) = request(
+        port,
+        "GET",
+        &format!("/api/snapshot?token={token}"),
+        &["Host: lab-vm.example:8001"],
+    );
+    assert_eq!(code, 200, "{body}");
+    let snap: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(snap["prefix"], "lh0d0d");
+    assert_eq!(snap["tors"].as_array().unwrap().len(), 8);
+    let bearer = format!("Authorization: Bearer {token}");
+    let (code, body) = request(port, "GET", "/", &[&bearer]);
+    assert_eq!(code, 200);
+    assert!(body.contains("<html"), "{body}");
+    // Read-only: no route takes anything but GET.
+    for m in ["POST", "PUT", "DELETE"] {
+        let (code, _) = request(port, m, &format!("/api/snapshot?token={token}"), &[]);
+        assert_eq!(code, 405, "{m}");
+    }
+    d.stop(None);
+}
+
+#[test]
+fn on_loopback_no_token_but_a_loopback_host() {
+    let mut net = offline();
+    let d = Dashboard::start(bind("127.0.0.1:0").unwrap(), &mut net, Options::default()).unwrap();
+    let port = d.addr().port();
+    assert_eq!(d.url(), format!("http://127.0.0.1:{port}/"));
+    assert_eq!(request(port, "GET", "/api/snapshot", &[]).0, 200);
+    assert_eq!(
+        request(port, "GET", "/api/snapshot", &["Host: localhost"]).0,
+        200
+    );
+    let (code, body) = request(port, "GET", "/api/snapshot", &["Host: attacker.example"]);
+    assert_eq!(code, 403, "{body}");
+    // An offline network has no schedule: a clear error, not a crash.
+    let (code, body) = request(port, "GET", "/api/schedule/0", &[]);
+    assert_eq!(code, 404);
+    assert!(body.contains("NoSchedule"), "{body}");
+    d.stop(None);
+    // Stopped: the port is closed.
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+}
+
+fn rss_kib() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn clients_that_never_read_keep_memory_bounded_and_publishers_unblocked() {
+    let mut net = offline();
+    let opts = Options {
+        queue: 16,
+        ..Options::default()
+    };
+    let d = Dashboard::start(bind("127.0.0.1:0").unwrap(), &mut net, opts).unwrap();
+    let port = d.addr().port();
+    // Four pages that subscribe and then never read a byte.
+    let stuck: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            let req = format!("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+            s.write_all(req.as_bytes()).unwrap();
+            s
+        })
+        .collect();
+    let t = Instant::now();
+    while d.hub().clients() < 4 {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "clients did not subscribe"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let before = rss_kib();
+    // 2 GB of events through the hub, 256 KiB each.
+    let chunk = "x".repeat(256 << 10);
+    let t = Instant::now();
+    for i in 0..8000 {
+        d.hub()
+            .publish("tick", format!("{{\"i\":{i},\"pad\":\"{chunk}\"}}"), None);
+    }
+    let took = t.elapsed();
+    let grew_mib = rss_kib().saturating_sub(before) / 1024;
+    // The queues hold 16 events (4 MiB, shared); sockets hold what the
+    // kernel buffers. Unbounded, this would be 8000 x 4 x 256 KiB.
+    assert!(grew_mib < 96, "RSS grew {grew_mib} MiB");
+    // Publishing never waited for the stuck clients.
+    assert!(took < Duration::from_secs(20), "publishing took {took:?}");
+    assert_eq!(d.hub().clients(), 4);
+    // A page that reads gets the newest events.
+    let (code, _) = request(port, "GET", "/api/snapshot", &[]);
+    assert_eq!(code, 200, "the server still answers");
+    // Stopping does not wait for the stuck clients to read.
+    let t = Instant::now();
+    d.stop(None);
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "stop took {:?}",
+        t.elapsed()
+    );
+    drop(stuck);
+}
