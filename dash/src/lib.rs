@@ -33,9 +33,7 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8001";
 
 #[derive(Debug, thiserror::Error)]
 pub enum DashError {
-    #[error(
-        "--dashboard {0}: not an address (expected HOST:PORT, e.g. 127.0.0.1:8001, or a PORT)"
-    )]
+    #[error("--dashboard {0}: not an address (expected HOST:PORT, e.g. 127.0.0.1:8001, or a PORT)")]
     BadAddr(String),
     #[error("--dashboard {addr}: {what}")]
     Bind { addr: String, what: String },
@@ -115,6 +113,8 @@ pub struct Options {
     pub period: Duration,
     /// Events a client's queue holds before it drops its oldest.
     pub queue: usize,
+    /// The monitoring requests the page lists (default: the config's).
+    pub monitors: Option<Vec<lh_ctrl::config::Monitor>>,
 }
 
 impl Default for Options {
@@ -122,6 +122,7 @@ impl Default for Options {
         Options {
             period: Duration::from_millis(200),
             queue: hub::CLIENT_QUEUE,
+            monitors: None,
         }
     }
 }
@@ -142,8 +143,11 @@ impl Dashboard {
     pub fn start(bound: Bound, net: &mut Network, opts: Options) -> Result<Dashboard, DashError> {
         let hub = Arc::new(Hub::new(opts.queue));
         let period_ms = opts.period.as_millis() as u64;
-        let snapshot = serde_json::to_string(&snapshot::Snapshot::of(net, period_ms))
-            .map_err(std::io::Error::other)?;
+        let mut snap = snapshot::Snapshot::of(net, period_ms);
+        if let Some(m) = &opts.monitors {
+            snap.monitors = m.iter().map(snapshot::Monitor::of).collect();
+        }
+        let snapshot = serde_json::to_string(&snap).map_err(std::io::Error::other)?;
         let links = serde_json::to_string(&net.links()).map_err(std::io::Error::other)?;
         hub.publish("links", links, Some("links"));
         let state = Arc::new(server::AppState {

@@ -24,6 +24,18 @@ pub struct FatTree {
     pub cores: usize,
 }
 
+/// A monitoring request of the config (a script's `buffer_usage` /
+/// `bw_usage`, paper Table 1): the page shows its latest value.
+#[derive(Clone, Debug, Serialize)]
+pub struct Monitor {
+    /// `buffer_usage` or `bw_usage`.
+    pub metric: &'static str,
+    /// `None`: every ToR / uplink.
+    pub tor: Option<lh_ctrl::TorId>,
+    pub port: Option<lh_ctrl::PortId>,
+    pub interval: String,
+}
+
 /// The FCT size buckets the `flows` tables use.
 #[derive(Clone, Debug, Serialize)]
 pub struct Buckets {
@@ -48,6 +60,8 @@ pub struct Snapshot {
     pub nodes: Nodes,
     pub links: Links,
     pub buckets: Buckets,
+    /// The config's `monitoring` requests (a Python script's, before start).
+    pub monitors: Vec<Monitor>,
     pub sample_period_ms: u64,
 }
 
@@ -87,7 +101,24 @@ impl Snapshot {
                 mice_below: b.mice_below,
                 elephants_from: b.elephants_from,
             },
+            monitors: c
+                .map(|c| c.config.monitoring.iter().map(Monitor::of).collect())
+                .unwrap_or_default(),
             sample_period_ms,
+        }
+    }
+}
+
+impl Monitor {
+    pub fn of(m: &lh_ctrl::config::Monitor) -> Monitor {
+        Monitor {
+            metric: match m.metric {
+                lh_ctrl::config::Metric::BufferUsage => "buffer_usage",
+                lh_ctrl::config::Metric::BwUsage => "bw_usage",
+            },
+            tor: m.tor,
+            port: m.port,
+            interval: m.interval.to_string(),
         }
     }
 }

@@ -29,7 +29,7 @@ from ._native import (  # noqa: F401
 from ._config import ConfigView  # noqa: F401
 from ._data import to_frame  # noqa: F401
 from ._monitor import Monitor  # noqa: F401
-from ._net import LighthouseNet, Node, TopologyWarning, RoutingWarning  # noqa: F401
+from ._net import Dashboard, LighthouseNet, Node, TopologyWarning, RoutingWarning  # noqa: F401
 
 #: `entries(paths, lookup=HOP | SOURCE, multipath=None | PACKET | FLOW)`.
 HOP = "hop"
@@ -42,6 +42,7 @@ paths = list
 
 __all__ = [
     "LighthouseNet",
+    "Dashboard",
     "Node",
     "Path",
     "Routes",

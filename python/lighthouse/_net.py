@@ -114,6 +114,38 @@ class Node:
         return self.net._intfs(self.name)
 
 
+class Dashboard:
+    """The paper's `dashboard` (Fig. 6a) of one network: `update(monitor)`
+    puts a monitoring request (`net.buffer_usage(...)`, `net.bw_usage(...)`)
+    on the live web dashboard, which `net.start(dashboard=True)` serves
+    (docs/dashboard.md). Without any `update()`, the page lists every
+    request made before `start()`."""
+
+    def __init__(self, net):
+        self._net = weakref.ref(net)
+        self.monitors = []
+
+    def update(self, monitor):
+        if not isinstance(monitor, Monitor):
+            raise TypeError(
+                f"dashboard.update({monitor!r}): a Monitor (net.buffer_usage(...) or net.bw_usage(...))"
+            )
+        if monitor._net is not self._net():
+            raise ValueError(f"dashboard.update({monitor!r}): a monitor of another network")
+        if self._net().running:
+            warnings.warn(
+                f"dashboard.update({monitor!r}) after start(): the page lists the monitors given before start()",
+                stacklevel=2,
+            )
+        self.monitors.append(monitor)
+        return monitor
+
+    @property
+    def url(self):
+        """The page's URL once the network runs with a dashboard, else None."""
+        return self._net().dashboard_url
+
+
 class LighthouseNet(_NativeNet):
     __doc__ = _NativeNet.__doc__
 
@@ -131,6 +163,14 @@ class LighthouseNet(_NativeNet):
         """The config (defaults filled in): `net.config.tor_num`,
         `net.config.tors` (the ToRs, each with `.ports`), `net.config.slice`."""
         return ConfigView(self._config)
+
+    @property
+    def dashboard(self):
+        """This network's `Dashboard` (Fig. 6a's `dashboard.update(...)`)."""
+        d = self.__dict__.get("_dashboard")
+        if d is None:
+            d = self.__dict__["_dashboard"] = Dashboard(self)
+        return d
 
     @property
     def ts_num(self):
@@ -238,7 +278,8 @@ class LighthouseNet(_NativeNet):
         """Bring the network up (`tor` as `lighthouse run --tor`);
         `dashboard`: serve the live web dashboard (True: 127.0.0.1:8001, a
         port, or "HOST:PORT"; docs/dashboard.md)."""
-        super().start(tor, dashboard)
+        watch = [m.spec for m in self.dashboard.monitors] or None
+        super().start(tor, dashboard, watch)
         _running.add(self)
         _install_sigterm()
 

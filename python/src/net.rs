@@ -579,13 +579,15 @@ impl PyNet {
     /// is created. `tor` as `lighthouse run --tor`: "native", "bmv2",
     /// "bmv2:s3", ... `dashboard`: serve the live web dashboard (True:
     /// 127.0.0.1:8001; or "HOST:PORT", or a port number); its URL is
-    /// printed and is `dashboard_url`.
-    #[pyo3(signature = (tor="native", dashboard=None))]
+    /// printed and is `dashboard_url`. `watch`: the monitoring requests
+    /// the page lists (default: every request made so far).
+    #[pyo3(signature = (tor="native", dashboard=None, watch=None))]
     fn start(
         &mut self,
         py: Python<'_>,
         tor: &str,
         dashboard: Option<Bound<'_, PyAny>>,
+        watch: Option<Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         if self.live.is_some() {
             return Err(NetworkError::new_err("the network is already running"));
@@ -615,6 +617,9 @@ impl PyNet {
             },
             ..Default::default()
         };
+        let monitors: Option<Vec<Monitor>> = watch
+            .map(|w| crate::convert::from_py(py, &w, "start(watch=...)"))
+            .transpose()?;
         // Bound before the run: a port in use fails with nothing to clean.
         let bound = dashboard_addr(dashboard)?
             .map(|a| lh_dash::bind(&a))
@@ -624,7 +629,11 @@ impl PyNet {
         // On an error `n` is dropped here, which tears the run down.
         n.start().map_err(|e| net_err(py, e))?;
         if let Some(b) = bound {
-            let d = lh_dash::Dashboard::start(b, &mut n, lh_dash::Options::default())
+            let o = lh_dash::Options {
+                monitors,
+                ..Default::default()
+            };
+            let d = lh_dash::Dashboard::start(b, &mut n, o)
                 .map_err(|e| NetworkError::new_err(e.to_string()))?;
             n.say(&format!("*** Dashboard: {}", d.url()));
             self.dash = Some(d);

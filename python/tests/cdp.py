@@ -79,13 +79,13 @@ def chromium():
 class Browser:
     """One headless Chromium with its own profile in `profile_dir`."""
 
-    def __init__(self, profile_dir, width=1400, height=2000):
+    def __init__(self, profile_dir, width=1400, height=2000, nice=0):
         exe = chromium()
         if exe is None:
             raise RuntimeError("chromium is not installed: run scripts/setup.sh")
         self.errors = []
         self.proc = subprocess.Popen(
-            [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            [*(["nice", "-n", str(nice)] if nice else []), exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
              f"--user-data-dir={profile_dir}", "--remote-debugging-port=0",
              f"--window-size={width},{height}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

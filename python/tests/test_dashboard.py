@@ -171,6 +171,13 @@ def test_rotornet8_page_shows_slices_queues_and_a_cli_pingall(browser):
         pairs, _ = shown_circuits(b)
         sched = run.get(f"/api/schedule/{other}")
         assert pairs == sorted({tuple(sorted((c["a_tor"], c["b_tor"]))) for c in sched["circuits"]})
+        # The config's monitoring request, with a live value.
+        assert run.get("/api/snapshot")["monitors"] == [
+            {"metric": "buffer_usage", "tor": None, "port": None, "interval": "1ms"}
+        ]
+        assert b.text("#monitor-table tbody tr td") == "buffer_usage(every ToR, every uplink, 1ms)"
+        b.wait("document.querySelector('#monitor-table tbody tr').cells[1].textContent.endsWith('B')",
+               what="the monitor's latest value")
         # A failed link shows.
         run.cmd("link s1 s2 down")
         b.wait("document.querySelectorAll('#fabric svg line.failed').length > 0", what="a failed link")
@@ -241,11 +248,18 @@ def test_python_start_dashboard_serves_the_scripts_run(capfd):
         with pytest.raises(ValueError, match="dashboard"):
             net.start(dashboard=[1])
         assert not net.running
+        # Fig. 6a's dashboard.update(): the page lists these requests only.
+        net.dashboard.update(net.buffer_usage(2, 0, "1ms"))
+        with pytest.raises(TypeError):
+            net.dashboard.update("s1")
+        net.bw_usage(None, None, "5ms")  # requested, not on the dashboard
         net.start(dashboard=port)
         assert net.dashboard_url == f"http://127.0.0.1:{port}/"
         assert f"*** Dashboard: http://127.0.0.1:{port}/" in capfd.readouterr().err
         snap = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/snapshot"))
         assert snap["prefix"] == net.prefix and len(snap["tors"]) == 8
+        assert snap["monitors"] == [{"metric": "buffer_usage", "tor": 2, "port": 0, "interval": "1ms"}]
+        assert net.dashboard.url == net.dashboard_url
         tick = sse_events(port, ("tick", None))
         assert tick["slice"]["slices"] == snap["slices"] and tick["usage"]
         p = net.pingall()
