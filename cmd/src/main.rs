@@ -197,6 +197,10 @@ enum Cmd {
         #[arg(long, value_name = "FILE", num_args = 0..=1)]
         html: Option<Option<PathBuf>>,
     },
+    /// The network in virtual time (docs/virtual-time.md): the native ToR
+    /// and OCS engine with simulated hosts; no root, the same result on
+    /// every run. Default: pingall.
+    Sim(cmd::sim::SimArgs),
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
     #[command(subcommand)]
     Lab(cmd::lab::LabCmd),
@@ -400,6 +404,7 @@ fn main() -> ExitCode {
                 incast_share,
             ),
         },
+        Cmd::Sim(a) => cmd::sim::sim(a),
         Cmd::Report { dir, html } => {
             let html = html.map(|f| f.unwrap_or_else(|| dir.join("report.html")));
             lh_experiments::report(&dir, html.as_deref()).map(|ok| {

@@ -74,6 +74,19 @@ impl Default for EngineOptions {
     }
 }
 
+impl EngineOptions {
+    /// What a config asks of the engine (its `tor` section, a fat tree's
+    /// switches), the rest default: a live run and a simulation start the
+    /// engine the same way.
+    pub fn from_config(cfg: &lh_ctrl::config::Config) -> EngineOptions {
+        EngineOptions {
+            tor: TorFeatures::from_config(cfg),
+            fattree: FatTreeOptions::from_config(cfg),
+            ..Default::default()
+        }
+    }
+}
+
 /// Optional mechanisms of the ToR and host systems (paper §6.2, §7),
 /// from config.json's `tor` section ([`TorFeatures::from_config`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -255,7 +255,7 @@ pub fn udp(src: usize, dst: usize, sport: u16, len: usize) -> Vec<u8> {
 }
 
 /// The 16-bit one's complement sum of `b` (even length), RFC 1071.
-fn ones_complement_sum(b: &[u8]) -> u16 {
+pub fn ones_complement_sum(b: &[u8]) -> u16 {
     let mut sum: u32 = b
         .chunks(2)
         .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))

@@ -6,3 +6,4 @@ pub mod experiment;
 pub mod lab;
 pub mod p4;
 pub mod run;
+pub mod sim;

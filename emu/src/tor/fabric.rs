@@ -29,11 +29,7 @@ pub fn start(net: &Net, c: &Compiled) -> Result<FabricHandle, FabricError> {
         external: external_tors(net),
     };
     // config.json's `tor` section (estimator, detection, push-back).
-    let opts = swtor::EngineOptions {
-        tor: swtor::TorFeatures::from_config(&c.config),
-        fattree: swtor::FatTreeOptions::from_config(&c.config),
-        ..Default::default()
-    };
+    let opts = swtor::EngineOptions::from_config(&c.config);
     swtor::start_with(spec, Some(&net.fabric_ns()), opts)
 }
 

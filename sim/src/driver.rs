@@ -1,0 +1,305 @@
+//! The discrete-event loop: the native engine (`swtor::Engine`, the same
+//! code as a live run's data plane) on the in-memory port, polled at
+//! virtual times (`poll(now)`), with the hosts' frames as timed events.
+//! Nothing reads a wall clock and every tie is broken by insertion order,
+//! so the same config and inputs give the same results, byte for byte.
+
+use crate::host::{Echo, echo_frame, parse_echo};
+use lh_ctrl::compile::Compiled;
+use lh_emu::net::values::{PingAll, PingResult, PingRow};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use swtor::engine::Engine;
+use swtor::{MemPort, SentFrame};
+
+/// Why a config cannot be simulated, or the engine failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// `field` names what the simulation does not model (a JSON path of the
+    /// config, or a flag).
+    #[error("{field}: {why}")]
+    Unsupported { field: String, why: String },
+    #[error("the data plane: {0}")]
+    Fabric(#[from] swtor::FabricError),
+    #[error("the data plane: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Tunables of the model.
+#[derive(Clone, Debug, Default)]
+pub struct SimOptions {
+    /// Polling interval while frames are in the fabric (default: a
+    /// fiftieth of a slice, at most one MTU frame's time at the link
+    /// rate, at least 100 ns).
+    pub step_ns: Option<u64>,
+    /// A host's time from receiving an echo request to sending the reply
+    /// (0: an ideal host; the live run's kernel takes microseconds).
+    pub turnaround_ns: u64,
+}
+
+/// How much the loop did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Engine polls.
+    pub polls: u64,
+    /// Frames moved over one link each: host to ToR, ToR to OCS, OCS to
+    /// ToR, ToR to host.
+    pub frame_hops: u64,
+    /// Virtual time simulated, ns.
+    pub simulated_ns: u64,
+}
+
+/// A frame waiting to enter the fabric from a host.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Pending {
+    at: u64,
+    seq: u64,
+    ifindex: i32,
+    frame: Vec<u8>,
+}
+
+/// One simulated network.
+pub struct Sim {
+    e: Engine<MemPort>,
+    /// Virtual time (the engine's clock: slice 0 of cycle 0 starts at
+    /// [`swtor::testing::EPOCH`]).
+    now: u64,
+    start: u64,
+    pending: BinaryHeap<Reverse<Pending>>,
+    seq: u64,
+    /// When each host's NIC is free to start its next frame (index n-1).
+    nic_free: Vec<u64>,
+    host_bps: u64,
+    step: u64,
+    opts: SimOptions,
+    names: Vec<String>,
+    /// Echo requests in flight: (src, dst, seq) -> sent at.
+    echoes: BTreeMap<(usize, usize, u16), u64>,
+    /// Replies received: (src, dst, seq) -> RTT in ns.
+    replies: BTreeMap<(usize, usize, u16), u64>,
+    ping_seq: u16,
+    stats: Stats,
+}
+
+impl Sim {
+    /// The compiled fabric in virtual time, every ToR native, with the
+    /// config's ToR features, as a live run starts it.
+    pub fn new(c: &Compiled, opts: SimOptions) -> Result<Sim, SimError> {
+        let spec = swtor::testing::compiled_spec(c);
+        let clock = swtor::testing::clock(&spec);
+        let eopts = swtor::EngineOptions::from_config(&c.config);
+        let e = swtor::testing::mem_engine(&spec, clock, eopts)?;
+        let tors = &c.config.tors;
+        let hosts = tors.count as usize * tors.hosts_per_tor as usize;
+        let slice = c.config.slice.duration.0.max(1);
+        let mtu_ns = 1514 * 8 * 1_000_000_000 / tors.link_rate.0.max(1);
+        let step = opts
+            .step_ns
+            .unwrap_or_else(|| (slice / 50).min(mtu_ns).max(100))
+            .max(1);
+        let plan = lh_emu::plan::Plan::from_config(&c.config);
+        Ok(Sim {
+            e,
+            now: clock.epoch,
+            start: clock.epoch,
+            pending: BinaryHeap::new(),
+            seq: 0,
+            nic_free: vec![0; hosts],
+            host_bps: tors.host_link_rate.0.max(1),
+            step,
+            opts,
+            names: plan.hosts.iter().map(|h| h.name.clone()).collect(),
+            echoes: BTreeMap::new(),
+            replies: BTreeMap::new(),
+            ping_seq: 0,
+            stats: Stats::default(),
+        })
+    }
+
+    /// Virtual ns since the start.
+    pub fn now(&self) -> u64 {
+        self.now - self.start
+    }
+
+    pub fn hosts(&self) -> usize {
+        self.nic_free.len()
+    }
+
+    pub fn stats(&self) -> Stats {
+        let c = &self.e.c;
+        Stats {
+            frame_hops: c.sent + c.uplink_tx + c.ocs_delivered + c.delivered,
+            simulated_ns: self.now(),
+            ..self.stats
+        }
+    }
+
+    /// The data plane's counters (drops by reason, conservation terms).
+    pub fn counters(&mut self) -> swtor::Counters {
+        self.e.counters()
+    }
+
+    /// Host `src` (from 1) sends `frame`: it leaves when its NIC is free,
+    /// one frame after another at the host link rate.
+    fn send(&mut self, src: usize, at: u64, frame: Vec<u8>) {
+        let free = &mut self.nic_free[src - 1];
+        let start = at.max(*free);
+        *free = start + frame.len() as u64 * 8 * 1_000_000_000 / self.host_bps;
+        self.seq += 1;
+        self.pending.push(Reverse(Pending {
+            at: start,
+            seq: self.seq,
+            ifindex: src as i32,
+            frame,
+        }));
+    }
+
+    /// Runs until virtual time `until` (absolute) or until `done` holds
+    /// after a step.
+    fn run(&mut self, until: u64, done: &mut dyn FnMut(&Sim) -> bool) -> Result<(), SimError> {
+        while self.now < until {
+            while self
+                .pending
+                .peek()
+                .is_some_and(|Reverse(p)| p.at <= self.now)
+            {
+                let Reverse(p) = self.pending.pop().expect("peeked");
+                self.e.port_mut().inject(p.ifindex, p.at, &p.frame);
+            }
+            let busy = self.e.poll(self.now)?;
+            self.stats.polls += 1;
+            for f in self.e.port_mut().take_sent() {
+                self.deliver(f);
+            }
+            if done(self) {
+                return Ok(());
+            }
+            let next_frame = self.pending.peek().map(|Reverse(p)| p.at);
+            let next = if busy || self.e.c.queued > 0 || self.e.port().pending() > 0 {
+                self.now + self.step
+            } else {
+                // Nothing in the fabric: jump to the next frame a host sends.
+                next_frame.unwrap_or(until)
+            };
+            self.now = next
+                .min(next_frame.unwrap_or(u64::MAX))
+                .min(until)
+                .max(self.now + 1);
+        }
+        Ok(())
+    }
+
+    /// A frame the fabric handed to a host.
+    fn deliver(&mut self, f: SentFrame) {
+        let Some(e) = parse_echo(&f.data) else { return };
+        if e.dst != f.ifindex as usize {
+            return;
+        }
+        if e.reply {
+            if let Some(t0) = self.echoes.remove(&(e.dst, e.src, e.seq)) {
+                self.replies.insert((e.dst, e.src, e.seq), f.t - t0);
+            }
+        } else {
+            let r = Echo {
+                src: e.dst,
+                dst: e.src,
+                reply: true,
+                ..e
+            };
+            let at = f.t + self.opts.turnaround_ns;
+            self.send(r.src, at, echo_frame(&r));
+        }
+    }
+
+    /// Mininet's pingall in virtual time: each host in turn pings every
+    /// other at once (its NIC spaces them), waiting up to `timeout_ns` for
+    /// the replies; the same value as the live network's `pingall`.
+    pub fn pingall(&mut self, timeout_ns: u64) -> Result<PingAll, SimError> {
+        let n = self.hosts();
+        let (mut sent, mut received) = (0u64, 0u64);
+        let mut rows = Vec::with_capacity(n);
+        for src in 1..=n {
+            self.ping_seq = self.ping_seq.wrapping_add(1);
+            let seq = self.ping_seq;
+            let t0 = self.now;
+            for dst in (1..=n).filter(|&d| d != src) {
+                self.request(src, dst, seq);
+            }
+            self.run(t0 + timeout_ns, &mut |s| {
+                !s.echoes.keys().any(|k| k.0 == src && k.2 == seq)
+            })?;
+            let mut row = PingRow {
+                src: self.names[src - 1].clone(),
+                results: Vec::with_capacity(n - 1),
+            };
+            for dst in (1..=n).filter(|&d| d != src) {
+                self.echoes.remove(&(src, dst, seq));
+                let rtt = self.replies.remove(&(src, dst, seq));
+                sent += 1;
+                received += u64::from(rtt.is_some());
+                row.results.push(PingResult {
+                    dst: self.names[dst - 1].clone(),
+                    rtt_ms: rtt.map(|ns| ns as f64 / 1e6),
+                });
+            }
+            rows.push(row);
+        }
+        Ok(PingAll {
+            rows,
+            sent,
+            received,
+            all: true,
+            full: false,
+        })
+    }
+
+    /// `count` echoes from `src` to `dst` (host numbers from 1), one every
+    /// `interval_ns`, each waited for up to `timeout_ns`: their RTTs in ns.
+    pub fn ping(
+        &mut self,
+        src: usize,
+        dst: usize,
+        count: usize,
+        interval_ns: u64,
+        timeout_ns: u64,
+    ) -> Result<Vec<Option<u64>>, SimError> {
+        let mut out = Vec::with_capacity(count);
+        for _ in 0..count {
+            self.ping_seq = self.ping_seq.wrapping_add(1);
+            let seq = self.ping_seq;
+            let t0 = self.now;
+            self.request(src, dst, seq);
+            self.run(t0 + timeout_ns, &mut |s| {
+                !s.echoes.contains_key(&(src, dst, seq))
+            })?;
+            self.echoes.remove(&(src, dst, seq));
+            out.push(self.replies.remove(&(src, dst, seq)));
+            let next = t0 + interval_ns;
+            if self.now < next {
+                self.run(next, &mut |_| false)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Host `src` sends echo request `seq` to `dst` now; its RTT runs from
+    /// when it leaves the NIC.
+    fn request(&mut self, src: usize, dst: usize, seq: u16) {
+        let e = Echo {
+            src,
+            dst,
+            reply: false,
+            id: src as u16,
+            seq,
+        };
+        let leave = self.now.max(self.nic_free[src - 1]);
+        self.echoes.insert((src, dst, seq), leave);
+        self.send(src, self.now, echo_frame(&e));
+    }
+
+    /// Lets the fabric drain for `ns` of virtual time.
+    pub fn idle(&mut self, ns: u64) -> Result<(), SimError> {
+        let until = self.now + ns;
+        self.run(until, &mut |_| false)
+    }
+}

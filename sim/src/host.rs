@@ -1,0 +1,105 @@
+//! The hosts' side in virtual time: Ethernet/IPv4 frames as the kernel
+//! would put them on a host's veth, addressed as the live run's plan
+//! addresses its hosts (host `n` is 10.0.0.n, [`swtor::testing::host_ip`]).
+//! The fabric answers ARP itself (proxy ARP), so a host needs none; ICMP
+//! echo is all a ping needs.
+
+use std::net::Ipv4Addr;
+use swtor::testing::{host_ip, host_mac, ones_complement_sum as checksum};
+
+/// An ICMP echo: who sent it to whom, and its identifier and sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Echo {
+    pub src: usize,
+    pub dst: usize,
+    pub reply: bool,
+    pub id: u16,
+    pub seq: u16,
+}
+
+/// Bytes of an echo frame as Linux ping sends them: 14 Ethernet + 20 IPv4
+/// + 8 ICMP + 56 payload.
+pub const ECHO_LEN: usize = 98;
+
+const ETH_IPV4: u16 = 0x0800;
+
+/// The frame of echo `e` (host numbers from 1).
+pub fn echo_frame(e: &Echo) -> Vec<u8> {
+    let mut f = vec![0u8; ECHO_LEN];
+    f[0..6].copy_from_slice(&host_mac(e.dst));
+    f[6..12].copy_from_slice(&host_mac(e.src));
+    f[12..14].copy_from_slice(&ETH_IPV4.to_be_bytes());
+    f[14] = 0x45;
+    f[16..18].copy_from_slice(&((ECHO_LEN - 14) as u16).to_be_bytes());
+    f[22] = 64;
+    f[23] = 1;
+    f[26..30].copy_from_slice(&host_ip(e.src).octets());
+    f[30..34].copy_from_slice(&host_ip(e.dst).octets());
+    let ip = !checksum(&f[14..34]);
+    f[24..26].copy_from_slice(&ip.to_be_bytes());
+    f[34] = if e.reply { 0 } else { 8 };
+    f[38..40].copy_from_slice(&e.id.to_be_bytes());
+    f[40..42].copy_from_slice(&e.seq.to_be_bytes());
+    let icmp = !checksum(&f[34..]);
+    f[36..38].copy_from_slice(&icmp.to_be_bytes());
+    f
+}
+
+/// The echo in `frame`, if it is one between two hosts of the plan.
+pub fn parse_echo(frame: &[u8]) -> Option<Echo> {
+    if frame.len() < 42 || frame[12..14] != ETH_IPV4.to_be_bytes() || frame[23] != 1 {
+        return None;
+    }
+    let ihl = usize::from(frame[14] & 0x0f) * 4;
+    let icmp = frame.get(14 + ihl..)?;
+    if icmp.len() < 8 || !matches!(icmp[0], 0 | 8) {
+        return None;
+    }
+    let host = |b: &[u8]| host_of(Ipv4Addr::new(b[0], b[1], b[2], b[3]));
+    Some(Echo {
+        src: host(&frame[26..30])?,
+        dst: host(&frame[30..34])?,
+        reply: icmp[0] == 0,
+        id: u16::from_be_bytes([icmp[4], icmp[5]]),
+        seq: u16::from_be_bytes([icmp[6], icmp[7]]),
+    })
+}
+
+/// The host number of a 10.0.0.0/8 address ([`host_ip`]'s inverse).
+pub fn host_of(ip: Ipv4Addr) -> Option<usize> {
+    let v = u32::from(ip);
+    let n = v.checked_sub(u32::from(Ipv4Addr::new(10, 0, 0, 0)))?;
+    (1..1 << 24).contains(&n).then_some(n as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_echo_frame_parses_back_with_valid_checksums() {
+        let e = Echo {
+            src: 3,
+            dst: 300,
+            reply: false,
+            id: 0x1234,
+            seq: 7,
+        };
+        let f = echo_frame(&e);
+        assert_eq!(f.len(), ECHO_LEN);
+        assert_eq!(parse_echo(&f), Some(e));
+        // A correct checksum sums to 0xffff.
+        assert_eq!(checksum(&f[14..34]), 0xffff);
+        assert_eq!(checksum(&f[34..]), 0xffff);
+        let r = Echo { reply: true, ..e };
+        assert_eq!(parse_echo(&echo_frame(&r)), Some(r));
+        assert_eq!(host_of(host_ip(300)), Some(300));
+        assert_eq!(host_of(Ipv4Addr::new(192, 168, 0, 1)), None);
+        assert_eq!(host_of(Ipv4Addr::new(10, 0, 0, 0)), None);
+        // Not ICMP, or too short: not an echo.
+        let mut udp = f.clone();
+        udp[23] = 17;
+        assert_eq!(parse_echo(&udp), None);
+        assert_eq!(parse_echo(&f[..40]), None);
+    }
+}

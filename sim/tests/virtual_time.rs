@@ -1,0 +1,98 @@
+//! The simulation's promises on real configs: a pingall gives every reply
+//! with the RTTs the schedule implies, the same inputs give byte-identical
+//! results, and the fabric's conservation holds.
+
+use lh_sim::{Sim, SimOptions};
+
+fn compiled(name: &str) -> lh_ctrl::compile::Compiled {
+    let path = format!("{}/../topologies/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let cfg = lh_ctrl::config::Config::load(path.as_ref()).unwrap();
+    lh_ctrl::compile::compile(&cfg).unwrap()
+}
+
+fn pingall_json(name: &str) -> String {
+    let c = compiled(name);
+    let mut sim = Sim::new(&c, SimOptions::default()).unwrap();
+    let p = sim.pingall(1_000_000_000).unwrap();
+    let mut c = sim.counters();
+    assert!(c.conservation_holds(), "{c}");
+    c.max_poll_gap_ns = 0;
+    serde_json::json!({"pingall": p, "stats": sim.stats(), "counters": c}).to_string()
+}
+
+#[test]
+fn the_same_config_gives_byte_identical_results() {
+    for name in ["rotornet-8", "opera-8"] {
+        let a = pingall_json(name);
+        let b = pingall_json(name);
+        assert_eq!(a, b, "{name}: two runs differ");
+        assert!(
+            a.contains("\"received\":240"),
+            "{name}: {}",
+            &a[..200.min(a.len())]
+        );
+    }
+}
+
+#[test]
+fn rotornet_pings_wait_for_their_circuit_as_the_schedule_says() {
+    // rotornet-8: 7 slices of 100 us, guardband 10 us, direct routing over
+    // one uplink: a ping between ToRs waits for their circuit (up to a
+    // cycle), one on the same ToR does not.
+    let c = compiled("rotornet-8");
+    let cycle_ns = 7 * 100_000;
+    let mut sim = Sim::new(&c, SimOptions::default()).unwrap();
+    let p = sim.pingall(1_000_000_000).unwrap();
+    assert_eq!((p.sent, p.received), (240, 240));
+    let rtt = |src: &str, dst: &str| -> f64 {
+        let row = p.rows.iter().find(|r| r.src == src).unwrap();
+        row.results
+            .iter()
+            .find(|r| r.dst == dst)
+            .unwrap()
+            .rtt_ms
+            .unwrap()
+            * 1e6
+    };
+    // h1 and h2 share ToR s1: the frame never waits for a slice.
+    let same = rtt("h1", "h2");
+    assert!(same < 20_000.0, "same-ToR RTT {same} ns");
+    // Across ToRs: more than the same-ToR RTT, at most two cycles (there
+    // and back) plus a slice.
+    for dst in ["h3", "h5", "h7", "h9", "h11", "h13", "h15"] {
+        let r = rtt("h1", dst);
+        assert!(
+            r > same && r <= (2 * cycle_ns + 100_000) as f64,
+            "h1->{dst}: {r} ns"
+        );
+    }
+    // Pings at different phases of the cycle see different waits: over 14
+    // pings 0.63 cycles apart the RTTs spread over most of the cycle.
+    let rtts: Vec<u64> = sim
+        .ping(1, 3, 14, cycle_ns * 63 / 100, 1_000_000_000)
+        .unwrap()
+        .into_iter()
+        .map(Option::unwrap)
+        .collect();
+    let (lo, hi) = (rtts.iter().min().unwrap(), rtts.iter().max().unwrap());
+    assert!(hi - lo > cycle_ns / 2, "RTTs {rtts:?}");
+}
+
+#[test]
+fn configs_it_cannot_model_are_refused_naming_the_field() {
+    let path = format!(
+        "{}/../topologies/rotornet-8.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let cfg = lh_ctrl::config::Config::load(path.as_ref()).unwrap();
+    let e = lh_sim::check(&cfg, "bmv2:s3").unwrap_err().to_string();
+    assert!(
+        e.starts_with("--tor: \"bmv2:s3\": the simulation runs the native ToRs only"),
+        "{e}"
+    );
+    for t in ["bmv2", "bmv2:s1,s2"] {
+        let e = lh_sim::check(&cfg, t).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("--tor: {t:?}: ")), "{e}");
+    }
+    lh_sim::check(&compiled("rotornet-8").config, "native").unwrap();
+}
