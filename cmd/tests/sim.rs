@@ -1,5 +1,7 @@
 //! `lighthouse sim` (docs/virtual-time.md): no root, deterministic output,
-//! clear errors.
+//! clear errors, and ping RTTs that agree with a live run (cross-validation).
+
+mod common;
 
 use std::process::Command;
 
@@ -73,4 +75,77 @@ fn bad_input_is_a_clear_error() {
     let o = sim(&["topologies/rotornet-8.json", "--interval", "soon"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--interval \"soon\""));
+}
+
+/// The RTTs (ms) a ping's output lines give (`time=X ms`).
+fn rtts_of(text: &str) -> Vec<f64> {
+    let mut v: Vec<f64> = text
+        .lines()
+        .filter_map(|l| l.split("time=").nth(1)?.split(' ').next()?.parse().ok())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// Nearest-rank percentile of sorted `v`.
+fn pct(v: &[f64], p: f64) -> f64 {
+    v[((v.len() as f64 * p / 100.0).ceil() as usize).clamp(1, v.len()) - 1]
+}
+
+#[test]
+fn ping_rtts_agree_with_a_live_run() {
+    // Cross-validation (docs/virtual-time.md): rotornet-8 (1 Gb/s, 100 us
+    // slices, 700 us cycle), 84 pings h1 -> h3 13.7 ms apart, live and
+    // simulated. A ping's RTT is the wait for the s1-s2 circuit (0 to a
+    // cycle) plus the path; the live run adds its kernels' and veths'
+    // time. The simulation's pings are 13.7013 ms apart so that, as the
+    // live ones do, they land at every offset within a slice.
+    if common::skip_unless_root("ping_rtts_agree_with_a_live_run") {
+        return;
+    }
+    let _g = common::KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("ping.lh");
+    std::fs::write(&script, "h1 ping -c 84 -i 0.0137 h3\n").unwrap();
+    let live = Command::new(BIN)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .args(["run", "topologies/rotornet-8.json", "--script"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(live.status.success());
+    // A node command's output is the run's output: stderr.
+    let live = rtts_of(&String::from_utf8_lossy(&live.stderr));
+    let o = sim(&[
+        "topologies/rotornet-8.json",
+        "--ping",
+        "h1",
+        "h3",
+        "--count",
+        "84",
+        "--interval",
+        "13.7013ms",
+    ]);
+    let simulated = rtts_of(&String::from_utf8_lossy(&o.stdout));
+    assert_eq!(
+        (live.len(), simulated.len()),
+        (84, 84),
+        "{live:?} {simulated:?}"
+    );
+    let spread = |v: &[f64]| pct(v, 90.0) - pct(v, 10.0);
+    let (dm, ds) = (
+        pct(&live, 50.0) - pct(&simulated, 50.0),
+        spread(&live) - spread(&simulated),
+    );
+    eprintln!(
+        "cross-validation: median live - sim {dm:.3} ms, spread (p90 - p10) live - sim {ds:.3} ms"
+    );
+    // The band: the live median above the simulated one by the hosts'
+    // overhead, less the sampling error of the live pings' phases (the
+    // median of 84 uniform waits over a cycle: ~0.02 ms): -0.1 to 0.25 ms;
+    // the spread (the circuit wait) within a slice.
+    assert!(
+        (-0.1..=0.25).contains(&dm) && ds.abs() <= 0.1,
+        "median live - sim {dm:.3} ms, spread live - sim {ds:.3} ms\nlive {live:?}\nsim {simulated:?}"
+    );
 }
