@@ -35,6 +35,10 @@ pub struct SimOptions {
     /// A host's time from receiving an echo request to sending the reply
     /// (0: an ideal host; the live run's kernel takes microseconds).
     pub turnaround_ns: u64,
+    /// Poll every `step` while frames are in the fabric instead of at the
+    /// engine's next event (`poll_at`): the reference the event-driven
+    /// loop is tested against.
+    pub fixed_step: bool,
 }
 
 /// How much the loop did.
@@ -139,15 +143,22 @@ impl Sim {
         self.e.counters()
     }
 
+    /// A frame's serialisation time on a host link.
+    fn host_tx_ns(&self, len: usize) -> u64 {
+        len as u64 * 8 * 1_000_000_000 / self.host_bps
+    }
+
     /// Host `src` (from 1) sends `frame`: it leaves when its NIC is free,
-    /// one frame after another at the host link rate.
+    /// one frame after another at the host link rate, and reaches the ToR
+    /// when its last bit has (store and forward).
     fn send(&mut self, src: usize, at: u64, frame: Vec<u8>) {
+        let tx = self.host_tx_ns(frame.len());
         let free = &mut self.nic_free[src - 1];
         let start = at.max(*free);
-        *free = start + frame.len() as u64 * 8 * 1_000_000_000 / self.host_bps;
+        *free = start + tx;
         self.seq += 1;
         self.pending.push(Reverse(Pending {
-            at: start,
+            at: start + tx,
             seq: self.seq,
             ifindex: src as i32,
             frame,
@@ -175,11 +186,20 @@ impl Sim {
                 return Ok(());
             }
             let next_frame = self.pending.peek().map(|Reverse(p)| p.at);
-            let next = if busy || self.e.c.queued > 0 || self.e.port().pending() > 0 {
-                self.now + self.step
+            let next = if self.opts.fixed_step {
+                if busy || self.e.c.queued > 0 || self.e.port().pending() > 0 {
+                    self.now + self.step
+                } else {
+                    next_frame.unwrap_or(until)
+                }
             } else {
-                // Nothing in the fabric: jump to the next frame a host sends.
-                next_frame.unwrap_or(until)
+                match self.e.poll_at() {
+                    _ if self.e.port().pending() > 0 => self.now + self.step,
+                    Some(t) if t > self.now => t,
+                    Some(_) => self.now + self.step,
+                    // Nothing in the fabric: the next frame a host sends.
+                    None => next_frame.unwrap_or(until),
+                }
             };
             self.now = next
                 .min(next_frame.unwrap_or(u64::MAX))
@@ -189,15 +209,17 @@ impl Sim {
         Ok(())
     }
 
-    /// A frame the fabric handed to a host.
+    /// A frame the fabric started sending to a host at `f.t`: the host has
+    /// it once its last bit has arrived.
     fn deliver(&mut self, f: SentFrame) {
         let Some(e) = parse_echo(&f.data) else { return };
         if e.dst != f.ifindex as usize {
             return;
         }
+        let at = f.t + self.host_tx_ns(f.data.len());
         if e.reply {
             if let Some(t0) = self.echoes.remove(&(e.dst, e.src, e.seq)) {
-                self.replies.insert((e.dst, e.src, e.seq), f.t - t0);
+                self.replies.insert((e.dst, e.src, e.seq), at - t0);
             }
         } else {
             let r = Echo {
@@ -206,8 +228,7 @@ impl Sim {
                 reply: true,
                 ..e
             };
-            let at = f.t + self.opts.turnaround_ns;
-            self.send(r.src, at, echo_frame(&r));
+            self.send(r.src, at + self.opts.turnaround_ns, echo_frame(&r));
         }
     }
 
@@ -219,22 +240,14 @@ impl Sim {
         let (mut sent, mut received) = (0u64, 0u64);
         let mut rows = Vec::with_capacity(n);
         for src in 1..=n {
-            self.ping_seq = self.ping_seq.wrapping_add(1);
-            let seq = self.ping_seq;
-            let t0 = self.now;
-            for dst in (1..=n).filter(|&d| d != src) {
-                self.request(src, dst, seq);
-            }
-            self.run(t0 + timeout_ns, &mut |s| {
-                !s.echoes.keys().any(|k| k.0 == src && k.2 == seq)
-            })?;
+            let dsts: Vec<usize> = (1..=n).filter(|&d| d != src).collect();
+            let pairs: Vec<(usize, usize)> = dsts.iter().map(|&d| (src, d)).collect();
+            let rtts = self.ping_set(&pairs, timeout_ns)?;
             let mut row = PingRow {
                 src: self.names[src - 1].clone(),
                 results: Vec::with_capacity(n - 1),
             };
-            for dst in (1..=n).filter(|&d| d != src) {
-                self.echoes.remove(&(src, dst, seq));
-                let rtt = self.replies.remove(&(src, dst, seq));
+            for (dst, rtt) in dsts.into_iter().zip(rtts) {
                 sent += 1;
                 received += u64::from(rtt.is_some());
                 row.results.push(PingResult {
@@ -251,6 +264,32 @@ impl Sim {
             all: true,
             full: false,
         })
+    }
+
+    /// One echo for each `(src, dst)` pair (host numbers from 1), all sent
+    /// now (each source's NIC spaces its own), waited for up to
+    /// `timeout_ns`: their RTTs in ns, in the pairs' order.
+    pub fn ping_set(
+        &mut self,
+        pairs: &[(usize, usize)],
+        timeout_ns: u64,
+    ) -> Result<Vec<Option<u64>>, SimError> {
+        self.ping_seq = self.ping_seq.wrapping_add(1);
+        let seq = self.ping_seq;
+        let t0 = self.now;
+        for &(src, dst) in pairs {
+            self.request(src, dst, seq);
+        }
+        self.run(t0 + timeout_ns, &mut |s| {
+            !s.echoes.keys().any(|k| k.2 == seq)
+        })?;
+        Ok(pairs
+            .iter()
+            .map(|&(src, dst)| {
+                self.echoes.remove(&(src, dst, seq));
+                self.replies.remove(&(src, dst, seq))
+            })
+            .collect())
     }
 
     /// `count` echoes from `src` to `dst` (host numbers from 1), one every

@@ -337,6 +337,20 @@ impl Calendar {
     /// Queue rotation at true time `now`: in each slice only that slice's
     /// calendar queue of an uplink may send, inside the usable window, paced
     /// at the link rate; what leaves goes to the OCS.
+    /// Where engine time `now` is in the ToRs' clock.
+    fn at(&self, now: u64) -> Now {
+        let tnow = offset(now, self.tor_clock_offset);
+        let slot = self.clock.slot(tnow);
+        let start = self.clock.start_of_slot(slot);
+        Now {
+            tnow,
+            slot,
+            slice: (slot % self.s as u64) as usize,
+            start,
+            end: start + self.clock.slice,
+        }
+    }
+
     pub(crate) fn rotate(
         &mut self,
         pool: &mut FramePool,
@@ -346,11 +360,13 @@ impl Calendar {
         now: u64,
     ) -> bool {
         let off = self.tor_clock_offset;
-        let tnow = offset(now, off);
-        let slot = self.clock.slot(tnow);
-        let slice = (slot % self.s as u64) as usize;
-        let start = self.clock.start_of_slot(slot);
-        let end = start + self.clock.slice;
+        let Now {
+            tnow,
+            slot,
+            slice,
+            start,
+            end,
+        } = self.at(now);
         self.advance_estimator(tnow);
         if let Some(n) = self.offload {
             self.return_offloaded(pool, c, (slice + n - 1) % self.s);
@@ -420,6 +436,42 @@ impl Calendar {
             }
         }
         busy
+    }
+
+    /// The earliest time (engine time) at which [`Calendar::rotate`] can
+    /// send a frame, as of `now`; None with every queue empty. A queue of
+    /// a later slice wakes the loop at the next slot boundary (early, never
+    /// late: a poll that finds nothing to do is harmless).
+    pub(crate) fn next_at(&self, pool: &FramePool, now: u64) -> Option<u64> {
+        let off = self.tor_clock_offset;
+        let Now {
+            slice, start, end, ..
+        } = self.at(now);
+        let mut best = u64::MAX;
+        for tu in 0..self.tors * self.uplinks {
+            if self.pending[tu] == 0 {
+                continue;
+            }
+            let p = tu % self.uplinks;
+            let elec = self.elec[p];
+            let q = tu * self.s + if elec { 0 } else { slice };
+            let t = match self.cal[q].peek() {
+                Some(i) => {
+                    let ws = (start + self.dark_of(slice, tu)).max(self.dark_until[tu]);
+                    let tx = self.next_free[tu].max(ws).max(pool.meta(i).t);
+                    let done = tx + self.rate[p].time_for(pool.meta(i).len as u64).0;
+                    if self.rotation && !elec && done > end {
+                        end
+                    } else {
+                        tx
+                    }
+                }
+                // Frames for other slices only: the next boundary.
+                None => end,
+            };
+            best = best.min(t);
+        }
+        (best != u64::MAX).then(|| offset(best, -off))
     }
 
     /// Offloading: the hosts return every frame of calendar queue `d`
@@ -506,4 +558,13 @@ fn electrical_ports(schedule: &Schedule) -> Vec<bool> {
     (0..schedule.uplinks())
         .map(|p| schedule.is_electrical(p as PortId))
         .collect()
+}
+
+/// [`Calendar::at`]: ToR time, its slot and slice, the slot's bounds.
+struct Now {
+    tnow: u64,
+    slot: u64,
+    slice: usize,
+    start: u64,
+    end: u64,
 }

@@ -435,6 +435,37 @@ impl<P: Port> Engine<P> {
         }
     }
 
+    /// smoltcp's `poll_at`: the earliest time at which [`Engine::poll`]
+    /// can move a frame, as of the last poll (a calendar queue's next
+    /// departure or slot boundary, a delay line's next delivery, a host
+    /// port's next paced frame); None when the fabric holds nothing, so
+    /// that only a new frame from a port can start anything. A time at or
+    /// before the last poll means "as soon as you can": the parts that do
+    /// not compute their next event (frames held at hosts' NICs, a fat
+    /// tree's switches, external ToRs) ask for that while they hold frames.
+    pub fn poll_at(&self) -> Option<u64> {
+        let now = self.last_poll;
+        let next = [
+            self.cal.next_at(&self.pool, now),
+            self.ocs.next_due(&self.pool),
+            self.hosts.next_at(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let opaque = self.c.held > 0
+            || !self.ext_cpu.is_empty()
+            || !self.ext_tx.is_empty()
+            || (self.sw.is_some() && self.c.queued > 0)
+            // Frames somewhere none of the above accounts for.
+            || (next.is_none() && self.c.queued > 0);
+        if opaque {
+            Some(next.map_or(now, |t| t.min(now)))
+        } else {
+            next
+        }
+    }
+
     /// One loop iteration at time `now`: OCS deliveries, host receive,
     /// uplink transmit, host transmit. Returns true if anything moved.
     pub fn poll(&mut self, now: u64) -> io::Result<bool> {

@@ -169,6 +169,16 @@ impl Hosts {
         c.queued += 1;
     }
 
+    /// When the next frame of a host egress queue may leave; None if every
+    /// queue is empty.
+    pub(crate) fn next_at(&self) -> Option<u64> {
+        self.hosts
+            .iter()
+            .filter(|h| !h.egress.is_empty())
+            .map(|h| h.next_free)
+            .min()
+    }
+
     /// Paced transmit of the egress queues at `host_rate`.
     pub(crate) fn transmit<P: Port>(
         &mut self,

@@ -197,6 +197,14 @@ impl Ocs {
         self.line.len()
     }
 
+    /// When the next frame on any delay line is due; None if none is.
+    pub(crate) fn next_due(&self, pool: &FramePool) -> Option<u64> {
+        self.line
+            .iter()
+            .filter_map(|l| l.peek().map(|i| pool.meta(i).t))
+            .min()
+    }
+
     /// Pops the next frame of delay line `tu` due at `now`: (frame, peer
     /// ToR, peer port, delivery time). The frame's tag keeps its hop count.
     #[inline]
