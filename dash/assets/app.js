@@ -927,7 +927,7 @@
     // A large fabric (opera-108: 324 circuits, 648 queues) is redrawn at
     // most once a second: the page's drawing competes for the cores with
     // the data plane when the browser runs on the same machine.
-    const big = S.snap && (S.snap.tors || []).length > 32;
+    const big = S.snap && (S.snap.tors || []).length > 32; // lh_dash::BIG_FABRIC
     const nowMs = performance.now();
     const draw = !big || !(nowMs - (S.lastDraw || 0) < 1000);
     if (draw) S.lastDraw = nowMs;

@@ -106,11 +106,16 @@ impl Bound {
     }
 }
 
+/// ToRs above which the default tick is 1 s instead of 200 ms.
+pub const BIG_FABRIC: usize = 32;
+
 /// Tunables.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// How often the sampler sends a tick.
-    pub period: Duration,
+    /// How often the sampler sends a tick (`None`: 200 ms, or 1 s on a
+    /// fabric of more than [`BIG_FABRIC`] ToRs, whose ticks carry every
+    /// uplink's samples: opera-108's are ~150 KB).
+    pub period: Option<Duration>,
     /// Events a client's queue holds before it drops its oldest.
     pub queue: usize,
     /// The monitoring requests the page lists (default: the config's).
@@ -120,7 +125,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
-            period: Duration::from_millis(200),
+            period: None,
             queue: hub::CLIENT_QUEUE,
             monitors: None,
         }
@@ -142,7 +147,12 @@ impl Dashboard {
     /// from now on, and, if its data plane runs, a sampler sends ticks.
     pub fn start(bound: Bound, net: &mut Network, opts: Options) -> Result<Dashboard, DashError> {
         let hub = Arc::new(Hub::new(opts.queue));
-        let period_ms = opts.period.as_millis() as u64;
+        let period = opts.period.unwrap_or(if net.plan.visible_tors > BIG_FABRIC {
+            Duration::from_secs(1)
+        } else {
+            Duration::from_millis(200)
+        });
+        let period_ms = period.as_millis() as u64;
         let mut snap = snapshot::Snapshot::of(net, period_ms);
         if let Some(m) = &opts.monitors {
             snap.monitors = m.iter().map(snapshot::Monitor::of).collect();
@@ -177,7 +187,7 @@ impl Dashboard {
             }
         })));
         let sampler = match net.observer() {
-            Some(o) => Some(sampler::Sampler::start(o, hub.clone(), opts.period)?),
+            Some(o) => Some(sampler::Sampler::start(o, hub.clone(), period)?),
             None => None,
         };
         Ok(Dashboard {
