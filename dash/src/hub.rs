@@ -239,6 +239,7 @@ mod tests {
         h.publish("tick", "{\"i\":1}".into(), None);
         // The queue is full: the oldest (the first result) goes.
         h.publish("result", "{\"v\":2}".into(), None);
+        assert_eq!(c.depth(), (2, 1));
         let got: Vec<(&str, String)> = (0..2)
             .map(|_| {
                 let e = futures::executor::block_on(c.next()).unwrap();
