@@ -98,12 +98,13 @@ def browser(tmp_path):
 
 
 def shown_circuits(b):
-    """The (lower, higher) ToR pairs the fabric view draws, and its slice."""
-    pairs = b.eval(
-        "[...document.querySelectorAll('#fabric svg line.circuit')]"
-        ".map(l => [+l.dataset.a, +l.dataset.b])"
+    """The (lower, higher) ToR pairs the fabric view draws, and its slice,
+    read at once: following the live slice, the view changes every tick."""
+    pairs, ts = b.eval(
+        "[[...document.querySelectorAll('#fabric svg line.circuit')]"
+        ".map(l => [+l.dataset.a, +l.dataset.b]),"
+        " document.querySelector('#fabric svg').dataset.slice]"
     )
-    ts = b.eval("document.querySelector('#fabric svg').dataset.slice")
     return sorted(tuple(p) for p in pairs), int(ts)
 
 
