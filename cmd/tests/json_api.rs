@@ -280,3 +280,71 @@ fn json_refuses_a_telemetry_stream_on_stdout() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_failed_switch_link_shows_down_in_links_until_it_is_up_again() {
+    if common::skip_unless_root("a_failed_switch_link_shows_down_in_links_until_it_is_up_again") {
+        return;
+    }
+    let _g = common::KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.lh");
+    std::fs::write(&script, "link s1 s2 down\nlinks\nlink s2 s1 up\nlinks\n").unwrap();
+    let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../topologies/rotornet-8.json");
+    let prefix = common::free_prefix();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .arg("run")
+        .arg(&cfg)
+        .args(["--prefix", &prefix, "--json", "--script"])
+        .arg(&script)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let recs = records(&String::from_utf8_lossy(&out.stdout));
+    let links: Vec<&Value> = recs.iter().filter(|r| r["line"] == "links").collect();
+    assert_eq!(links.len(), 2, "{recs:?}");
+    // (link a, link b, a up, b up) of every ToR-ToR link.
+    let tor_links = |r: &Value| -> Vec<(String, String, bool, bool)> {
+        r["ok"]["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let s = |k: &str| l[k].as_str().unwrap().to_string();
+                let up = |k: &str| l[k].as_bool().unwrap();
+                (s("a"), s("b"), up("a_up"), up("b_up"))
+            })
+            .filter(|(a, b, _, _)| a.contains("-up") && b.contains("-up"))
+            .collect()
+    };
+    let between_s1_s2 = |a: &str, b: &str| {
+        let (x, y) = (a.split('-').next().unwrap(), b.split('-').next().unwrap());
+        (x, y) == ("s1", "s2") || (x, y) == ("s2", "s1")
+    };
+    let down = tor_links(links[0]);
+    let failed: Vec<_> = down.iter().filter(|l| between_s1_s2(&l.0, &l.1)).collect();
+    assert!(
+        failed
+            .iter()
+            .any(|l| (l.0.as_str(), l.1.as_str()) == ("s1-up0", "s2-up0")),
+        "{down:?}"
+    );
+    assert!(failed.iter().all(|l| !l.2 && !l.3), "{failed:?}");
+    // Only that link: every other ToR-ToR link (s1's and s2's too) is up.
+    let others: Vec<_> = down.iter().filter(|l| !between_s1_s2(&l.0, &l.1)).collect();
+    assert!(
+        others
+            .iter()
+            .any(|l| l.0.starts_with("s1-") || l.1.starts_with("s1-"))
+    );
+    assert!(others.iter().all(|l| l.2 && l.3), "{others:?}");
+    // Up again (named the other way round): every link is up, as before.
+    let up = tor_links(links[1]);
+    assert_eq!(up.len(), down.len());
+    assert!(up.iter().all(|l| l.2 && l.3), "{up:?}");
+    assert!(text.contains("s1-up0<->s2-up0 (MISSING MISSING)"), "{text}");
+    assert!(text.contains("s1-up0<->s2-up0 (OK OK)"), "{text}");
+    assert!(common::namespaces_of(&prefix).is_empty());
+}

@@ -1001,6 +1001,7 @@
     S.snap = snap;
     S.torByName = new Map((snap.tors || []).map((t, i) => [String(t.name), t.index != null ? t.index : i]));
     renderHeader();
+    renderMonitors(); // the config's requests at once, their values from the first tick
     const fat = snap.fabric === "fat_tree";
     $("slice-controls").hidden = fat;
     document.body.classList.toggle("fat-tree", fat);

@@ -232,6 +232,30 @@ mod tests {
     }
 
     #[test]
+    fn a_page_reads_the_lagged_count_in_ticks_only() {
+        let h = Hub::new(2);
+        let c = h.subscribe();
+        h.publish("result", "{\"v\":1}".into(), None);
+        h.publish("tick", "{\"i\":1}".into(), None);
+        // The queue is full: the oldest (the first result) goes.
+        h.publish("result", "{\"v\":2}".into(), None);
+        assert_eq!(c.depth(), (2, 1));
+        let got: Vec<(&str, String)> = (0..2)
+            .map(|_| {
+                let e = futures::executor::block_on(c.next()).unwrap();
+                (e.name, e.data.to_string())
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("tick", r#"{"lagged":1,"i":1}"#.to_string()),
+                ("result", r#"{"v":2}"#.to_string())
+            ]
+        );
+    }
+
+    #[test]
     fn closing_ends_every_stream_after_the_last_event() {
         let h = Hub::new(8);
         let c = h.subscribe();

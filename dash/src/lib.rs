@@ -177,15 +177,7 @@ impl Dashboard {
         let server = std::thread::Builder::new()
             .name("lh-dash-http".into())
             .spawn(move || serve(listener, app, rx))?;
-        let tap_hub = hub.clone();
-        net.set_tap(Some(Arc::new(move |verb: &str, v: serde_json::Value| {
-            if verb == "links" {
-                tap_hub.publish("links", v.to_string(), Some("links"));
-            } else {
-                let body = serde_json::json!({ "verb": verb, "value": v });
-                tap_hub.publish("result", body.to_string(), Some(&format!("result:{verb}")));
-            }
-        })));
+        net.set_tap(Some(tap(hub.clone())));
         let sampler = match net.observer() {
             Some(o) => Some(sampler::Sampler::start(o, hub.clone(), period)?),
             None => None,
@@ -241,6 +233,20 @@ impl Drop for Dashboard {
     }
 }
 
+/// The network's tap: `links` (after a link change) replaces the links
+/// event; any other verb's value goes out as a `result`, the latest of
+/// each verb replayed to pages opened later.
+fn tap(hub: Arc<Hub>) -> lh_emu::net::Tap {
+    Arc::new(move |verb: &str, v: serde_json::Value| {
+        if verb == "links" {
+            hub.publish("links", v.to_string(), Some("links"));
+        } else {
+            let body = serde_json::json!({ "verb": verb, "value": v });
+            hub.publish("result", body.to_string(), Some(&format!("result:{verb}")));
+        }
+    })
+}
+
 /// How long stopping waits for pages to read their last events.
 const DRAIN: Duration = Duration::from_millis(500);
 
@@ -274,4 +280,51 @@ fn serve(listener: TcpListener, app: axum::Router, stop: tokio::sync::oneshot::R
         let _ = tokio::time::timeout(DRAIN, server).await;
     });
     rt.shutdown_timeout(Duration::from_millis(100));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    /// The events waiting in `c`'s queue, as (name, data).
+    fn pending(c: &hub::Client) -> Vec<(&'static str, Value)> {
+        let mut v = Vec::new();
+        while c.depth().0 > 0 {
+            let e = futures::executor::block_on(c.next()).unwrap();
+            v.push((e.name, serde_json::from_str(&e.data).unwrap()));
+        }
+        v
+    }
+
+    #[test]
+    fn the_tap_sends_links_as_links_and_other_verbs_as_their_latest_result() {
+        let hub = Arc::new(Hub::new(8));
+        let early = hub.subscribe();
+        let t = tap(hub.clone());
+        t("links", json!({"links": []}));
+        t("pingall", json!({"sent": 2}));
+        t("pingall", json!({"sent": 4}));
+        t("iperf", json!({"bps": 1}));
+        assert_eq!(
+            pending(&early),
+            [
+                ("links", json!({"links": []})),
+                ("result", json!({"verb": "pingall", "value": {"sent": 2}})),
+                ("result", json!({"verb": "pingall", "value": {"sent": 4}})),
+                ("result", json!({"verb": "iperf", "value": {"bps": 1}})),
+            ]
+        );
+        // A page opened now starts with the links and each verb's latest.
+        let mut late = pending(&hub.subscribe());
+        late.sort_by_key(|(n, v)| (*n, v.to_string()));
+        assert_eq!(
+            late,
+            [
+                ("links", json!({"links": []})),
+                ("result", json!({"verb": "iperf", "value": {"bps": 1}})),
+                ("result", json!({"verb": "pingall", "value": {"sent": 4}})),
+            ]
+        );
+    }
 }

@@ -210,5 +210,7 @@ mod tests {
         assert!(constant_time_eq(b"abc", b"abc"));
         assert!(!constant_time_eq(b"abc", b"abd"));
         assert!(!constant_time_eq(b"abc", b"ab"));
+        // Two characters swapped: the differences must not cancel out.
+        assert!(!constant_time_eq(b"abcd", b"bacd"));
     }
 }

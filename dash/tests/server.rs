@@ -175,3 +175,146 @@ fn clients_that_never_read_keep_memory_bounded_and_publishers_unblocked() {
     );
     drop(stuck);
 }
+
+/// Opens the event stream and reads it to its end in a thread; returns
+/// once the hub counts the page.
+fn stream_to_end(d: &Dashboard) -> std::thread::JoinHandle<String> {
+    let port = d.addr().port();
+    let before = d.hub().clients();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let req = format!("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let t = Instant::now();
+    while d.hub().clients() == before {
+        assert!(t.elapsed() < Duration::from_secs(10), "no subscription");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    })
+}
+
+/// The stream's events in order: (name, data).
+fn sse(text: &str) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    let (mut name, mut data) = (None, None);
+    for l in text.lines() {
+        if let Some(n) = l.strip_prefix("event: ") {
+            name = Some(n.to_string());
+        } else if let Some(d) = l.strip_prefix("data: ") {
+            data = Some(d.to_string());
+        }
+        if let (Some(_), Some(_)) = (&name, &data) {
+            v.push((name.take().unwrap(), data.take().unwrap()));
+        }
+    }
+    v
+}
+
+#[test]
+fn a_page_gets_the_links_first_and_the_runs_end_last() {
+    let mut net = offline();
+    let d = Dashboard::start(bind("127.0.0.1:0").unwrap(), &mut net, Options::default()).unwrap();
+    let page = stream_to_end(&d);
+    d.hub().publish("tick", "{\"i\":1}".into(), None);
+    d.stop(Some(true));
+    let ev = sse(&page.join().unwrap());
+    let names: Vec<&str> = ev.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["links", "tick", "end"], "{ev:?}");
+    let links: serde_json::Value = serde_json::from_str(&ev[0].1).unwrap();
+    assert_eq!(links, serde_json::to_value(net.links()).unwrap());
+    assert_eq!(ev[1].1, r#"{"lagged":0,"i":1}"#);
+    assert_eq!(ev[2].1, r#"{"ok":true}"#);
+}
+
+#[test]
+fn a_dashboard_dropped_without_stop_ends_its_pages_and_closes_its_port() {
+    let mut net = offline();
+    let d = Dashboard::start(bind("127.0.0.1:0").unwrap(), &mut net, Options::default()).unwrap();
+    let port = d.addr().port();
+    let page = stream_to_end(&d);
+    drop(d);
+    let ev = sse(&page.join().unwrap());
+    assert_eq!(
+        ev.last(),
+        Some(&("end".to_string(), r#"{"ok":null}"#.to_string())),
+        "{ev:?}"
+    );
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+}
+
+#[test]
+fn a_page_that_goes_away_is_no_longer_counted() {
+    let mut net = offline();
+    let d = Dashboard::start(bind("127.0.0.1:0").unwrap(), &mut net, Options::default()).unwrap();
+    let port = d.addr().port();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let req = format!("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let t = Instant::now();
+    while d.hub().clients() < 1 {
+        assert!(t.elapsed() < Duration::from_secs(10), "no subscription");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(s);
+    // The server finds the page gone when it next writes to it.
+    let t = Instant::now();
+    while d.hub().clients() > 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the page is still counted"
+        );
+        d.hub().publish("tick", "{}".into(), None);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    d.stop(None);
+}
+
+#[test]
+fn a_port_in_use_says_so_and_a_bare_port_is_loopback() {
+    let first = bind("0").unwrap();
+    assert!(first.addr().ip().is_loopback());
+    let taken = first.addr().to_string();
+    let e = bind(&taken).err().expect("the port is in use").to_string();
+    // It names the address and says what to do.
+    assert!(e.contains(&taken) && e.contains("give another"), "{e}");
+    let e = bind("no-such-host-or-port").err().expect("not an address");
+    assert!(matches!(e, lh_dash::DashError::BadAddr(_)), "{e}");
+}
+
+#[test]
+fn the_schedule_route_serves_each_slice_of_the_cycle_and_no_other() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cfg = lh_ctrl::config::Config::load(&root.join("topologies/rotornet-8.json")).unwrap();
+    let c = lh_ctrl::compile::compile(&cfg).unwrap();
+    let mut net = Network::offline(Plan::from_config(&c.config), "lh0d0e");
+    let slices = c.schedule.slices();
+    assert!(slices > 1);
+    let want = |ts: u16| {
+        serde_json::to_value(lh_emu::net::values::SliceView::on(
+            &c.config,
+            &c.schedule,
+            ts,
+        ))
+        .unwrap()
+    };
+    let (first, last) = (want(0), want(slices as u16 - 1));
+    net.compiled = Some(c);
+    let d = Dashboard::start(bind("127.0.0.1:0").unwrap(), &mut net, Options::default()).unwrap();
+    let port = d.addr().port();
+    for (ts, want) in [(0, first), (slices - 1, last)] {
+        let (code, body) = request(port, "GET", &format!("/api/schedule/{ts}"), &[]);
+        assert_eq!(code, 200, "{ts}: {body}");
+        let got: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(got, want, "{ts}");
+    }
+    for ts in [slices.to_string(), "-1".into(), "x".into()] {
+        let (code, body) = request(port, "GET", &format!("/api/schedule/{ts}"), &[]);
+        assert_eq!(code, 404, "{ts}: {body}");
+        assert!(body.contains("BadSlice"), "{ts}: {body}");
+    }
+    d.stop(None);
+}
