@@ -693,7 +693,8 @@
     if (cons) {
       const holds = !!cons.holds;
       c.textContent = "sent " + num(cons.sent) + " = delivered " + num(cons.delivered) + " + dropped " + num(cons.dropped) +
-        " + queued " + num(cons.queued) + " + in flight " + num(cons.in_flight) + " — conservation " + (holds ? "holds" : "VIOLATED");
+        " + queued " + num(cons.queued) + (num(cons.held) ? " + held at hosts " + num(cons.held) : "") +
+        " + in flight " + num(cons.in_flight) + " — conservation " + (holds ? "holds" : "VIOLATED");
       c.className = "conservation " + (holds ? "holds" : "violated");
     }
     if (!dropped || typeof dropped !== "object") return;

@@ -147,11 +147,13 @@ impl Dashboard {
     /// from now on, and, if its data plane runs, a sampler sends ticks.
     pub fn start(bound: Bound, net: &mut Network, opts: Options) -> Result<Dashboard, DashError> {
         let hub = Arc::new(Hub::new(opts.queue));
-        let period = opts.period.unwrap_or(if net.plan.visible_tors > BIG_FABRIC {
-            Duration::from_secs(1)
-        } else {
-            Duration::from_millis(200)
-        });
+        let period = opts
+            .period
+            .unwrap_or(if net.plan.visible_tors > BIG_FABRIC {
+                Duration::from_secs(1)
+            } else {
+                Duration::from_millis(200)
+            });
         let period_ms = period.as_millis() as u64;
         let mut snap = snapshot::Snapshot::of(net, period_ms);
         if let Some(m) = &opts.monitors {

@@ -39,6 +39,7 @@ fn conservation_adds_the_p4_tors_terms_and_what_is_in_flight_between() {
             delivered: 5,
             dropped: 2,
             queued: 1,
+            held: 0,
             // One frame inside BMv2, one on its uplink veth.
             in_flight: 2,
             holds: true,
@@ -60,6 +61,7 @@ fn conservation_adds_the_p4_tors_terms_and_what_is_in_flight_between() {
             delivered: 5,
             dropped: 1,
             queued: 1,
+            held: 0,
             in_flight: 0,
             holds: true,
         }
@@ -72,12 +74,18 @@ fn conservation_fails_when_a_frame_is_unaccounted_for() {
     let (mut sw, p4) = mixed();
     sw.sent += 1;
     assert!(!Conservation::of(&sw, Some(&p4)).holds);
-    // swtor's own line broken (a frame at a host NIC it never took in),
-    // though the totals, which have no term for held frames, add up.
+    // swtor's own line broken (a frame at a host NIC it never took in).
     let (mut sw, p4) = mixed();
     sw.held = 1;
     assert!(!sw.conservation_holds());
     assert!(!Conservation::of(&sw, Some(&p4)).holds);
+    // A frame sent and held at a host NIC (push-back): conservation holds,
+    // with the frame in the held term.
+    let (mut sw, p4) = mixed();
+    sw.sent += 1;
+    sw.held = 1;
+    let c = Conservation::of(&sw, Some(&p4));
+    assert!(c.holds && c.held == 1, "{c:?}");
 }
 
 #[test]

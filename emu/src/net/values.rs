@@ -302,6 +302,9 @@ pub struct Conservation {
     pub delivered: u64,
     pub dropped: u64,
     pub queued: u64,
+    /// Held at hosts' NICs by the §7 mechanisms (push-back, flow pausing,
+    /// offloading): sent, not yet in the fabric's queues.
+    pub held: u64,
     /// Inside BMv2 ToRs or on their veths (0 without BMv2 ToRs).
     pub in_flight: i64,
     pub holds: bool,
@@ -316,10 +319,13 @@ impl Conservation {
             delivered: t.delivered,
             dropped: t.dropped,
             queued: t.queued,
+            held: c.held,
             in_flight: t.in_bmv2 + t.on_veths,
             holds: c.conservation_holds()
                 && t.sent as i64
-                    == (t.delivered + t.dropped + t.queued) as i64 + t.in_bmv2 + t.on_veths,
+                    == (t.delivered + t.dropped + t.queued + c.held) as i64
+                        + t.in_bmv2
+                        + t.on_veths,
         }
     }
 }
