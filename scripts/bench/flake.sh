@@ -25,6 +25,7 @@ tests=(
   "lighthouse-cmd workload" "lighthouse-cmd fattree_run" "lighthouse-cmd otcp"
   "lighthouse-cmd apps" "lighthouse-cmd golden" "lighthouse-cmd json_api"
   "lighthouse-cmd mininet_parity" "lighthouse-cmd habits_pty"
+  "lighthouse-cmd sim" "lighthouse-cmd dashboard"
   "swtor fabric" "swtor torsys"
 )
 # The Python suite (docs/python.md): live runs, signals, monitors.

@@ -28,8 +28,9 @@ pub enum SimError {
 /// Tunables of the model.
 #[derive(Clone, Debug, Default)]
 pub struct SimOptions {
-    /// Polling interval while frames are in the fabric (default: a
-    /// fiftieth of a slice, at most one MTU frame's time at the link
+    /// Polling interval while a part of the engine that does not report
+    /// its next event holds frames, and of the `fixed_step` loop (default:
+    /// a fiftieth of a slice, at most one MTU frame's time at the link
     /// rate, at least 100 ns).
     pub step_ns: Option<u64>,
     /// A host's time from receiving an echo request to sending the reply
