@@ -160,7 +160,7 @@ impl Dashboard {
             snap.monitors = m.iter().map(snapshot::Monitor::of).collect();
         }
         let snapshot = serde_json::to_string(&snap).map_err(std::io::Error::other)?;
-        let links = serde_json::to_string(&net.links()).map_err(std::io::Error::other)?;
+        let links = serde_json::to_string(&snap.links).map_err(std::io::Error::other)?;
         hub.publish("links", links, Some("links"));
         let state = Arc::new(server::AppState {
             hub: hub.clone(),
