@@ -145,6 +145,10 @@ enum Cmd {
         /// Figures: fewer samples and settings (under a minute, for CI).
         #[arg(long)]
         quick: bool,
+        /// In virtual time at the paper's scale (docs/virtual-time.md): no
+        /// root, the same result on every run.
+        #[arg(long)]
+        sim: bool,
         /// Tables: a config instead of the built-in scaled setting.
         #[arg(long)]
         config: Option<PathBuf>,
@@ -366,6 +370,7 @@ fn main() -> ExitCode {
         Cmd::Experiment {
             which,
             quick,
+            sim,
             config,
             out,
             load,
@@ -387,7 +392,7 @@ fn main() -> ExitCode {
                     ("--offload-queues", offload_queues.is_some()),
                     ("--incast-share", incast_share.is_some()),
                 ];
-                figure_cmd(which, quick, out, seed, &table_only)
+                figure_cmd(which, quick, sim, out, seed, &table_only)
             }
             _ if quick => Err(anyhow::anyhow!(
                 "--quick is for the figures ({}); table2 and table3 take --duration-ms",

@@ -151,3 +151,126 @@ fn ping_rtts_agree_with_a_live_run() {
         "median live - sim {dm:.3} ms, spread live - sim {ds:.3} ms\nlive {live:?}\nsim {simulated:?}"
     );
 }
+
+fn experiment(args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .arg("experiment")
+        .args(args)
+        .output()
+        .expect("run lighthouse")
+}
+
+#[test]
+fn fig10_at_the_papers_scale_holds_and_is_the_same_on_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&a, &b] {
+        let o = experiment(&["fig10", "--sim", "--quick", "--out", d.to_str().unwrap()]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{out}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains("the paper's shape holds"), "{out}");
+        // Every slice of the paper's range, both routings.
+        let rows: Vec<(&str, &str)> = out
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                Some((w.next()?, w.next()?))
+            })
+            .collect();
+        for alg in ["VLB", "UCMP"] {
+            for us in ["2", "300"] {
+                assert!(rows.contains(&(alg, us)), "{alg} {us}: {out}");
+            }
+        }
+    }
+    let csv = |d: &std::path::Path| std::fs::read(d.join("fig10-sim.csv")).unwrap();
+    assert_eq!(csv(&a), csv(&b), "the same seed gives the same flows");
+}
+
+#[test]
+fn fig8_at_the_papers_scale_is_the_same_on_every_run() {
+    // Its verdict is not asserted: several of the paper's Fig. 8 claims do
+    // not hold in this model yet (docs/experiments.md, "At the paper's
+    // scale"); the claims are checked and printed.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&a, &b] {
+        let o = experiment(&["fig8", "--sim", "--quick", "--out", d.to_str().unwrap()]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("every SET and every allreduce of every architecture completed"),
+            "{out}"
+        );
+        assert!(
+            out.contains("[ok] 4 MB: Jupiter's median allreduce"),
+            "{out}"
+        );
+    }
+    let csv = |d: &std::path::Path| std::fs::read(d.join("fig8-sim.csv")).unwrap();
+    assert_eq!(csv(&a), csv(&b));
+    // Another seed, other SET arrivals.
+    let c = dir.path().join("c");
+    experiment(&[
+        "fig8",
+        "--sim",
+        "--quick",
+        "--seed",
+        "2",
+        "--out",
+        c.to_str().unwrap(),
+    ]);
+    assert_ne!(csv(&a), csv(&c));
+}
+
+#[test]
+fn sim_refuses_what_it_does_not_run() {
+    let o = experiment(&["fig9", "--sim", "--quick"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("--sim: fig9 does not run in virtual time; these do: fig8, fig10"),
+        "{err}"
+    );
+    let o = sim(&["topologies/rotornet-8.json", "--workload", "nonsense"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--workload nonsense"));
+    let o = sim(&[
+        "topologies/rotornet-8.json",
+        "--workload",
+        "kvstore",
+        "--load",
+        "2",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--load 2"));
+}
+
+#[test]
+fn a_workload_runs_on_the_simulated_tcp() {
+    let o = sim(&[
+        "topologies/rotornet-8.json",
+        "--workload",
+        "kvstore",
+        "--load",
+        "0.1",
+        "--duration",
+        "2ms",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["conservation_holds"], true);
+    let all = v["flows"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "all")
+        .cloned()
+        .unwrap();
+    assert!(all["flows"].as_u64().unwrap() > 10, "{all}");
+    assert_eq!(all["flows"], all["completed"], "{all}");
+}

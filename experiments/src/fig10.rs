@@ -47,7 +47,7 @@ pub fn config(alg: &str, slice_us: u64) -> String {
     )
 }
 
-const COLUMNS: [&str; 9] = [
+pub(crate) const COLUMNS: [&str; 9] = [
     "routing", "slice_us", "flow", "src", "dst", "size", "start_ns", "fct_us", "retrans",
 ];
 
@@ -110,23 +110,33 @@ pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
             );
             super::stop_network(&mut net, pb)?;
             for r in recs? {
-                out.push(vec![
-                    alg.to_string(),
-                    d.to_string(),
-                    r.flow.id.to_string(),
-                    r.flow.src.to_string(),
-                    r.flow.dst.to_string(),
-                    r.flow.size.to_string(),
-                    r.flow.start_ns.to_string(),
-                    r.fct_ns
-                        .map_or(String::new(), |v| format!("{:.1}", v as f64 / 1e3)),
-                    r.retrans.to_string(),
-                ]);
+                out.push(row(alg, d, &r, 1));
             }
             pb.inc(1);
         }
     }
     Ok(out)
+}
+
+/// One flow's CSV row, its FCT in us with `digits` decimals.
+pub(crate) fn row(
+    alg: &str,
+    slice_us: u64,
+    r: &lh_emu::traffic::workload::fct::FlowRecord,
+    digits: usize,
+) -> Vec<String> {
+    vec![
+        alg.to_string(),
+        slice_us.to_string(),
+        r.flow.id.to_string(),
+        r.flow.src.to_string(),
+        r.flow.dst.to_string(),
+        r.flow.size.to_string(),
+        r.flow.start_ns.to_string(),
+        r.fct_ns
+            .map_or(String::new(), |v| format!("{:.digits$}", v as f64 / 1e3)),
+        r.retrans.to_string(),
+    ]
 }
 
 const FIG10: &str = "Lighthouse §9.2, case III (Fig. 10)";

@@ -111,7 +111,7 @@ fn v_tors(a: &Arch) -> anyhow::Result<usize> {
         .ok_or_else(|| anyhow::anyhow!("{}: no tors.count", a.name))
 }
 
-const COLUMNS: [&str; 6] = ["arch", "class", "kind", "size", "sample", "fct_us"];
+pub(crate) const COLUMNS: [&str; 6] = ["arch", "class", "kind", "size", "sample", "fct_us"];
 
 /// Allreduce sizes (bytes) and iterations per size.
 pub fn elephants(quick: bool) -> (&'static [usize], usize) {
@@ -222,21 +222,22 @@ const SRC: &str = "Lighthouse §9.2, case I (Fig. 8)";
 const fn claim(quote: &'static str) -> Claim {
     Claim { source: SRC, quote }
 }
-const CT_MICE: Claim = claim("c-Through shows similar mice flow FCTs to Clos.");
-const MORDIA_MICE: Claim = claim(
+pub(crate) const CT_MICE: Claim = claim("c-Through shows similar mice flow FCTs to Clos.");
+pub(crate) const MORDIA_MICE: Claim = claim(
     "This results in low FCTs for flows immediately having an available circuit, but a long tail otherwise.",
 );
-const VLB_OPERA_MICE: Claim = claim(
+pub(crate) const VLB_OPERA_MICE: Claim = claim(
     "RotorNet employs VLB, which introduces significant circuit-waiting delays by waiting at intermediate hops, resulting in long tail FCT. In contrast, Opera has low FCTs utilizing longer but always-available paths.",
 );
-const UCMP_MICE: Claim = claim("UCMP achieves even lower FCTs by further reducing path length.");
-const TA_ELEPHANTS: Claim = claim(
+pub(crate) const UCMP_MICE: Claim =
+    claim("UCMP achieves even lower FCTs by further reducing path length.");
+pub(crate) const TA_ELEPHANTS: Claim = claim(
     "For elephant flows in Fig. 8, TA architectures c-Through, Jupiter, and Mordia exhibit similar FCTs as Clos.",
 );
-const TO_ELEPHANTS: Claim = claim(
+pub(crate) const TO_ELEPHANTS: Claim = claim(
     "TO architectures RotorNet and Opera, however, double the FCTs as the circuits are available only half the time.",
 );
-const UCMP_ELEPHANTS: Claim =
+pub(crate) const UCMP_ELEPHANTS: Claim =
     claim("UCMP improves throughput with more efficient routes, leading to reduced FCTs.");
 
 /// Elephants larger than this are bounded by the shared CPU, not the

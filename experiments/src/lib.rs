@@ -8,6 +8,7 @@
 //! CSV, then analyzes it; `report` analyzes a saved CSV the same way, so a
 //! re-plot is the plot of the run. docs/experiments.md.
 
+pub mod at_scale;
 pub mod csv;
 pub mod fig10;
 pub mod fig13;
@@ -139,7 +140,7 @@ pub struct Experiment {
 }
 
 /// The experiments, by name.
-pub const ALL: [Experiment; 6] = [
+pub const ALL: [Experiment; 8] = [
     Experiment {
         name: "fig8",
         about: "mice and elephant FCT: TO vs TA architectures vs Clos (Fig. 8)",
@@ -147,10 +148,22 @@ pub const ALL: [Experiment; 6] = [
         analyze: fig8::analyze,
     },
     Experiment {
+        name: "fig8-sim",
+        about: "Fig. 8 in virtual time at the testbed's scale: 8 ToRs, 100 Gb/s (lighthouse experiment fig8 --sim)",
+        run: at_scale::fig8::run,
+        analyze: at_scale::fig8::analyze,
+    },
+    Experiment {
         name: "fig10",
         about: "mice FCT on RotorNet vs slice duration, VLB vs UCMP (Fig. 10)",
         run: fig10::run,
         analyze: fig10::analyze,
+    },
+    Experiment {
+        name: "fig10-sim",
+        about: "Fig. 10 in virtual time at the paper's scale: 100 Gb/s, 2-300 us slices (lighthouse experiment fig10 --sim)",
+        run: at_scale::fig10::run,
+        analyze: at_scale::fig10::analyze,
     },
     Experiment {
         name: "fig13",

@@ -5,12 +5,13 @@
 //! so the same config and inputs give the same results, byte for byte.
 
 use crate::host::{Echo, echo_frame, parse_echo};
+use crate::tcp::{self, ConnId, Tcp, TcpConfig, TcpEvent, TcpStats};
 use lh_ctrl::compile::Compiled;
 use lh_emu::net::values::{PingAll, PingResult, PingRow};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
+use swtor::MemPort;
 use swtor::engine::Engine;
-use swtor::{MemPort, SentFrame};
 
 /// Why a config cannot be simulated, or the engine failed.
 #[derive(Debug, thiserror::Error)]
@@ -54,13 +55,67 @@ pub struct Stats {
     pub simulated_ns: u64,
 }
 
-/// A frame waiting to enter the fabric from a host.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-struct Pending {
+/// What happens at a host, or between a host and its ToR, at a virtual
+/// time.
+enum Ev {
+    /// A host's frame has left its NIC: it enters the fabric.
+    Inject { ifindex: i32, frame: Vec<u8> },
+    /// A frame's last bit has reached host `host`.
+    Arrive { host: usize, frame: Vec<u8> },
+    /// A TCP retransmission timer.
+    Tcp { conn: ConnId, end: usize },
+    /// An application's timer.
+    App { tag: u64 },
+}
+
+/// An event in the queue: ordered by time, then by insertion (`seq`), so
+/// ties resolve the same way every run.
+struct Timed {
     at: u64,
     seq: u64,
-    ifindex: i32,
-    frame: Vec<u8>,
+    ev: Ev,
+}
+
+impl PartialEq for Timed {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl Eq for Timed {}
+impl PartialOrd for Timed {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Timed {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(o.at, o.seq))
+    }
+}
+
+/// What an application is told (times in virtual ns since the start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Connection `conn` is open (the SYN-ACK reached its connecting end).
+    Connected { conn: ConnId, at: u64 },
+    /// End `end` of `conn` holds all of the peer's message `tag`.
+    Message {
+        conn: ConnId,
+        end: usize,
+        tag: u64,
+        at: u64,
+    },
+    /// The application's timer `tag`.
+    Timer { tag: u64, at: u64 },
+}
+
+/// An application of hosts in virtual time, driven by [`Sim::run_app`].
+pub trait App {
+    /// Called once at the start.
+    fn start(&mut self, sim: &mut Sim);
+    fn event(&mut self, sim: &mut Sim, ev: Event);
+    /// Nothing more to wait for.
+    fn done(&self) -> bool;
 }
 
 /// One simulated network.
@@ -70,8 +125,11 @@ pub struct Sim {
     /// [`swtor::testing::EPOCH`]).
     now: u64,
     start: u64,
-    pending: BinaryHeap<Reverse<Pending>>,
+    events: BinaryHeap<Reverse<Timed>>,
     seq: u64,
+    tcp: Tcp,
+    /// Events for the application, in order.
+    app_events: Vec<Event>,
     /// When each host's NIC is free to start its next frame (index n-1).
     nic_free: Vec<u64>,
     host_bps: u64,
@@ -107,8 +165,10 @@ impl Sim {
             e,
             now: clock.epoch,
             start: clock.epoch,
-            pending: BinaryHeap::new(),
+            events: BinaryHeap::new(),
             seq: 0,
+            tcp: Tcp::default(),
+            app_events: Vec::new(),
             nic_free: vec![0; hosts],
             host_bps: tors.host_link_rate.0.max(1),
             step,
@@ -149,6 +209,15 @@ impl Sim {
         len as u64 * 8 * 1_000_000_000 / self.host_bps
     }
 
+    fn push(&mut self, at: u64, ev: Ev) {
+        self.seq += 1;
+        self.events.push(Reverse(Timed {
+            at,
+            seq: self.seq,
+            ev,
+        }));
+    }
+
     /// Host `src` (from 1) sends `frame`: it leaves when its NIC is free,
     /// one frame after another at the host link rate, and reaches the ToR
     /// when its last bit has (store and forward).
@@ -157,80 +226,219 @@ impl Sim {
         let free = &mut self.nic_free[src - 1];
         let start = at.max(*free);
         *free = start + tx;
-        self.seq += 1;
-        self.pending.push(Reverse(Pending {
-            at: start + tx,
-            seq: self.seq,
-            ifindex: src as i32,
-            frame,
-        }));
+        self.push(
+            start + tx,
+            Ev::Inject {
+                ifindex: src as i32,
+                frame,
+            },
+        );
     }
 
     /// Runs until virtual time `until` (absolute) or until `done` holds
     /// after a step.
     fn run(&mut self, until: u64, done: &mut dyn FnMut(&Sim) -> bool) -> Result<(), SimError> {
         while self.now < until {
-            while self
-                .pending
-                .peek()
-                .is_some_and(|Reverse(p)| p.at <= self.now)
-            {
-                let Reverse(p) = self.pending.pop().expect("peeked");
-                self.e.port_mut().inject(p.ifindex, p.at, &p.frame);
-            }
-            let busy = self.e.poll(self.now)?;
-            self.stats.polls += 1;
-            for f in self.e.port_mut().take_sent() {
-                self.deliver(f);
-            }
+            let busy = self.step()?;
+            // No application listens here (pings): its events are moot.
+            self.app_events.clear();
             if done(self) {
                 return Ok(());
             }
-            let next_frame = self.pending.peek().map(|Reverse(p)| p.at);
-            let next = if self.opts.fixed_step {
-                if busy || self.e.c.queued > 0 || self.e.port().pending() > 0 {
-                    self.now + self.step
-                } else {
-                    next_frame.unwrap_or(until)
-                }
-            } else {
-                match self.e.poll_at() {
-                    _ if self.e.port().pending() > 0 => self.now + self.step,
-                    Some(t) if t > self.now => t,
-                    Some(_) => self.now + self.step,
-                    // Nothing in the fabric: the next frame a host sends.
-                    None => next_frame.unwrap_or(until),
-                }
-            };
-            self.now = next
-                .min(next_frame.unwrap_or(u64::MAX))
-                .min(until)
-                .max(self.now + 1);
+            self.advance(until, busy);
         }
         Ok(())
     }
 
-    /// A frame the fabric started sending to a host at `f.t`: the host has
-    /// it once its last bit has arrived.
-    fn deliver(&mut self, f: SentFrame) {
-        let Some(e) = parse_echo(&f.data) else { return };
-        if e.dst != f.ifindex as usize {
+    /// One step of the loop: the host events due, an engine poll if it has
+    /// something to do, the frames it sent; whether the engine was busy.
+    fn step(&mut self) -> Result<bool, SimError> {
+        let mut injected = false;
+        while self
+            .events
+            .peek()
+            .is_some_and(|Reverse(t)| t.at <= self.now)
+        {
+            let Reverse(t) = self.events.pop().expect("peeked");
+            match t.ev {
+                Ev::Inject { ifindex, frame } => {
+                    self.e.port_mut().inject(ifindex, t.at, &frame);
+                    injected = true;
+                }
+                Ev::Arrive { host, frame } => self.arrive(host, t.at, &frame),
+                Ev::Tcp { conn, end } => {
+                    self.tcp.timer(t.at, conn, end);
+                    self.flush_tcp();
+                }
+                Ev::App { tag } => self.app_events.push(Event::Timer {
+                    tag,
+                    at: t.at - self.start,
+                }),
+            }
+        }
+        // Only host events were due (a frame reaching a host, a timer):
+        // the engine has nothing to do before its own next event.
+        let due = injected
+            || self.opts.fixed_step
+            || self.e.port().pending() > 0
+            || self.e.poll_at().is_some_and(|t| t <= self.now);
+        let busy = if due {
+            self.stats.polls += 1;
+            self.e.poll(self.now)?
+        } else {
+            false
+        };
+        for f in self.e.port_mut().take_sent() {
+            // The host has the frame once its last bit has arrived.
+            let at = f.t + self.host_tx_ns(f.data.len());
+            self.push(
+                at,
+                Ev::Arrive {
+                    host: f.ifindex as usize,
+                    frame: f.data,
+                },
+            );
+        }
+        Ok(busy)
+    }
+
+    /// Moves virtual time to the next step's: the engine's next event or
+    /// the next host event, whichever is first (not past `until`).
+    fn advance(&mut self, until: u64, busy: bool) {
+        let next_event = self.events.peek().map(|Reverse(t)| t.at);
+        if next_event.is_some_and(|t| t <= self.now) {
+            // Something was queued for this instant (an application's
+            // action): it runs before time passes.
             return;
         }
-        let at = f.t + self.host_tx_ns(f.data.len());
-        if e.reply {
-            if let Some(t0) = self.echoes.remove(&(e.dst, e.src, e.seq)) {
-                self.replies.insert((e.dst, e.src, e.seq), at - t0);
+        let next = if self.opts.fixed_step {
+            if busy || self.e.c.queued > 0 || self.e.port().pending() > 0 {
+                self.now + self.step
+            } else {
+                next_event.unwrap_or(until)
             }
         } else {
-            let r = Echo {
-                src: e.dst,
-                dst: e.src,
-                reply: true,
-                ..e
-            };
-            self.send(r.src, at + self.opts.turnaround_ns, echo_frame(&r));
+            match self.e.poll_at() {
+                _ if self.e.port().pending() > 0 => self.now + self.step,
+                Some(t) if t > self.now => t,
+                Some(_) => self.now + self.step,
+                // Nothing in the fabric: the next host event.
+                None => next_event.unwrap_or(until),
+            }
+        };
+        self.now = next
+            .min(next_event.unwrap_or(u64::MAX))
+            .min(until)
+            .max(self.now + 1);
+    }
+
+    /// Host `host` has `frame` (its last bit) at `at`.
+    fn arrive(&mut self, host: usize, at: u64, frame: &[u8]) {
+        if let Some(e) = parse_echo(frame) {
+            if e.dst != host {
+                return;
+            }
+            if e.reply {
+                if let Some(t0) = self.echoes.remove(&(e.dst, e.src, e.seq)) {
+                    self.replies.insert((e.dst, e.src, e.seq), at - t0);
+                }
+            } else {
+                let r = Echo {
+                    src: e.dst,
+                    dst: e.src,
+                    reply: true,
+                    ..e
+                };
+                self.send(r.src, at + self.opts.turnaround_ns, echo_frame(&r));
+            }
+        } else if let Some(s) = tcp::parse(frame)
+            && s.dst == host
+        {
+            self.tcp.receive(at, &s);
+            self.flush_tcp();
         }
+    }
+
+    /// Puts what the TCP produced on the NICs, the timer queue and the
+    /// application's event list.
+    fn flush_tcp(&mut self) {
+        for o in std::mem::take(&mut self.tcp.out) {
+            self.send(o.src, o.at, o.frame);
+        }
+        for t in std::mem::take(&mut self.tcp.timers) {
+            self.push(
+                t.at,
+                Ev::Tcp {
+                    conn: t.conn,
+                    end: t.end,
+                },
+            );
+        }
+        let start = self.start;
+        for e in self.tcp.events.drain(..) {
+            self.app_events.push(match e {
+                TcpEvent::Connected { conn, at } => Event::Connected {
+                    conn,
+                    at: at - start,
+                },
+                TcpEvent::Message { conn, end, tag, at } => Event::Message {
+                    conn,
+                    end,
+                    tag,
+                    at: at - start,
+                },
+            });
+        }
+    }
+
+    /// Runs `app` until it is done or `for_ns` of virtual time has passed;
+    /// whether it finished.
+    pub fn run_app(&mut self, app: &mut dyn App, for_ns: u64) -> Result<bool, SimError> {
+        let until = self.now + for_ns;
+        app.start(self);
+        loop {
+            let busy = self.step()?;
+            let evs = std::mem::take(&mut self.app_events);
+            for ev in evs {
+                app.event(self, ev);
+            }
+            if app.done() {
+                return Ok(true);
+            }
+            if self.now >= until {
+                return Ok(false);
+            }
+            self.advance(until, busy);
+        }
+    }
+
+    /// Host `src` (from 1) opens a TCP connection to `dst`'s `port` now.
+    pub fn connect(&mut self, src: usize, dst: usize, port: u16, cfg: TcpConfig) -> ConnId {
+        let c = self.tcp.connect(self.now, src, dst, port, cfg);
+        self.flush_tcp();
+        c
+    }
+
+    /// End `end` of `conn` writes a message of `bytes` now.
+    pub fn write(&mut self, conn: ConnId, end: usize, bytes: u64, tag: u64) {
+        self.tcp.send(self.now, conn, end, bytes, tag);
+        self.flush_tcp();
+    }
+
+    /// Forgets `conn` (its counters are kept in the totals).
+    pub fn close(&mut self, conn: ConnId) {
+        self.tcp.close(conn);
+    }
+
+    /// `conn`'s counters (end 0, end 1).
+    pub fn tcp_stats(&self, conn: ConnId) -> [TcpStats; 2] {
+        self.tcp.stats(conn)
+    }
+
+    /// The application's timer `tag` at `at` ns since the start.
+    pub fn timer(&mut self, at: u64, tag: u64) {
+        let at = (at + self.start).max(self.now);
+        self.push(at, Ev::App { tag });
     }
 
     /// Mininet's pingall in virtual time: each host in turn pings every

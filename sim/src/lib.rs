@@ -1,8 +1,8 @@
 //! Virtual time (docs/virtual-time.md): the native ToR and OCS engine of a
 //! live run (`swtor::Engine`), polled by a deterministic discrete-event
 //! loop instead of a busy-polling thread, with hosts as userspace stacks
-//! in virtual time. This first part models ICMP echo (pings); the host TCP
-//! is to come.
+//! in virtual time: ICMP echo (pings) and TCP ([`tcp`]), with the
+//! experiments' applications on it ([`apps`]).
 //!
 //! ```
 //! let cfg = lh_ctrl::config::Config::load("../topologies/rotornet-8.json".as_ref()).unwrap();
@@ -12,10 +12,13 @@
 //! assert_eq!((p.sent, p.received), (240, 240));
 //! ```
 
+pub mod apps;
 mod driver;
 pub mod host;
+pub mod tcp;
 
-pub use driver::{Sim, SimError, SimOptions, Stats};
+pub use driver::{App, Event, Sim, SimError, SimOptions, Stats};
+pub use tcp::{ConnId, TcpConfig, TcpStats};
 
 /// What a run asks for that the simulation does not model: the first such
 /// field (a config's JSON path, or a flag), with why. `tor` is

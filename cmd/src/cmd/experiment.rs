@@ -10,6 +10,7 @@ use std::process::ExitCode;
 pub fn figure_cmd(
     which: ExperimentKind,
     quick: bool,
+    sim: bool,
     out: Option<PathBuf>,
     seed: Option<u64>,
     table_only: &[(&str, bool)],
@@ -27,7 +28,24 @@ pub fn figure_cmd(
             "{flag} is for table2 and table3; {name} takes --quick, --out DIR and --seed"
         );
     }
-    if !is_root() {
+    let name = if sim {
+        let n = format!("{name}-sim");
+        if lh_experiments::find(&n).is_err() {
+            anyhow::bail!(
+                "--sim: {name} does not run in virtual time; these do: {}",
+                lh_experiments::names()
+                    .iter()
+                    .filter_map(|n| n.strip_suffix("-sim"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        n
+    } else {
+        name.to_string()
+    };
+    let name = name.as_str();
+    if !sim && !is_root() {
         anyhow::bail!("`lighthouse experiment {name}` needs root (network namespaces)");
     }
     signals::install();

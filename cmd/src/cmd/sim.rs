@@ -25,6 +25,22 @@ pub struct SimArgs {
     /// How long each echo is waited for (virtual time).
     #[arg(long, default_value = "1s")]
     pub timeout: String,
+    /// Run the workload generator's TCP flows instead of pings: a size
+    /// distribution (websearch, hadoop, kvstore, or a CDF file).
+    #[arg(long, value_name = "CDF", conflicts_with = "ping")]
+    pub workload: Option<String>,
+    /// --workload: offered load per host, a fraction of its link rate.
+    #[arg(long, default_value_t = 0.1)]
+    pub load: f64,
+    /// --workload: how long flows arrive (virtual time).
+    #[arg(long, default_value = "10ms")]
+    pub duration: String,
+    /// --workload: permutation, all-to-all or incast[:N].
+    #[arg(long, default_value = "all-to-all")]
+    pub pattern: String,
+    /// --workload: the traffic's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// One JSON object on stdout (deterministic: no wall time).
     #[arg(long)]
     pub json: bool,
@@ -53,8 +69,44 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
     let mut sim = lh_sim::Sim::new(&c, lh_sim::SimOptions::default())?;
     let t0 = Instant::now();
     let mut out = serde_json::Map::new();
-    let ok = match &a.ping {
-        Some(p) => {
+    let ok = match (&a.ping, &a.workload) {
+        (None, Some(w)) => {
+            use lh_emu::traffic::workload::{arrivals, fct, load_cdf};
+            if !(a.load > 0.0 && a.load <= 1.0) {
+                anyhow::bail!("--load {}: a fraction of the link rate in (0, 1]", a.load);
+            }
+            let cdf = load_cdf(w).map_err(|e| anyhow::anyhow!("--workload {w}: {e}"))?;
+            let pattern: arrivals::Pattern = a
+                .pattern
+                .parse()
+                .map_err(|e| anyhow::anyhow!("--pattern: {e}"))?;
+            let spec = arrivals::Spec {
+                hosts: sim.hosts(),
+                pattern,
+                load: a.load,
+                host_bps: cfg.tors.host_link_rate.0 as f64,
+                duration_ns: nanos("--duration", &a.duration)?,
+                max_flows: usize::MAX,
+                seed: a.seed,
+            };
+            let specs = arrivals::generate(&cdf, &spec);
+            let recs =
+                lh_sim::apps::flows(&mut sim, &specs, lh_sim::TcpConfig::default(), timeout)?;
+            let sum = fct::summarize(&recs, fct::Buckets::default());
+            if !a.json {
+                println!(
+                    "*** {} TCP flows ({w}, {}, load {}) over {}",
+                    specs.len(),
+                    a.pattern,
+                    a.load,
+                    a.duration
+                );
+                print!("{}", sum.table());
+            }
+            out.insert("flows".into(), serde_json::to_value(&sum)?);
+            recs.iter().all(|r| r.fct_ns.is_some())
+        }
+        (Some(p), _) => {
             let (s, d) = (host(&sim, &p[0])?, host(&sim, &p[1])?);
             let rtts = sim.ping(s, d, a.count, interval, timeout)?;
             if !a.json {
@@ -74,7 +126,7 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
             out.insert("ping".into(), serde_json::to_value(&rtts)?);
             rtts.iter().all(Option::is_some)
         }
-        None => {
+        (None, None) => {
             let p = sim.pingall(timeout)?;
             if !a.json {
                 print!("{}", lh_emu::text::view::ping(&p));
