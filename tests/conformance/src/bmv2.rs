@@ -203,21 +203,53 @@ impl Bmv2Target {
             }
         };
         let base_slot: u64 = 1000 * s as u64;
+        let slice_len = Duration::from_nanos(c.config.slice.duration.0);
         let mut out: Vec<(String, Outcome)> = Vec::new();
         let mut drops = read_drops(&mut client)?;
         let mut rotations = 0u64;
+        let mut last_rotation: Option<(u64, Instant)> = None;
         for (idx, f) in case.frames.iter().enumerate() {
             let bytes = frame::build(f, idx as u32).map_err(setup)?;
             // A fresh rotation before every frame: the program's one-slice
             // correction must not fire however slow this harness is.
             let slot = base_slot + f.cycle * s as u64 + f.slice as u64;
-            send(&mut sock, CPU_PORT, &frame::rotation(f.slice, slot as u32))?;
-            rotations += 1;
-            // BMv2 reads each port on its own thread: wait until the
-            // rotation is taken before the frame goes in on another port
-            // (a frame that overtook it would see the previous rotation,
-            // possibly more than a slice old, and advance the slice).
-            wait_rotations(&mut client, rotations)?;
+            // A late frame: the rotation is for the slot before, and the
+            // frame comes one slice after it.
+            let (rslice, rslot) = if f.late {
+                ((f.slice as usize + s - 1) % s, slot - 1)
+            } else {
+                (f.slice as usize, slot)
+            };
+            // A frame at an offset into the slot of the frame before keeps
+            // that frame's rotation: the offsets are times in one slot.
+            let same_slot =
+                f.offset_us.is_some() && !f.late && last_rotation.is_some_and(|(sl, _)| sl == slot);
+            if !same_slot {
+                last_rotation = Some((slot, Instant::now()));
+                send(
+                    &mut sock,
+                    CPU_PORT,
+                    &frame::rotation(rslice as u16, rslot as u32),
+                )?;
+                rotations += 1;
+                // BMv2 reads each port on its own thread: wait until the
+                // rotation is taken before the frame goes in on another
+                // port (a frame that overtook it would see the previous
+                // rotation, possibly more than a slice old, and advance
+                // the slice).
+                wait_rotations(&mut client, rotations)?;
+            }
+            let rotated = last_rotation.map_or_else(Instant::now, |(_, t)| t);
+            // A late frame also leaves a margin for the rotation frame's
+            // own latency through BMv2 (its timestamp is the slot start).
+            let into = match (f.late, f.offset_us) {
+                (false, us) => Duration::from_micros(us.unwrap_or(0)),
+                (true, None) => slice_len + LATE_MARGIN,
+                (true, Some(us)) => slice_len + Duration::from_micros(us),
+            };
+            if let Some(left) = into.checked_sub(rotated.elapsed()) {
+                std::thread::sleep(left);
+            }
             let in_port = if let Some(k) = host_number(&f.ingress) {
                 let k0 = k
                     .checked_sub(fab.tor * hpt + 1)
@@ -229,6 +261,11 @@ impl Bmv2Target {
                     .filter(|&p| p < uplinks)
                     .ok_or_else(|| setup(format!("bad ingress {:?}", f.ingress)))?;
                 UPLINK_PORT_BASE + p as u32
+            };
+            let bytes = if f.tagged && host_number(&f.ingress).is_none() {
+                frame::tag(&bytes, f.slice, slot as u32)
+            } else {
+                bytes
             };
             send(&mut sock, in_port, &bytes)?;
             // Wait until the frame is accounted for: it came out (its marker,
@@ -278,7 +315,7 @@ impl Bmv2Target {
             sw.check()?;
             out.push((
                 f.id.clone(),
-                outcome(&ports, f.arp, idx as u32, &got, dropped),
+                outcome((base_slot, s), &ports, f.arp, idx as u32, &got, dropped),
             ));
         }
         inspect(&mut client)?;
@@ -295,6 +332,9 @@ fn case_slug(name: &str) -> String {
         .collect();
     s.trim_matches('-').to_string()
 }
+
+/// How long past the slice a late frame comes (see [`crate::case::FrameSpec::late`]).
+const LATE_MARGIN: Duration = Duration::from_millis(5);
 
 /// The program's `events` counter index of rotation frames taken (docs/p4.md).
 pub const EV_ROTATION: u32 = 5;
@@ -344,6 +384,7 @@ fn collect(
 }
 
 fn outcome(
+    (base_slot, slices): (u64, usize),
     ports: &[(u32, String)],
     arp: bool,
     idx: u32,
@@ -368,6 +409,9 @@ fn outcome(
                 .map(|(_, s)| s.clone());
             if let Some(sh) = p.shim {
                 o.depart = Some(sh.slice);
+                o.cycle = u64::from(sh.slot)
+                    .checked_sub(base_slot)
+                    .map(|x| x / slices as u64);
                 o.rerouted = sh.flags & FLAG_REROUTED != 0;
                 o.deferred = sh.flags & FLAG_DEFERRED != 0;
             }

@@ -51,6 +51,41 @@ pub struct FrameSpec {
     /// An ARP request for `dst` instead of a UDP frame.
     #[serde(default)]
     pub arp: bool,
+    /// The sender's IPv4 address instead of `src`'s (ARP and UDP).
+    #[serde(default)]
+    pub src_ip: Option<Ipv4Addr>,
+    /// A push-back message (shim kind 3, docs/wire-formats.md) instead of
+    /// a UDP frame.
+    #[serde(default)]
+    pub pushback: bool,
+    /// This EtherType instead of IPv4's (the IPv4 bytes stay).
+    #[serde(default)]
+    pub ether_type: Option<u16>,
+    /// This IPv4 protocol instead of UDP's 17 (the UDP bytes stay).
+    #[serde(default)]
+    pub proto: Option<u8>,
+    /// Four bytes of IPv4 options (IHL 6); `len` stays the whole length.
+    #[serde(default)]
+    pub ip_options: bool,
+    /// The source-route header's version (default 1).
+    #[serde(default)]
+    pub srh_version: Option<u8>,
+    /// Microseconds into the arrival slot (default: just past the slot's
+    /// dark time on the native ToR, right after the rotation frame on BMv2).
+    #[serde(default)]
+    pub offset_us: Option<u64>,
+    /// BMv2: the rotation frame before this one announces the previous
+    /// slot and the frame comes one slice later, so the program must
+    /// advance the slice itself (docs/p4.md, "How the P4 program knows the
+    /// current slice"). The native ToR has its own clock: no difference.
+    #[serde(default)]
+    pub late: bool,
+    /// The frame carries a departure tag (kind 1). From a host: on both
+    /// targets (a host must not send one). From the fabric: on BMv2, where
+    /// the program strips it; the native ToR's fabric frames are always
+    /// sent tagged by the peer and swtor strips the tag.
+    #[serde(default)]
+    pub tagged: bool,
 }
 
 fn default_len() -> usize {
@@ -73,6 +108,12 @@ pub struct Expect {
     /// Departure slice (uplinks of time-slotted fabrics).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depart: Option<u16>,
+    /// Cycle of the departure slot, from the case's first (0-based): the
+    /// rank of a departure that wraps into the next cycle. Not for
+    /// deferred frames (the native ToR sends them a cycle later, the
+    /// program's tag names the slot they missed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<u64>,
     /// Source-route steps left on the frame as it leaves (`[]`: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub srh: Option<Vec<(u8, Option<u16>)>>,
@@ -220,6 +261,9 @@ impl fmt::Display for Expect {
         if let Some(d) = self.depart {
             write!(f, " depart {d}")?;
         }
+        if let Some(c) = self.cycle {
+            write!(f, " cycle {c}")?;
+        }
         if let Some(s) = &self.srh {
             write!(f, " srh {s:?}")?;
         }
@@ -237,13 +281,19 @@ impl fmt::Display for Expect {
 }
 
 /// Compares an outcome with its expectation on the fields the expectation
-/// sets (`srh`, `depart` and `arp_reply_for` only when given).
+/// sets (`srh`, `depart`, `cycle` and `arp_reply_for` only when given, but
+/// no departure tag on a frame delivered to a host; `rerouted`
+/// and `deferred` always: a frame deferred or rerouted unexpectedly is a
+/// difference too).
 pub fn matches(e: &Expect, o: &Outcome) -> bool {
+    // A frame delivered to a host must not carry a departure tag.
+    let to_host = e.out.as_deref().is_some_and(|p| host_number(p).is_some());
     e.out == o.out
         && e.drop == o.drop
-        && (e.depart.is_none() || e.depart == o.depart)
+        && (e.depart.is_none() && !to_host || e.depart == o.depart)
+        && (e.cycle.is_none() || e.cycle == o.cycle)
         && (e.srh.is_none() || e.srh == o.srh)
         && e.rerouted == o.rerouted
-        && (!e.deferred || o.deferred)
+        && e.deferred == o.deferred
         && (e.arp_reply_for.is_none() || e.arp_reply_for == o.arp_reply_for)
 }

@@ -25,9 +25,13 @@ pub fn resolve(name: &str) -> Option<(Ipv4Addr, [u8; 6])> {
 pub fn build(spec: &FrameSpec, index: u32) -> Result<Vec<u8>, String> {
     let src_name = spec.src.as_deref().unwrap_or(&spec.ingress);
     let (sip, smac) = resolve(src_name).ok_or_else(|| format!("bad src {src_name:?}"))?;
+    let sip = spec.src_ip.unwrap_or(sip);
     let (dip, dmac) = resolve(&spec.dst).ok_or_else(|| format!("bad dst {:?}", spec.dst))?;
     if spec.arp {
         return Ok(arp_request(smac, sip, dip));
+    }
+    if spec.pushback {
+        return Ok(pushback());
     }
     let mut payload = Vec::with_capacity(spec.len);
     payload.extend_from_slice(MARK);
@@ -39,16 +43,72 @@ pub fn build(spec: &FrameSpec, index: u32) -> Result<Vec<u8>, String> {
             spec.id, spec.len
         ));
     }
-    payload.resize(spec.len - hdr, 0);
+    let opts = if spec.ip_options { 4 } else { 0 };
+    if spec.len < hdr + opts + payload.len() {
+        return Err(format!(
+            "frame {:?}: len {} is too short for IPv4 options",
+            spec.id, spec.len
+        ));
+    }
+    payload.resize(spec.len - hdr - opts, 0);
     let b = PacketBuilder::ethernet2(smac, dmac)
         .ipv4(sip.octets(), dip.octets(), 64)
         .udp(spec.sport, spec.dport);
     let mut out = Vec::with_capacity(spec.len);
     b.write(&mut out, &payload).map_err(|e| e.to_string())?;
+    if spec.ip_options {
+        // NOP, NOP, NOP, end of options.
+        out.splice(34..34, [1, 1, 1, 0]);
+        out[14] = 0x46;
+        let tot = u16::from_be_bytes([out[16], out[17]]) + 4;
+        out[16..18].copy_from_slice(&tot.to_be_bytes());
+    }
+    if let Some(p) = spec.proto {
+        out[23] = p;
+    }
+    if spec.ip_options || spec.proto.is_some() {
+        ipv4_checksum(&mut out[14..]);
+    }
+    if let Some(t) = spec.ether_type {
+        out[12..14].copy_from_slice(&t.to_be_bytes());
+    }
     if let Some(steps) = &spec.srh {
-        push_srh(&mut out, steps);
+        push_srh_version(&mut out, spec.srh_version.unwrap_or(1), steps);
+    }
+    if spec.tagged && host_number(&spec.ingress).is_some() {
+        out = tag(&out, spec.slice, spec.slice.into());
     }
     Ok(out)
+}
+
+/// Recomputes the header checksum of the IPv4 header at the start of `ip`.
+fn ipv4_checksum(ip: &mut [u8]) {
+    let n = (ip[0] & 0x0f) as usize * 4;
+    ip[10..12].fill(0);
+    let mut sum: u32 = ip[..n]
+        .chunks(2)
+        .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+}
+
+/// A push-back message as a ToR would send it (docs/wire-formats.md):
+/// ToR 1 rejected a frame of ToR 0's hosts for ToR 2.
+fn pushback() -> Vec<u8> {
+    let mut f = [0u8; swtor::wire::PUSHBACK_LEN];
+    let m = swtor::wire::PushbackMsg {
+        sender_tor: 0,
+        dst_tor: 2,
+        from_tor: 1,
+        slice: 0,
+        slot: 0,
+        reason: 2,
+    };
+    swtor::wire::pushback_frame(&mut f, &m);
+    f.to_vec()
 }
 
 fn arp_request(smac: [u8; 6], sip: Ipv4Addr, tip: Ipv4Addr) -> Vec<u8> {
@@ -67,10 +127,15 @@ fn arp_request(smac: [u8; 6], sip: Ipv4Addr, tip: Ipv4Addr) -> Vec<u8> {
 
 /// Inserts a source-route header (docs/wire-formats.md) after the MACs.
 pub fn push_srh(f: &mut Vec<u8>, steps: &[(u8, Option<u16>)]) {
+    push_srh_version(f, 1, steps)
+}
+
+/// [`push_srh`] with another header version (a malformed header).
+pub fn push_srh_version(f: &mut Vec<u8>, version: u8, steps: &[(u8, Option<u16>)]) {
     let orig = [f[12], f[13]];
     let mut h = Vec::with_capacity(4 + 3 * steps.len());
     h.extend_from_slice(&ETH_SRH.to_be_bytes());
-    h.push(1);
+    h.push(version);
     h.push(steps.len() as u8);
     for &(p, d) in steps {
         h.push(p);
@@ -106,6 +171,20 @@ pub fn rotation(slice: u16, slot: u32) -> Vec<u8> {
     f.extend_from_slice(&slot.to_be_bytes());
     f.extend_from_slice(&[0, 0]);
     f.resize(60, 0);
+    f
+}
+
+/// `frame` with a departure tag (kind 1) after the source MAC, as an
+/// upstream ToR's data plane would have sent it.
+pub fn tag(frame: &[u8], slice: u16, slot: u32) -> Vec<u8> {
+    let mut f = Vec::with_capacity(frame.len() + 10);
+    f.extend_from_slice(&frame[..12]);
+    f.extend_from_slice(&ETH_SHIM.to_be_bytes());
+    f.push(SHIM_DEPART);
+    f.push(0);
+    f.extend_from_slice(&slice.to_be_bytes());
+    f.extend_from_slice(&slot.to_be_bytes());
+    f.extend_from_slice(&frame[12..]);
     f
 }
 

@@ -60,8 +60,9 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
     let mut last_t = EPOCH;
     for (idx, f) in case.frames.iter().enumerate() {
         let slot = f.cycle * s as u64 + f.slice as u64;
-        // Inside the usable window of the arrival slot.
-        let t = clock.start_of_slot(slot) + dark + 1_000;
+        // Inside the usable window of the arrival slot, or where the case
+        // puts it.
+        let t = clock.start_of_slot(slot) + f.offset_us.map_or(dark + 1_000, |us| us * 1_000);
         let bytes = frame::build(f, idx as u32)?;
         if let Some(k) = host_number(&f.ingress) {
             let ifindex = e
@@ -93,8 +94,27 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
             // serialisation and the propagation delay.
             let sent_at = clock.start_of_slot(slot);
             advance(&mut e, &mut now, sent_at)?;
+            let c0 = e.counters();
             e.port_mut().inject(ifindex, sent_at, &tagged);
             advance(&mut e, &mut now, t.max(sent_at))?;
+            // Until the OCS has delivered it to the tested ToR, which
+            // decides it there (or swtor refused it at the peer): what that
+            // decision counted (a drop, a deferral) belongs to this frame,
+            // not the next one.
+            let limit = now + timing.model.slice.0;
+            // Deliveries to the native (tested) ToR: the OCS's, less those
+            // to external ToRs.
+            let to_tested = |c: &Counters| c.ocs_delivered - c.to_external;
+            loop {
+                let c1 = e.counters();
+                let done = to_tested(&c1) > to_tested(&c0)
+                    || c1.dropped.iter().sum::<u64>() > c0.dropped.iter().sum::<u64>();
+                now += STEP;
+                e.poll(now).map_err(|e| e.to_string())?;
+                if done || now >= limit {
+                    break;
+                }
+            }
         }
         // Let the frame be taken and decided at `t`, and nothing later.
         e.poll(t.max(now)).map_err(|e| e.to_string())?;
@@ -149,6 +169,7 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
                     });
                     o.out = up.map(|u| format!("up{u}"));
                     o.depart = Some(slice);
+                    o.cycle = Some(tx_slot / s as u64);
                 } else {
                     let k = ifx.hosts.iter().position(|&x| x == sf.ifindex);
                     o.out = k.map(|k| format!("h{}", k + 1));
