@@ -92,6 +92,25 @@ fn pct(v: &[f64], p: f64) -> f64 {
     v[((v.len() as f64 * p / 100.0).ceil() as usize).clamp(1, v.len()) - 1]
 }
 
+/// `lighthouse run topologies/rotornet-8.json --script` of `script`, as
+/// root, one live run at a time.
+fn live_run(script: &str, args: &[&str]) -> std::process::Output {
+    let _g = common::KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("script.lh");
+    std::fs::write(&path, script).unwrap();
+    let o = Command::new(BIN)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .args(["run", "topologies/rotornet-8.json"])
+        .args(args)
+        .arg("--script")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
 #[test]
 fn ping_rtts_agree_with_a_live_run() {
     // Cross-validation (docs/virtual-time.md): rotornet-8 (1 Gb/s, 100 us
@@ -103,17 +122,7 @@ fn ping_rtts_agree_with_a_live_run() {
     if common::skip_unless_root("ping_rtts_agree_with_a_live_run") {
         return;
     }
-    let _g = common::KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("ping.lh");
-    std::fs::write(&script, "h1 ping -c 168 -i 0.0137 h3\n").unwrap();
-    let live = Command::new(BIN)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .args(["run", "topologies/rotornet-8.json", "--script"])
-        .arg(&script)
-        .output()
-        .unwrap();
-    assert!(live.status.success());
+    let live = live_run("h1 ping -c 168 -i 0.0137 h3\n", &[]);
     // A node command's output is the run's output: stderr.
     let live = rtts_of(&String::from_utf8_lossy(&live.stderr));
     let o = sim(&[
@@ -274,3 +283,84 @@ fn a_workload_runs_on_the_simulated_tcp() {
     assert!(all["flows"].as_u64().unwrap() > 10, "{all}");
     assert_eq!(all["flows"], all["completed"], "{all}");
 }
+
+fn latencies_ms(json_lines: &str) -> Vec<f64> {
+    let v: serde_json::Value = json_lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| {
+            v["verb"] == "memcached"
+                || v["line"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("memcached"))
+        })
+        .expect("the memcached value");
+    let v = if v["value"].is_object() {
+        &v["value"]
+    } else {
+        &v
+    };
+    v["latencies_ns"]
+        .as_array()
+        .expect("latencies_ns")
+        .iter()
+        .map(|x| x.as_f64().unwrap() / 1e6)
+        .collect()
+}
+
+#[test]
+fn mice_fcts_agree_with_a_live_run() {
+    // Cross-validation of the TCP path (docs/virtual-time.md): rotornet-8
+    // (1 Gb/s, 100 us slices, 700 us cycle), 168 memcached SETs of 4.2 KB
+    // from h3 to h1, 1.37 ms apart (so they land at every phase of the
+    // cycle), live (the real memcached and the kernel's TCP) and simulated.
+    // A SET's FCT is the wait for the s1-s2 circuit plus the transfer and
+    // the reply; the live run adds memcached's and the kernels' time.
+    if common::skip_unless_root("mice_fcts_agree_with_a_live_run") {
+        return;
+    }
+    let live = live_run("memcached h1 h3 count=168 interval=0.00137\n", &["--json"]);
+    let live = latencies_ms(&String::from_utf8_lossy(&live.stdout));
+    let o = sim(&[
+        "topologies/rotornet-8.json",
+        "--memcached",
+        "h1",
+        "h3",
+        "--count",
+        "168",
+        "--interval",
+        "1.37ms",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let simulated: Vec<f64> = v["memcached"]["latencies_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() / 1e6)
+        .collect();
+    assert_eq!((live.len(), simulated.len()), (168, 168));
+    let spread = |v: &[f64]| pct(v, 75.0) - pct(v, 25.0);
+    let (dm, ds) = (
+        pct(&live, 50.0) - pct(&simulated, 50.0),
+        spread(&live) - spread(&simulated),
+    );
+    eprintln!(
+        "cross-validation (SETs): median live - sim {dm:.3} ms, spread (p75 - p25) live - sim {ds:.3} ms; live p25/p50/p75 {:.3}/{:.3}/{:.3}, sim {:.3}/{:.3}/{:.3}",
+        pct(&live, 25.0),
+        pct(&live, 50.0),
+        pct(&live, 75.0),
+        pct(&simulated, 25.0),
+        pct(&simulated, 50.0),
+        pct(&simulated, 75.0)
+    );
+    assert!(
+        (MICE_MEDIAN.0..=MICE_MEDIAN.1).contains(&dm) && ds.abs() <= MICE_SPREAD,
+        "median live - sim {dm:.3} ms, spread live - sim {ds:.3} ms\nlive {live:?}\nsim {simulated:?}"
+    );
+}
+
+/// The band of `mice_fcts_agree_with_a_live_run`, ms (docs/virtual-time.md).
+const MICE_MEDIAN: (f64, f64) = (-0.1, 0.3);
+const MICE_SPREAD: f64 = 0.15;

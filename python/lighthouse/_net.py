@@ -274,14 +274,18 @@ class LighthouseNet(_NativeNet):
 
     # -- the live network --
 
-    def start(self, tor="native", dashboard=None):
+    def start(self, tor="native", dashboard=None, backend="live"):
         """Bring the network up (`tor` as `lighthouse run --tor`);
         `dashboard`: serve the live web dashboard (True: 127.0.0.1:8001, a
-        port, or "HOST:PORT"; docs/dashboard.md)."""
+        port, or "HOST:PORT"; docs/dashboard.md). `backend="sim"`: the same
+        ToR and OCS code in virtual time instead (docs/virtual-time.md): no
+        root, deterministic; `pingall()`, `ping()`, `flows()`, `drops()`
+        and `now` (virtual seconds)."""
         watch = [m.spec for m in self.dashboard.monitors] or None
-        super().start(tor, dashboard, watch)
+        super().start(tor, dashboard, watch, backend)
         _running.add(self)
-        _install_sigterm()
+        if backend == "live":
+            _install_sigterm()
 
     def stop(self):
         _running.discard(self)

@@ -53,6 +53,8 @@ pub struct PyNet {
     /// to solve whole (`ALL_AT_ONCE`): its calls then walk memory in order.
     flat: Vec<Option<Py<PyPath>>>,
     live: Option<Network>,
+    /// `start(backend="sim")`: the network in virtual time instead.
+    sim: Option<lh_sim::Sim>,
     /// `start(dashboard=...)`: the run's web dashboard.
     dash: Option<lh_dash::Dashboard>,
 }
@@ -72,6 +74,11 @@ impl Write for Captured {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// A Python timeout (seconds, None: 1 s) in virtual ns.
+fn sim_timeout(t: Option<f64>) -> u64 {
+    (t.unwrap_or(1.0).max(0.0) * 1e9) as u64
 }
 
 fn compile_err(e: impl std::fmt::Display) -> PyErr {
@@ -119,9 +126,32 @@ impl PyNet {
     }
 
     fn live(&mut self) -> PyResult<&mut Network> {
+        if self.sim.is_some() {
+            return Err(NetworkError::new_err(
+                "not in virtual time: a start(backend=\"sim\") network has pingall(), ping(), flows(), drops() and now",
+            ));
+        }
         self.live
             .as_mut()
             .ok_or_else(|| NetworkError::new_err("the network is not running: call start() first"))
+    }
+
+    fn sim_err(e: lh_sim::SimError) -> PyErr {
+        NetworkError::new_err(e.to_string())
+    }
+
+    /// `start(backend="sim")`: the compiled network in virtual time.
+    fn start_sim(&mut self, tor: &str, dashboard: bool) -> PyResult<()> {
+        if dashboard {
+            return Err(PyValueError::new_err(
+                "start(dashboard=...): the simulation runs in virtual time, faster than a page can follow; use backend=\"live\"",
+            ));
+        }
+        lh_sim::check(&self.config, tor)
+            .map_err(|e| PyValueError::new_err(format!("start(backend=\"sim\"): {e}")))?;
+        let c = self.ensure_compiled()?.clone();
+        self.sim = Some(lh_sim::Sim::new(&c, Default::default()).map_err(Self::sim_err)?);
+        Ok(())
     }
 
     fn check_tor(&self, tor: TorId) -> PyResult<()> {
@@ -165,12 +195,17 @@ impl PyNet {
     }
 
     fn host_index(&mut self, name: &str) -> PyResult<usize> {
-        let n = self.live()?;
-        n.plan
-            .hosts
-            .iter()
-            .position(|h| h.name == name)
-            .ok_or_else(|| NetworkError::new_err(format!("no host {name:?}")))
+        let find = |hosts: &[lh_emu::plan::HostPlan]| {
+            hosts
+                .iter()
+                .position(|h| h.name == name)
+                .ok_or_else(|| NetworkError::new_err(format!("no host {name:?}")))
+        };
+        if self.sim.is_some() {
+            // The simulation numbers hosts as the live plan names them.
+            return find(&lh_emu::plan::Plan::from_config(&self.config).hosts);
+        }
+        find(&self.live()?.plan.hosts)
     }
 
     fn monitor(
@@ -227,6 +262,7 @@ impl PyNet {
             paths_held: 0,
             flat: Vec::new(),
             live: None,
+            sim: None,
             dash: None,
         })
     }
@@ -581,16 +617,29 @@ impl PyNet {
     /// 127.0.0.1:8001; or "HOST:PORT", or a port number); its URL is
     /// printed and is `dashboard_url`. `watch`: the monitoring requests
     /// the page lists (default: every request made so far).
-    #[pyo3(signature = (tor="native", dashboard=None, watch=None))]
+    /// `backend`: "live" (the default), or "sim": the same ToR and OCS
+    /// code in virtual time (docs/virtual-time.md): no root, no
+    /// namespaces, the same results on every run; native ToRs only.
+    #[pyo3(signature = (tor="native", dashboard=None, watch=None, backend="live"))]
     fn start(
         &mut self,
         py: Python<'_>,
         tor: &str,
         dashboard: Option<Bound<'_, PyAny>>,
         watch: Option<Bound<'_, PyAny>>,
+        backend: &str,
     ) -> PyResult<()> {
-        if self.live.is_some() {
+        if self.live.is_some() || self.sim.is_some() {
             return Err(NetworkError::new_err("the network is already running"));
+        }
+        match backend {
+            "live" => {}
+            "sim" => return self.start_sim(tor, dashboard.is_some_and(|d| !d.is_none())),
+            b => {
+                return Err(PyValueError::new_err(format!(
+                    "start(backend={b:?}): \"live\" or \"sim\""
+                )));
+            }
         }
         if !is_root() {
             return Err(PyPermissionError::new_err(
@@ -651,7 +700,23 @@ impl PyNet {
     /// Whether `start()` brought the network up and `stop()` has not run.
     #[getter]
     fn running(&self) -> bool {
-        self.live.is_some()
+        self.live.is_some() || self.sim.is_some()
+    }
+
+    /// The backend running: "live", "sim", or None.
+    #[getter]
+    fn backend(&self) -> Option<&'static str> {
+        match (&self.live, &self.sim) {
+            (Some(_), _) => Some("live"),
+            (_, Some(_)) => Some("sim"),
+            _ => None,
+        }
+    }
+
+    /// Virtual seconds since `start(backend="sim")`, or None.
+    #[getter]
+    fn now(&self) -> Option<f64> {
+        self.sim.as_ref().map(|s| s.now() as f64 / 1e9)
     }
 
     /// The run's prefix (`lh` + 4 hex digits: its namespaces' names), or
@@ -664,6 +729,9 @@ impl PyNet {
     /// `stop()`: drain, report conservation, tear everything down. True
     /// when conservation held and teardown had no errors. Idempotent.
     fn stop(&mut self) -> bool {
+        if let Some(mut s) = self.sim.take() {
+            return s.counters().conservation_holds();
+        }
         let ok = match self.live.take() {
             Some(mut n) => n.stop(),
             None => true,
@@ -678,6 +746,10 @@ impl PyNet {
     /// value (`rows`, `sent`, `received`).
     #[pyo3(signature = (timeout=None))]
     fn pingall(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Py<PyAny>> {
+        if let Some(s) = self.sim.as_mut() {
+            let p = s.pingall(sim_timeout(timeout)).map_err(Self::sim_err)?;
+            return to_py(py, &p);
+        }
         let p = self.live()?.pingall(timeout).map_err(|e| net_err(py, e))?;
         to_py(py, &p)
     }
@@ -698,6 +770,14 @@ impl PyNet {
             ),
             None => None,
         };
+        if let Some(s) = self.sim.as_mut() {
+            let all: Vec<usize> = (1..=s.hosts()).collect();
+            let among: Vec<usize> = idx.map_or(all, |v| v.iter().map(|&h| h + 1).collect());
+            let p = s
+                .ping_among(&among, sim_timeout(timeout))
+                .map_err(Self::sim_err)?;
+            return to_py(py, &p);
+        }
         let p = self
             .live()?
             .ping(idx.as_deref(), timeout, false, &mut |_| {})
@@ -722,6 +802,39 @@ impl PyNet {
 
     /// `flows("websearch permutation 0.3 2")`: the CLI's `flows` arguments.
     fn flows(&mut self, py: Python<'_>, args: &str) -> PyResult<Py<PyAny>> {
+        if let Some(s) = self.sim.as_mut() {
+            let a: Vec<&str> = args.split_whitespace().collect();
+            let bps = self.config.tors.host_link_rate.0 as f64;
+            let req = lh_emu::traffic::workload::parse_request(
+                &a,
+                s.hosts(),
+                bps,
+                &lh_emu::text::format::parse_bw,
+            )
+            .map_err(|e| PyValueError::new_err(format!("flows({args:?}): {e}")))?;
+            let specs = lh_emu::traffic::workload::arrivals::generate(&req.cdf, &req.spec);
+            let t0 = s.now();
+            let grace = (req.grace_s * 1e9) as u64;
+            let records = lh_sim::apps::flows(s, &specs, lh_sim::TcpConfig::default(), grace)
+                .map_err(Self::sim_err)?;
+            let v = lh_emu::traffic::workload::FlowSummary {
+                head: format!(
+                    "*** Flows: {} {} flows ({:?}, load {}, in virtual time)\n",
+                    specs.len(),
+                    req.cdf_name,
+                    req.spec.pattern,
+                    req.spec.load
+                ),
+                summary: lh_emu::traffic::workload::fct::summarize(
+                    &records,
+                    lh_emu::traffic::workload::fct::Buckets::default(),
+                ),
+                records,
+                // Virtual seconds: the simulation's result has no wall time.
+                elapsed_s: (s.now() - t0) as f64 / 1e9,
+            };
+            return to_py(py, &v);
+        }
         let n = self.live()?;
         let a: Vec<&str> = args.split_whitespace().collect();
         let req = lh_emu::traffic::workload::parse_request(
@@ -744,6 +857,17 @@ impl PyNet {
 
     /// `drops()`: every drop counter, by reason.
     fn drops(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(s) = self.sim.as_mut() {
+            let c = s.counters();
+            let v = lh_emu::net::values::Drops {
+                conservation: lh_emu::net::values::Conservation::of(&c, None),
+                counters: c,
+                p4: None,
+                port_drops: 0,
+                kernel: Vec::new(),
+            };
+            return to_py(py, &v);
+        }
         let v = self.live()?.drops().map_err(|e| net_err(py, e))?;
         to_py(py, &v)
     }

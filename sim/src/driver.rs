@@ -445,11 +445,18 @@ impl Sim {
     /// other at once (its NIC spaces them), waiting up to `timeout_ns` for
     /// the replies; the same value as the live network's `pingall`.
     pub fn pingall(&mut self, timeout_ns: u64) -> Result<PingAll, SimError> {
-        let n = self.hosts();
+        let all: Vec<usize> = (1..=self.hosts()).collect();
+        self.ping_among(&all, timeout_ns)
+    }
+
+    /// [`Sim::pingall`] among `hosts` only (numbers from 1): the live
+    /// network's `ping(hosts)`.
+    pub fn ping_among(&mut self, hosts: &[usize], timeout_ns: u64) -> Result<PingAll, SimError> {
+        let n = hosts.len();
         let (mut sent, mut received) = (0u64, 0u64);
         let mut rows = Vec::with_capacity(n);
-        for src in 1..=n {
-            let dsts: Vec<usize> = (1..=n).filter(|&d| d != src).collect();
+        for &src in hosts {
+            let dsts: Vec<usize> = hosts.iter().copied().filter(|&d| d != src).collect();
             let pairs: Vec<(usize, usize)> = dsts.iter().map(|&d| (src, d)).collect();
             let rtts = self.ping_set(&pairs, timeout_ns)?;
             let mut row = PingRow {
@@ -470,7 +477,7 @@ impl Sim {
             rows,
             sent,
             received,
-            all: true,
+            all: n == self.hosts(),
             full: false,
         })
     }

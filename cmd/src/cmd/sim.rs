@@ -17,14 +17,24 @@ pub struct SimArgs {
     /// Ping SRC -> DST COUNT times instead of pingall.
     #[arg(long, num_args = 2, value_names = ["SRC", "DST"])]
     pub ping: Option<Vec<String>>,
-    #[arg(long, default_value_t = 1)]
-    pub count: usize,
-    /// Between --ping's echoes (virtual time).
+    /// --ping's echoes, or --memcached's SETs per client (default 1 and
+    /// 100).
+    #[arg(long)]
+    pub count: Option<usize>,
+    /// Between --ping's echoes, or --memcached's SETs (virtual time).
     #[arg(long, default_value = "1ms")]
     pub interval: String,
     /// How long each echo is waited for (virtual time).
     #[arg(long, default_value = "1s")]
     pub timeout: String,
+    /// The CLI's `memcached` verb in virtual time: a server and SET
+    /// clients (default: every other host), --count SETs each, one every
+    /// --interval (fixed, as the CLI's), of --size bytes.
+    #[arg(long, num_args = 1.., value_names = ["SERVER", "CLIENT"], conflicts_with_all = ["ping", "workload"])]
+    pub memcached: Option<Vec<String>>,
+    /// --memcached: value bytes per SET.
+    #[arg(long, default_value_t = 4200)]
+    pub size: usize,
     /// Run the workload generator's TCP flows instead of pings: a size
     /// distribution (websearch, hadoop, kvstore, or a CDF file).
     #[arg(long, value_name = "CDF", conflicts_with = "ping")]
@@ -47,11 +57,11 @@ pub struct SimArgs {
 }
 
 /// A host name (`h3`) to its number (3).
-fn host(sim: &lh_sim::Sim, name: &str) -> anyhow::Result<usize> {
+fn host(sim: &lh_sim::Sim, flag: &str, name: &str) -> anyhow::Result<usize> {
     name.strip_prefix('h')
         .and_then(|n| n.parse::<usize>().ok())
         .filter(|&n| (1..=sim.hosts()).contains(&n))
-        .with_context(|| format!("--ping: no host {name:?} (h1..h{})", sim.hosts()))
+        .with_context(|| format!("{flag}: no host {name:?} (h1..h{})", sim.hosts()))
 }
 
 fn nanos(flag: &str, v: &str) -> anyhow::Result<u64> {
@@ -70,6 +80,54 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
     let t0 = Instant::now();
     let mut out = serde_json::Map::new();
     let ok = match (&a.ping, &a.workload) {
+        _ if a.memcached.is_some() => {
+            let names = a.memcached.as_deref().unwrap_or_default();
+            let server = host(&sim, "--memcached", &names[0])? - 1;
+            let clients: Vec<usize> = if names.len() > 1 {
+                names[1..]
+                    .iter()
+                    .map(|n| host(&sim, "--memcached", n).map(|h| h - 1))
+                    .collect::<anyhow::Result<_>>()?
+            } else {
+                (0..sim.hosts())
+                    .filter(|&h| h != server)
+                    .step_by(2)
+                    .collect()
+            };
+            let load = lh_emu::traffic::apps::memcached::SetLoad {
+                count: a.count.unwrap_or(100),
+                size: a.size,
+                interval: std::time::Duration::from_nanos(interval),
+                poisson: None,
+            };
+            let recs = lh_sim::apps::memcached(
+                &mut sim,
+                server,
+                &clients,
+                &load,
+                lh_sim::TcpConfig::default(),
+                timeout.saturating_mul(load.count as u64 + 1),
+            )?;
+            let name = |h: usize| format!("h{}", h + 1);
+            let m = lh_emu::net::values::Memcached {
+                server: name(server),
+                clients: clients.iter().map(|&h| name(h)).collect(),
+                latencies_ns: recs.iter().filter_map(|r| r.fct_ns).collect(),
+                summary: lh_emu::traffic::workload::fct::summarize(
+                    &recs,
+                    lh_emu::traffic::workload::fct::Buckets::default(),
+                ),
+                records: recs,
+                // Virtual: the value's wall time is not part of the result.
+                elapsed_s: 0.0,
+            };
+            if !a.json {
+                print!("{}", lh_emu::text::view::memcached(&m));
+            }
+            let ok = m.latencies_ns.len() == m.records.len();
+            out.insert("memcached".into(), serde_json::to_value(&m)?);
+            ok
+        }
         (None, Some(w)) => {
             use lh_emu::traffic::workload::{arrivals, fct, load_cdf};
             if !(a.load > 0.0 && a.load <= 1.0) {
@@ -107,8 +165,8 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
             recs.iter().all(|r| r.fct_ns.is_some())
         }
         (Some(p), _) => {
-            let (s, d) = (host(&sim, &p[0])?, host(&sim, &p[1])?);
-            let rtts = sim.ping(s, d, a.count, interval, timeout)?;
+            let (s, d) = (host(&sim, "--ping", &p[0])?, host(&sim, "--ping", &p[1])?);
+            let rtts = sim.ping(s, d, a.count.unwrap_or(1), interval, timeout)?;
             if !a.json {
                 for (i, r) in rtts.iter().enumerate() {
                     match r {

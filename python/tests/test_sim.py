@@ -1,0 +1,88 @@
+"""`start(backend="sim")`: the network a script built, in virtual time
+(docs/virtual-time.md): no root, no namespaces, the same results on every
+run, and clear errors for what it does not model."""
+
+import os
+
+import pytest
+
+import lighthouse
+from conftest import ROOT, ROTORNET, namespaces
+from test_paper_api import circle
+
+
+def run(net):
+    net.start(backend="sim")
+    try:
+        assert net.running and net.backend == "sim" and net.now == 0.0
+        p = net.pingall()
+        f = net.flows("kvstore all-to-all 0.1 0.002")
+        some = net.ping(["h1", "h3", "h5"])
+        d = net.drops()
+        return p, f, some, d, net.now
+    finally:
+        assert net.stop() is True
+        assert not net.running
+
+
+def test_a_script_built_network_runs_in_virtual_time_without_root_or_namespaces():
+    before = namespaces()
+    net = lighthouse.LighthouseNet(str(ROTORNET))
+    assert net.topo(circle)
+    p, f, some, d, now = run(net)
+    assert (p["sent"], p["received"], p["loss"]) == (240, 240, 0.0)
+    assert (some["sent"], some["received"]) == (6, 6)
+    done = [r for r in f["records"] if r["fct_ns"] is not None]
+    assert len(f["records"]) > 10 and len(done) == len(f["records"])
+    c = d["conservation"]
+    assert c["holds"] and c["sent"] == c["delivered"] + c["dropped"] + c["queued"] + c["held"]
+    assert now > 0.002
+    assert namespaces() == before, "virtual time creates no namespace"
+
+
+def test_the_same_script_gives_the_same_results():
+    def once():
+        net = lighthouse.LighthouseNet(str(ROTORNET))
+        assert net.topo(circle)
+        return run(net)
+
+    a, b = once(), once()
+    assert a == b
+
+
+def test_what_the_simulation_does_not_model_is_refused_by_name():
+    net = lighthouse.LighthouseNet(str(ROTORNET))
+    with pytest.raises(ValueError, match="--tor"):
+        net.start(tor="bmv2", backend="sim")
+    with pytest.raises(ValueError, match=r"start\(backend='nope'\)|start\(backend=\"nope\"\)"):
+        net.start(backend="nope")
+    with pytest.raises(ValueError, match="dashboard"):
+        net.start(backend="sim", dashboard=True)
+    assert not net.running
+    net.start(backend="sim")
+    try:
+        with pytest.raises(lighthouse.NetworkError, match="virtual time"):
+            net.iperf("h1", "h3")
+        with pytest.raises(lighthouse.NetworkError, match="already running"):
+            net.start(backend="sim")
+    finally:
+        net.stop()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="drops root to show it is not needed")
+def test_needs_no_root():
+    # The live start() refuses a script without root (test_api); the
+    # simulation runs as nobody (the config read before dropping root: the
+    # checkout may be root's only).
+    net = lighthouse.LighthouseNet(str(ROTORNET))
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setresuid(65534, 65534, 65534)
+            net.start(backend="sim")
+            code = 0 if net.pingall()["received"] == 240 and net.stop() else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
