@@ -111,6 +111,25 @@ fn v_tors(a: &Arch) -> anyhow::Result<usize> {
         .ok_or_else(|| anyhow::anyhow!("{}: no tors.count", a.name))
 }
 
+/// One sample's CSV row, its FCT in us with `digits` decimals.
+pub(crate) fn row(
+    a: &Arch,
+    kind: &str,
+    size: usize,
+    i: usize,
+    fct: Option<u64>,
+    digits: usize,
+) -> Vec<String> {
+    vec![
+        a.name.to_string(),
+        a.class.to_string(),
+        kind.to_string(),
+        size.to_string(),
+        i.to_string(),
+        fct.map_or(String::new(), |v| format!("{:.digits$}", v as f64 / 1e3)),
+    ]
+}
+
 pub(crate) const COLUMNS: [&str; 6] = ["arch", "class", "kind", "size", "sample", "fct_us"];
 
 /// Allreduce sizes (bytes) and iterations per size.
@@ -183,16 +202,7 @@ fn measure(
         load: *load,
     };
     let recs = net.memcached_records(&req).map_err(anyhow::Error::msg)?;
-    let row = |kind: &str, size: usize, i: usize, fct: Option<u64>| {
-        vec![
-            a.name.to_string(),
-            a.class.to_string(),
-            kind.to_string(),
-            size.to_string(),
-            i.to_string(),
-            fct.map_or(String::new(), |v| format!("{:.1}", v as f64 / 1e3)),
-        ]
-    };
+    let row = |kind: &str, size: usize, i: usize, fct: Option<u64>| row(a, kind, size, i, fct, 1);
     for (i, r) in recs.iter().enumerate() {
         out.push(row("mice", SET_BYTES, i, r.fct_ns));
     }

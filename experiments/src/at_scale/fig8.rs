@@ -77,14 +77,7 @@ pub fn run_counted(o: &Opts, pb: &Progress) -> anyhow::Result<(Csv, Work)> {
         let mut sim = Sim::new(&c, Default::default())?;
         let ring: Vec<usize> = (0..sim.hosts()).collect();
         let row = |kind: &str, size: usize, i: usize, fct: Option<u64>| {
-            vec![
-                a.name.to_string(),
-                a.class.to_string(),
-                kind.to_string(),
-                size.to_string(),
-                i.to_string(),
-                fct.map_or(String::new(), |v| format!("{:.3}", v as f64 / 1e3)),
-            ]
+            crate::fig8::row(a, kind, size, i, fct, 3)
         };
         let tcp = TcpConfig::default();
         let recs = apps::memcached(&mut sim, ring[0], &ring[1..], &set, tcp, 60_000_000_000)?;
