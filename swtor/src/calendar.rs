@@ -6,6 +6,7 @@
 //! schedule. Native and external ToRs' uplinks share this module.
 
 use crate::Timing;
+use crate::active::ActiveSet;
 use crate::capture::Captures;
 use crate::clock::{SliceClock, offset};
 use crate::counters::Counters;
@@ -17,6 +18,8 @@ use crate::pool::FrameQueue;
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use lh_ctrl::{PortId, SliceId, TorId};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// How far a paced link's virtual clock may trail real time, so a late loop
 /// iteration can catch up with a short burst instead of losing capacity.
@@ -62,6 +65,20 @@ pub(crate) struct Calendar {
     cal: Vec<FrameQueue>,
     /// Frames queued per uplink over all its calendar queues.
     pending: Vec<u32>,
+    /// Frames queued per ToR over all its uplinks.
+    tor_pending: Vec<u32>,
+    /// The ToRs with frames queued: rotation visits only these.
+    active: ActiveSet,
+    /// The last slot whose offloaded queue the hosts returned.
+    returned_slot: u64,
+    /// The slot rotation last scheduled the uplinks for (`u64::MAX`: none,
+    /// or a reconfiguration since).
+    cur_slot: u64,
+    /// Per uplink: the ToR time rotation looks at it next in `cur_slot`
+    /// (`u64::MAX`: not before the next slot), and those times in a heap;
+    /// an entry whose time is not `due`'s is stale and skipped.
+    due: Vec<u64>,
+    due_heap: BinaryHeap<Reverse<(u64, u32)>>,
     /// Per uplink: ToR-time when the link is free again (pacing).
     next_free: Vec<u64>,
     /// Per ToR: the last slot whose end was accounted (carried_over).
@@ -101,6 +118,12 @@ impl Calendar {
             dark_until: vec![0; n],
             cal: vec![FrameQueue::default(); n * s],
             pending: vec![0; n],
+            tor_pending: vec![0; tors],
+            active: ActiveSet::new(tors),
+            returned_slot: u64::MAX,
+            cur_slot: u64::MAX,
+            due: vec![u64::MAX; n],
+            due_heap: BinaryHeap::with_capacity(n),
             next_free: vec![0; n],
             last_slot: vec![u64::MAX; tors],
             detection: true,
@@ -180,6 +203,8 @@ impl Calendar {
             }
         }
         self.changed = crate::ocs::circuit_tables(schedule).1;
+        // Dark times and rates changed: schedule every uplink anew.
+        self.cur_slot = u64::MAX;
         self.rate = timing.model.port_rates(schedule);
         self.elec = electrical_ports(schedule);
     }
@@ -331,15 +356,35 @@ impl Calendar {
         }
         self.cal[q].push(pool, i);
         self.pending[tu] += 1;
+        self.wake(tor as usize, tnow);
         c.queued += 1;
+        let n = self.at_tor(tnow);
+        if n.slot == self.cur_slot {
+            // Otherwise the next rotation starts a slot and schedules it.
+            self.schedule(pool, tu, &n, tnow);
+        }
     }
 
-    /// Queue rotation at true time `now`: in each slice only that slice's
-    /// calendar queue of an uplink may send, inside the usable window, paced
-    /// at the link rate; what leaves goes to the OCS.
+    /// Uplink `tu`'s ToR has one more frame queued (at ToR time `tnow`).
+    /// A ToR with nothing queued was not visited by rotation: every slot
+    /// before this one ended with its queues empty, so there is nothing
+    /// to carry over from them.
+    #[inline]
+    fn wake(&mut self, tor: usize, tnow: u64) {
+        if self.tor_pending[tor] == 0 {
+            self.active.insert(tor);
+            self.last_slot[tor] = self.clock.slot(tnow);
+        }
+        self.tor_pending[tor] += 1;
+    }
+
     /// Where engine time `now` is in the ToRs' clock.
     fn at(&self, now: u64) -> Now {
-        let tnow = offset(now, self.tor_clock_offset);
+        self.at_tor(offset(now, self.tor_clock_offset))
+    }
+
+    /// [`Calendar::at`] of ToR time `tnow`.
+    fn at_tor(&self, tnow: u64) -> Now {
         let slot = self.clock.slot(tnow);
         let start = self.clock.start_of_slot(slot);
         Now {
@@ -351,6 +396,10 @@ impl Calendar {
         }
     }
 
+    /// Queue rotation at true time `now`: in each slice only that slice's
+    /// calendar queue of an uplink may send, inside the usable window, paced
+    /// at the link rate; what leaves goes to the OCS. Only the uplinks due
+    /// by now are visited (and every busy one once a slot).
     pub(crate) fn rotate(
         &mut self,
         pool: &mut FramePool,
@@ -359,26 +408,56 @@ impl Calendar {
         cap: &mut Captures,
         now: u64,
     ) -> bool {
-        let off = self.tor_clock_offset;
-        let Now {
-            tnow,
-            slot,
-            slice,
-            start,
-            end,
-        } = self.at(now);
-        self.advance_estimator(tnow);
-        if let Some(n) = self.offload {
-            self.return_offloaded(pool, c, (slice + n - 1) % self.s);
+        let n = self.at(now);
+        self.advance_estimator(n.tnow);
+        if let Some(k) = self.offload
+            && self.returned_slot != n.slot
+        {
+            // Nothing is offloaded into that queue during its slot (its
+            // rank is below N): once per slot is enough.
+            self.returned_slot = n.slot;
+            self.return_offloaded(pool, c, (n.slice + k - 1) % self.s, n.tnow);
+        }
+        if self.cur_slot != n.slot {
+            self.new_slot(pool, c, &n);
         }
         let mut busy = false;
-        for tor in 0..self.tors {
-            if self.rotation && self.last_slot[tor] != slot {
-                // Frames left in the queues of slots that ended (one, or
-                // several if this thread was descheduled) wait a cycle.
-                let last = self.last_slot[tor];
-                if last != u64::MAX && last < slot {
-                    for k in last..slot.min(last + self.s as u64) {
+        while let Some(&Reverse((due, tu))) = self.due_heap.peek() {
+            if due > n.tnow {
+                break;
+            }
+            self.due_heap.pop();
+            let tu = tu as usize;
+            if self.due[tu] != due {
+                continue; // superseded by an earlier time
+            }
+            self.due[tu] = u64::MAX;
+            busy |= self.send(pool, c, ocs, cap, tu, &n);
+            self.schedule(pool, tu, &n, n.tnow);
+        }
+        if self.est.is_some() {
+            // The estimator's error is sampled on every uplink, busy or not.
+            for tu in 0..self.tors * self.uplinks {
+                self.sample_estimate(c, tu, n.slice, n.tnow);
+            }
+        }
+        busy
+    }
+
+    /// A new slot (or a reconfiguration): frames left in the queues of
+    /// slots that ended wait a cycle (`carried_over`), and every uplink
+    /// with frames is scheduled anew for this slot's queue.
+    fn new_slot(&mut self, pool: &FramePool, c: &mut Counters, n: &Now) {
+        self.cur_slot = n.slot;
+        self.due_heap.clear();
+        let mut next = self.active.next_from(0);
+        while let Some(tor) = next {
+            next = self.active.next_from(tor + 1);
+            let last = self.last_slot[tor];
+            if self.rotation && last != n.slot {
+                // One slot ended, or several if the thread was descheduled.
+                if last != u64::MAX && last < n.slot {
+                    for k in last..n.slot.min(last + self.s as u64) {
                         let prev = (k % self.s as u64) as usize;
                         for p in (0..self.uplinks).filter(|&p| !self.elec[p]) {
                             let tu = tor * self.uplinks + p;
@@ -386,54 +465,91 @@ impl Calendar {
                         }
                     }
                 }
-                self.last_slot[tor] = slot;
+                self.last_slot[tor] = n.slot;
             }
-            for p in 0..self.uplinks {
-                let tu = tor * self.uplinks + p;
-                if self.pending[tu] == 0 {
-                    self.sample_estimate(c, tu, slice, tnow);
-                    continue;
+            for tu in tor * self.uplinks..(tor + 1) * self.uplinks {
+                self.due[tu] = u64::MAX;
+                if self.pending[tu] != 0 {
+                    self.schedule(pool, tu, n, n.tnow);
                 }
-                let rate = self.rate[p];
-                let elec = self.elec[p];
-                let q = tu * self.s + if elec { 0 } else { slice };
-                let ws = (start + self.dark_of(slice, tu)).max(self.dark_until[tu]);
-                // docs/time-model.md: a frame crosses only if its whole
-                // serialisation fits the window, else it waits (an
-                // electrical port has no windows).
-                let must_fit = self.rotation && !elec;
-                while let Some(i) = self.cal[q].peek() {
-                    let tx = self.next_free[tu]
-                        .max(tnow.saturating_sub(PACE_SLACK_NS))
-                        .max(ws)
-                        .max(pool.meta(i).t);
-                    if tx > tnow {
-                        break;
-                    }
-                    let len = pool.meta(i).len as u64;
-                    let done = tx + rate.time_for(len).0;
-                    if must_fit && done > end {
-                        break;
-                    }
-                    self.cal[q].pop(pool);
-                    self.pending[tu] -= 1;
-                    self.next_free[tu] = done;
-                    self.tx_bytes[tu] += len;
-                    c.uplink_tx += 1;
-                    ocs.carry(
-                        pool,
-                        c,
-                        cap,
-                        tor,
-                        p,
-                        i,
-                        offset(tx, -off),
-                        offset(done, -off),
-                    );
-                    busy = true;
-                }
-                self.sample_estimate(c, tu, slice, tnow);
             }
+        }
+    }
+
+    /// When uplink `tu`'s next frame in slot `n` may start, no earlier
+    /// than `floor - PACE_SLACK_NS` (the pacing's catch-up), and when it
+    /// ends: None if this slot's queue is empty or its head no longer fits
+    /// the window.
+    #[inline]
+    fn head(&self, pool: &FramePool, tu: usize, n: &Now, floor: u64) -> Option<(u32, u64, u64)> {
+        let p = tu % self.uplinks;
+        let elec = self.elec[p];
+        let q = tu * self.s + if elec { 0 } else { n.slice };
+        let i = self.cal[q].peek()?;
+        let ws = (n.start + self.dark_of(n.slice, tu)).max(self.dark_until[tu]);
+        let tx = self.next_free[tu]
+            .max(floor.saturating_sub(PACE_SLACK_NS))
+            .max(ws)
+            .max(pool.meta(i).t);
+        let done = tx + self.rate[p].time_for(pool.meta(i).len as u64).0;
+        // docs/time-model.md: a frame crosses only if its whole
+        // serialisation fits the window, else it waits (an electrical port
+        // has no windows).
+        (!(self.rotation && !elec && done > n.end)).then_some((i, tx, done))
+    }
+
+    /// Uplink `tu` is looked at again when its head may leave (as of ToR
+    /// time `floor`); a head that waits for a later slot is the next
+    /// slot's business.
+    #[inline]
+    fn schedule(&mut self, pool: &FramePool, tu: usize, n: &Now, floor: u64) {
+        if let Some((_, tx, _)) = self.head(pool, tu, n, floor)
+            && tx < self.due[tu]
+        {
+            self.due[tu] = tx;
+            self.due_heap.push(Reverse((tx, tu as u32)));
+        }
+    }
+
+    /// Uplink `tu` sends what it can of this slot's queue at ToR time
+    /// `n.tnow`, paced at its rate; what leaves goes to the OCS.
+    fn send(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        ocs: &mut Ocs,
+        cap: &mut Captures,
+        tu: usize,
+        n: &Now,
+    ) -> bool {
+        let off = self.tor_clock_offset;
+        let (tor, p) = (tu / self.uplinks, tu % self.uplinks);
+        let mut busy = false;
+        while let Some((i, tx, done)) = self.head(pool, tu, n, n.tnow) {
+            if tx > n.tnow {
+                break;
+            }
+            let q = tu * self.s + if self.elec[p] { 0 } else { n.slice };
+            self.cal[q].pop(pool);
+            self.pending[tu] -= 1;
+            self.tor_pending[tor] -= 1;
+            self.next_free[tu] = done;
+            self.tx_bytes[tu] += pool.meta(i).len as u64;
+            c.uplink_tx += 1;
+            ocs.carry(
+                pool,
+                c,
+                cap,
+                tor,
+                p,
+                i,
+                offset(tx, -off),
+                offset(done, -off),
+            );
+            busy = true;
+        }
+        if self.tor_pending[tor] == 0 {
+            self.active.remove(tor);
         }
         busy
     }
@@ -442,41 +558,17 @@ impl Calendar {
     /// send a frame, as of `now`; None with every queue empty. A queue of
     /// a later slice wakes the loop at the next slot boundary (early, never
     /// late: a poll that finds nothing to do is harmless).
-    pub(crate) fn next_at(&self, pool: &FramePool, now: u64) -> Option<u64> {
-        let off = self.tor_clock_offset;
-        let Now {
-            slice, start, end, ..
-        } = self.at(now);
-        let mut best = u64::MAX;
-        for tu in 0..self.tors * self.uplinks {
-            if self.pending[tu] == 0 {
-                continue;
-            }
-            let p = tu % self.uplinks;
-            let elec = self.elec[p];
-            let q = tu * self.s + if elec { 0 } else { slice };
-            let t = match self.cal[q].peek() {
-                Some(i) => {
-                    let ws = (start + self.dark_of(slice, tu)).max(self.dark_until[tu]);
-                    let tx = self.next_free[tu].max(ws).max(pool.meta(i).t);
-                    let done = tx + self.rate[p].time_for(pool.meta(i).len as u64).0;
-                    if self.rotation && !elec && done > end {
-                        end
-                    } else {
-                        tx
-                    }
-                }
-                // Frames for other slices only: the next boundary.
-                None => end,
-            };
-            best = best.min(t);
-        }
-        (best != u64::MAX).then(|| offset(best, -off))
+    pub(crate) fn next_at(&self, now: u64) -> Option<u64> {
+        let n = self.at(now);
+        let head = self.due_heap.peek().map(|r| r.0.0);
+        let boundary = self.active.next_from(0).map(|_| n.end);
+        let best = head.into_iter().chain(boundary).min()?;
+        Some(offset(best, -self.tor_clock_offset))
     }
 
     /// Offloading: the hosts return every frame of calendar queue `d`
     /// (now `N − 1` slices ahead) to the ToR.
-    fn return_offloaded(&mut self, pool: &mut FramePool, c: &mut Counters, d: usize) {
+    fn return_offloaded(&mut self, pool: &mut FramePool, c: &mut Counters, d: usize, tnow: u64) {
         for tu in 0..self.tors * self.uplinks {
             let q = tu * self.s + d;
             while let Some(i) = self.off[q].pop(pool) {
@@ -488,6 +580,7 @@ impl Calendar {
                 c.offload_returned += 1;
                 self.cal[q].push(pool, i);
                 self.pending[tu] += 1;
+                self.wake(tu / self.uplinks, tnow);
                 c.queued += 1;
             }
         }

@@ -446,8 +446,8 @@ impl<P: Port> Engine<P> {
     pub fn poll_at(&self) -> Option<u64> {
         let now = self.last_poll;
         let next = [
-            self.cal.next_at(&self.pool, now),
-            self.ocs.next_due(&self.pool),
+            self.cal.next_at(now),
+            self.ocs.next_due(),
             self.hosts.next_at(),
         ]
         .into_iter()
@@ -754,7 +754,7 @@ impl<P: Port> Engine<P> {
     /// OCS delay lines: frames due at `now` arrive at the peer ToR.
     fn deliver_lines(&mut self, now: u64) -> bool {
         let mut busy = false;
-        for tu in 0..self.ocs.lines() {
+        while let Some(tu) = self.ocs.due_line(now) {
             while let Some((i, peer_tor, peer_port, at)) = self.ocs.pop_due(&mut self.pool, tu, now)
             {
                 self.c.queued -= 1;
@@ -782,6 +782,7 @@ impl<P: Port> Engine<P> {
                 };
                 self.tor.forward(&mut x, peer_tor, true, i, now);
             }
+            self.ocs.requeue(&self.pool, tu);
         }
         if !self.ext_tx.is_empty() {
             self.flush_external();

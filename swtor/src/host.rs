@@ -3,6 +3,7 @@
 //! onto the hosts' veths. Hosts of external ToRs are known (for the
 //! destination ToR of an IP and for proxy-ARP MACs) but have no port here.
 
+use crate::active::ActiveSet;
 use crate::afpacket::{BATCH, RxFrame};
 use crate::calendar::PACE_SLACK_NS;
 use crate::counters::{Counters, DropReason};
@@ -31,6 +32,8 @@ pub(crate) struct Hosts {
     queue_limit: u64,
     rate: BitsPerSec,
     rr: usize,
+    /// Hosts whose egress queue holds frames.
+    busy: ActiveSet,
     tx: Vec<(u32, i32)>,
     tx_host: Vec<u16>,
 }
@@ -43,6 +46,7 @@ impl Hosts {
             queue_limit,
             rate,
             rr: 0,
+            busy: ActiveSet::default(),
             tx: Vec::with_capacity(BATCH),
             tx_host: Vec::with_capacity(BATCH),
         }
@@ -52,6 +56,7 @@ impl Hosts {
     pub(crate) fn add(&mut self, ip: Ipv4Addr, mac: [u8; 6], tor: TorId, ifindex: i32) -> u16 {
         let h = self.hosts.len() as u16;
         self.by_ip.insert(u32::from(ip), h);
+        self.busy.grow(self.hosts.len() + 1);
         self.hosts.push(Host {
             mac,
             tor,
@@ -133,6 +138,7 @@ impl Hosts {
         pool.meta_mut(i).ctrl = true;
         // Replies jump the pacing but keep FIFO order with data.
         self.hosts[h as usize].egress.push(pool, i);
+        self.busy.insert(h as usize);
     }
 
     /// Frame `i` reached host `h`'s ToR at `now`: records its fabric delay
@@ -166,17 +172,14 @@ impl Hosts {
             return;
         }
         host.egress.push(pool, i);
+        self.busy.insert(h as usize);
         c.queued += 1;
     }
 
     /// When the next frame of a host egress queue may leave; None if every
     /// queue is empty.
     pub(crate) fn next_at(&self) -> Option<u64> {
-        self.hosts
-            .iter()
-            .filter(|h| !h.egress.is_empty())
-            .map(|h| h.next_free)
-            .min()
+        self.busy.iter().map(|h| self.hosts[h].next_free).min()
     }
 
     /// Paced transmit of the egress queues at `host_rate`.
@@ -193,7 +196,11 @@ impl Hosts {
         // Start at a rotating host so one busy port cannot fill every batch.
         let n = self.hosts.len();
         self.rr = if n == 0 { 0 } else { (self.rr + 1) % n };
-        for h in (self.rr..n).chain(0..self.rr) {
+        let busy = &self.busy;
+        let from_rr = std::iter::successors(busy.next_from(self.rr), |&h| busy.next_from(h + 1));
+        let to_rr = std::iter::successors(busy.next_from(0), |&h| busy.next_from(h + 1))
+            .take_while(|&h| h < self.rr);
+        for h in from_rr.chain(to_rr) {
             let host = &mut self.hosts[h];
             let mut cur = host.egress.peek();
             let mut t = host.next_free.max(now.saturating_sub(PACE_SLACK_NS));
@@ -225,6 +232,9 @@ impl Hosts {
             let m = *pool.meta(i);
             host.next_free = host.next_free.max(now.saturating_sub(PACE_SLACK_NS))
                 + rate.time_for(m.len as u64).0;
+            if host.egress.is_empty() {
+                self.busy.remove(h);
+            }
             if m.ctrl {
                 c.arp_replies += 1;
             } else {
@@ -239,6 +249,9 @@ impl Hosts {
             // drop it so one bad port cannot stall the others.
             let h = self.tx_host[0] as usize;
             let i = self.hosts[h].egress.pop(pool).expect("gathered");
+            if self.hosts[h].egress.is_empty() {
+                self.busy.remove(h);
+            }
             if !pool.meta(i).ctrl {
                 c.queued -= 1;
                 c.drop_one(DropReason::TxError);

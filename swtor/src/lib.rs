@@ -12,6 +12,7 @@
 //! keeps it that way).
 #![warn(unnameable_types)]
 
+mod active;
 pub mod afpacket;
 mod calendar;
 mod capture;

@@ -13,6 +13,8 @@ use crate::counters::{Counters, DropReason};
 use crate::pool::{FramePool, FrameQueue};
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::{PortId, SliceId, TorId};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Peer-table marker of an electrical port: it reaches the frame's
 /// destination ToR (same port index) at any time.
@@ -39,6 +41,9 @@ pub struct Ocs {
     dark_until: Vec<u64>,
     /// Per uplink: frames in flight, in send order.
     line: Vec<FrameQueue>,
+    /// When the head of each delay line holding frames is due, and its
+    /// line: one entry per such line.
+    due: BinaryHeap<Reverse<(u64, u32)>>,
     /// `[tor * tors + tor]`: the circuits between these two ToRs are failed
     /// (`link sX sY down`), symmetric.
     down: Vec<bool>,
@@ -62,6 +67,7 @@ impl Ocs {
             changed,
             dark_until: vec![0; tors * uplinks],
             line: vec![FrameQueue::default(); tors * uplinks],
+            due: BinaryHeap::with_capacity(tors * uplinks),
             down: vec![false; tors * tors],
             any_down: false,
         }
@@ -187,22 +193,38 @@ impl Ocs {
                 let m = pool.meta_mut(i);
                 m.t = done + self.propagation;
                 m.tag = (m.tag & 0xff) | ((peer.tor as u32) << 16) | ((peer.port as u32) << 8);
+                if self.line[tu].is_empty() {
+                    self.due.push(Reverse((m.t, tu as u32)));
+                }
                 self.line[tu].push(pool, i);
             }
         }
     }
 
-    /// Number of delay lines (`tors * uplinks`).
-    pub fn lines(&self) -> usize {
-        self.line.len()
+    /// When the next frame on any delay line is due; None if none is.
+    pub(crate) fn next_due(&self) -> Option<u64> {
+        self.due.peek().map(|r| r.0.0)
     }
 
-    /// When the next frame on any delay line is due; None if none is.
-    pub(crate) fn next_due(&self, pool: &FramePool) -> Option<u64> {
-        self.line
-            .iter()
-            .filter_map(|l| l.peek().map(|i| pool.meta(i).t))
-            .min()
+    /// A delay line whose head is due at `now`, earliest first (then by
+    /// line); take its due frames with [`Ocs::pop_due`], then hand it back
+    /// with [`Ocs::requeue`].
+    #[inline]
+    pub(crate) fn due_line(&mut self, now: u64) -> Option<usize> {
+        let &Reverse((t, tu)) = self.due.peek()?;
+        if t > now {
+            return None;
+        }
+        self.due.pop();
+        Some(tu as usize)
+    }
+
+    /// Delay line `tu` after [`Ocs::due_line`]: due again when its new head is.
+    #[inline]
+    pub(crate) fn requeue(&mut self, pool: &FramePool, tu: usize) {
+        if let Some(i) = self.line[tu].peek() {
+            self.due.push(Reverse((pool.meta(i).t, tu as u32)));
+        }
     }
 
     /// Pops the next frame of delay line `tu` due at `now`: (frame, peer
