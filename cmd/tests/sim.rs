@@ -61,6 +61,35 @@ fn pings_step_with_the_slice_in_which_they_are_sent() {
 }
 
 #[test]
+fn a_host_delay_is_paid_at_each_receive() {
+    // h1 -> h2 share a ToR (no circuit to wait for): the echo request and
+    // the reply each reach a host, so --host-delay adds twice its value.
+    let rtt = |d: &str| -> f64 {
+        let o = sim(&[
+            "topologies/rotornet-8.json",
+            "--ping",
+            "h1",
+            "h2",
+            "--count",
+            "1",
+            "--host-delay",
+            d,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        text.lines()
+            .find_map(|l| l.split("time=").nth(1)?.strip_suffix(" ms")?.parse().ok())
+            .unwrap_or_else(|| panic!("no RTT in {text}"))
+    };
+    let (ideal, slow) = (rtt("0us"), rtt("25us"));
+    assert!(ideal > 0.0 && ideal < 0.05, "{ideal}");
+    assert!((slow - ideal - 0.05).abs() < 1e-3, "{ideal} -> {slow}");
+    let o = sim(&["topologies/rotornet-8.json", "--host-delay", "soon"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--host-delay"));
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let o = sim(&["topologies/rotornet-8.json", "--tor", "bmv2:s3"]);
     assert!(!o.status.success());

@@ -37,6 +37,10 @@ pub struct SimOptions {
     /// A host's time from receiving an echo request to sending the reply
     /// (0: an ideal host; the live run's kernel takes microseconds).
     pub turnaround_ns: u64,
+    /// A host's receive path: from a frame's last bit at its NIC to its
+    /// stack and application seeing it (0: an ideal host; a live host's
+    /// kernel, veth and application take tens of microseconds).
+    pub host_rx_ns: u64,
     /// Poll every `step` while frames are in the fabric instead of at the
     /// engine's next event (`poll_at`): the reference the event-driven
     /// loop is tested against.
@@ -289,8 +293,9 @@ impl Sim {
             false
         };
         for f in self.e.port_mut().take_sent() {
-            // The host has the frame once its last bit has arrived.
-            let at = f.t + self.host_tx_ns(f.data.len());
+            // The host has the frame once its last bit has arrived and
+            // its receive path has passed it up.
+            let at = f.t + self.host_tx_ns(f.data.len()) + self.opts.host_rx_ns;
             self.push(
                 at,
                 Ev::Arrive {

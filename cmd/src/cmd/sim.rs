@@ -51,6 +51,10 @@ pub struct SimArgs {
     /// --workload: the traffic's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Each host's receive path, from a frame's last bit to its stack and
+    /// application (virtual time; default 0, an ideal host).
+    #[arg(long, default_value = "0ns")]
+    pub host_delay: String,
     /// One JSON object on stdout (deterministic: no wall time).
     #[arg(long)]
     pub json: bool,
@@ -76,7 +80,11 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
     let interval = nanos("--interval", &a.interval)?;
     let timeout = nanos("--timeout", &a.timeout)?;
     let c = lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?;
-    let mut sim = lh_sim::Sim::new(&c, lh_sim::SimOptions::default())?;
+    let opts = lh_sim::SimOptions {
+        host_rx_ns: nanos("--host-delay", &a.host_delay)?,
+        ..Default::default()
+    };
+    let mut sim = lh_sim::Sim::new(&c, opts)?;
     let t0 = Instant::now();
     let mut out = serde_json::Map::new();
     let ok = match (&a.ping, &a.workload) {
