@@ -188,7 +188,17 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
             at_end = Some(e.counters());
             core_tx = uplink_bytes(&e);
         }
-        e.poll(t)?;
+        // The engine takes a batch of frames a poll: at high rates a step
+        // injects more, and all of them arrive now (or wait at the hosts
+        // while the frame pool is full).
+        loop {
+            let before = e.port().pending();
+            e.poll(t)?;
+            let after = e.port().pending();
+            if after == 0 || after == before {
+                break;
+            }
+        }
         e.port_mut().sent.clear();
         if (t - epoch) % 10_000 < w.step_ns {
             if t >= epoch + w.warmup_ns && t < end {

@@ -14,6 +14,34 @@ fn opera_24() -> Config {
 }
 
 #[test]
+fn every_frame_a_step_injects_enters_the_fabric_at_high_rates() {
+    // 8 ToRs x 8 hosts at 100 Gb/s, each host offering 75% of its link
+    // (6x a ToR's one uplink): about 200 frames a 500 ns step, three times
+    // the engine's batch. The fabric must take them all (what was sent is
+    // the offered load within the Poisson count's sampling error), not a
+    // batch a step.
+    let cfg = Config::from_json(
+        &TABLE3_CONFIG
+            .replace(r#""hosts_per_tor": 4"#, r#""hosts_per_tor": 8"#)
+            .replace("10Gbps", "100Gbps"),
+        "table3 at 100 Gb/s",
+    )
+    .unwrap();
+    let c = lh_ctrl::compile::compile(&cfg).unwrap();
+    let w = Workload {
+        load: 6.0,
+        incast_share: 0.0,
+        duration_ns: 1_000_000,
+        drain_ns: 0,
+        ..Workload::default()
+    };
+    let r = run(&c, TorFeatures::default(), &w).unwrap();
+    let offered = w.load * 8.0 * 100e9 * 1e-3 / (8.0 * w.frame_len as f64);
+    let sent = r.at_drain_end.sent as f64;
+    assert!((sent / offered - 1.0).abs() < 0.05, "{sent} of {offered}");
+}
+
+#[test]
 fn table2_has_the_papers_shape() {
     let cfg = opera_24();
     let w = Workload {
