@@ -158,7 +158,7 @@ impl OcsProcess {
             .stderr(err);
         // Killed if this run's thread goes away, like simple_switch.
         bmv2_thrift::child_setup(&mut cmd, None);
-        let ns = lh_netns::Netns::open(&net.fabric_ns())
+        let ns = lh_netns::Netns::open(net.fabric_ns())
             .map_err(std::io::Error::from)
             .map_err(io_err("opening the fabric namespace"))?;
         lh_netns::enter_on_exec(&mut cmd, ns);
