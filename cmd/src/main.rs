@@ -99,6 +99,12 @@ enum Cmd {
         /// native (with BMv2 ToRs it always is; docs/cli.md#lighthouse-ocs).
         #[arg(long)]
         ocs_process: bool,
+        /// BMv2 ToRs reach the OCS over kernel VXLAN links (one underlay
+        /// link per ToR, a VXLAN link per uplink and CPU port) instead of
+        /// veths: each ToR's namespace stands in for a machine of its own
+        /// (docs/scale-out.md).
+        #[arg(long)]
+        vxlan: bool,
         /// Serve the live web dashboard on ADDR (default 127.0.0.1:8001;
         /// HOST:PORT or PORT). Beyond loopback every request needs the
         /// token printed with the URL (docs/dashboard.md).
@@ -330,6 +336,7 @@ fn main() -> ExitCode {
             telemetry,
             ta_live,
             ocs_process,
+            vxlan,
             dashboard,
             max_memory,
             mn_compat,
@@ -351,6 +358,7 @@ fn main() -> ExitCode {
             telemetry,
             ta_live,
             ocs_process,
+            vxlan,
             dashboard,
             max_memory: MemoryLimit(max_memory),
         }),

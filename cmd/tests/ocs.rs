@@ -1,9 +1,11 @@
 //! The emulated OCS as its own process (`lighthouse ocs`, docs/cli.md#lighthouse-ocs):
 //! a mixed fabric whose OCS runs as a child process of the run (pingall,
 //! exact conservation through the control channel), the run's teardown when
-//! that process is killed, and `lighthouse ocs`'s bad interfaces (one that
-//! does not exist, one another run's OCS holds). Needs root; the BMv2 test
-//! skips visibly without the P4 toolchain.
+//! that process is killed, `lighthouse ocs`'s bad interfaces (one that
+//! does not exist, one another run's OCS holds), and a BMv2 ToR on a
+//! "machine" of its own reaching the OCS over kernel VXLAN
+//! (docs/scale-out.md). Needs root; the BMv2 tests skip visibly without
+//! the P4 toolchain.
 
 mod common;
 
@@ -106,6 +108,65 @@ fn mixed_fabric_with_the_ocs_as_its_own_process_pingall_and_exact_conservation()
     assert!(e.contains("(conservation OK)"), "{e}");
     let left = anything_of(&p);
     assert!(left.is_empty(), "run {p} left {left:?}\n{e}");
+}
+
+#[test]
+fn a_bmv2_tor_on_another_machine_reaches_the_ocs_over_vxlan_pingall() {
+    let t = "a_bmv2_tor_on_another_machine_reaches_the_ocs_over_vxlan_pingall";
+    if skip_unless_root(t) || bmv2_thrift::require::p4_test(t, &[]).is_none() {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let p = free_prefix();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.lh");
+    // Two namespaces stand in for two machines: `<p>-s3` (BMv2 ToR s3 and
+    // its host ports) and `<p>-fab` (the OCS process and the native ToRs),
+    // joined by one underlay link that carries a kernel VXLAN link per
+    // port of s3. Only addresses in the run's namespaces are used.
+    std::fs::write(
+        &script,
+        "pingall\ndrops\ns3 ip -d link show s3-up0\ns3 ip -d link show s3-cpu\ns3 ip -br addr show s3-wan\n",
+    )
+    .unwrap();
+    let cfg = repo().join("topologies/rotornet-8-1ms.json");
+    let o = run(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--tor",
+        "bmv2:s3",
+        "--vxlan",
+        "--prefix",
+        &p,
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let all = format!("{out}{e}");
+    assert!(o.status.success(), "{all}");
+    assert!(ocs_pid(&e).is_some(), "no OCS process:\n{e}");
+    assert!(
+        all.contains("*** Results: 0% dropped (240/240 received)"),
+        "{all}"
+    );
+    // s3's uplink and CPU port are VXLAN links to the OCS's machine.
+    assert!(
+        all.contains("vxlan id 769 remote 198.18.2.1 local 198.18.2.2 dev s3-wan"),
+        "{all}"
+    );
+    assert!(
+        all.contains("vxlan id 1023 remote 198.18.2.1 local 198.18.2.2 dev s3-wan"),
+        "{all}"
+    );
+    assert!(all.contains("198.18.2.2/24"), "{all}");
+    let line = all
+        .lines()
+        .find(|l| l.starts_with("*** conservation: sent"))
+        .unwrap_or_else(|| panic!("no conservation line:\n{all}"));
+    assert!(line.ends_with("in flight 0: OK"), "{line}");
+    let left = anything_of(&p);
+    assert!(left.is_empty(), "run {p} left {left:?}\n{all}");
 }
 
 /// Reads a child's stderr on a thread into a shared string.

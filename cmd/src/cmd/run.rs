@@ -37,6 +37,9 @@ pub struct RunArgs {
     /// `--ocs-process`: the data plane as its own process even when every
     /// ToR is native (always so with BMv2 ToRs).
     pub ocs_process: bool,
+    /// `--vxlan`: BMv2 ToRs reach the OCS over kernel VXLAN links, each
+    /// ToR's namespace a machine of its own (docs/scale-out.md).
+    pub vxlan: bool,
     /// `--dashboard [ADDR]`.
     pub dashboard: Option<String>,
     pub max_memory: MemoryLimit,
@@ -138,6 +141,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     } else if a.p4.is_some() {
         anyhow::bail!("--p4 needs BMv2 ToRs: add --tor bmv2 or --tor bmv2:s1,...");
+    } else if a.vxlan {
+        anyhow::bail!("--vxlan links BMv2 ToRs to the OCS: add --tor bmv2 or --tor bmv2:s1,...");
     }
     if a.ocs_process && (a.ta_live || a.no_fabric) {
         anyhow::bail!(
@@ -183,6 +188,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             prefix: a.prefix.clone(),
             config: std::fs::canonicalize(&mn.config).ok(),
             host_tcp: cfg.hosts.as_ref().and_then(|h| h.tcp.clone()),
+            vxlan: a.vxlan,
         },
         p4: p4_src,
         p4_log: a.p4_log,
