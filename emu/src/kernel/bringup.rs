@@ -50,6 +50,11 @@ pub struct NetOptions {
     pub vxlan: bool,
 }
 
+/// One end of a BMv2 ToR's VXLAN links (`NetOptions::vxlan`): the
+/// underlay interface, its address, the other end's, and (name, VNI) of
+/// each port's link.
+type Tunnels = (String, Ipv4Addr, Ipv4Addr, Vec<(String, u32)>);
+
 /// The underlay interface between a BMv2 ToR's namespace and the fabric
 /// namespace with `NetOptions::vxlan`.
 pub fn wan_if(t: usize) -> String {
@@ -303,7 +308,7 @@ impl Net {
         };
         async fn make_tunnels(
             h: &rtnetlink::Handle,
-            tun: &Option<(String, Ipv4Addr, Ipv4Addr, Vec<(String, u32)>)>,
+            tun: &Option<Tunnels>,
         ) -> Result<(), netlink::LinkError> {
             let Some((w, local, remote, links)) = tun else {
                 return Ok(());
