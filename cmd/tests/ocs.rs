@@ -189,19 +189,31 @@ fn a_killed_ocs_process_is_reported_and_the_run_torn_down() {
     if skip_unless_root("a_killed_ocs_process_is_reported_and_the_run_torn_down") {
         return;
     }
+    // A native fabric with --ocs-process (the same child process as with
+    // BMv2 ToRs, without needing the P4 toolchain) ...
+    kill_the_ocs_of(&["--ocs-process"]);
+}
+
+#[test]
+fn a_killed_ocs_process_of_a_mixed_fabric_is_reported_and_the_run_torn_down() {
+    let t = "a_killed_ocs_process_of_a_mixed_fabric_is_reported_and_the_run_torn_down";
+    if skip_unless_root(t) || bmv2_thrift::require::p4_test(t, &[]).is_none() {
+        return;
+    }
+    // ... and the one a BMv2 ToR brings, whose simple_switch goes too.
+    kill_the_ocs_of(&["--tor", "bmv2:s3"]);
+}
+
+/// Starts a run with `args` (its CLI waiting on stdin), SIGKILLs its OCS
+/// process once the run has printed its pid, and checks the report, the
+/// exit status and that nothing of the run is left.
+fn kill_the_ocs_of(args: &[&str]) {
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let p = free_prefix();
     let cfg = repo().join("topologies/rotornet-8-1ms.json");
-    // A native fabric with --ocs-process: the same child process as with
-    // BMv2 ToRs, without needing the P4 toolchain.
     let mut child = Command::new(BIN)
-        .args([
-            "run",
-            cfg.to_str().unwrap(),
-            "--prefix",
-            &p,
-            "--ocs-process",
-        ])
+        .args(["run", cfg.to_str().unwrap(), "--prefix", &p])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
