@@ -300,6 +300,20 @@ impl Drop for NicNs {
     }
 }
 
+/// `ip -d link show`'s promiscuity count of `dev` in namespace `ns`.
+fn promiscuity(ns: &str, dev: &str) -> u32 {
+    let o = Command::new("ip")
+        .args(["-n", ns, "-d", "link", "show", dev])
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&o.stdout);
+    t.split_whitespace()
+        .skip_while(|w| *w != "promiscuity")
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no promiscuity in {t}"))
+}
+
 /// `--port` for every port of rr4-direct (4 ToRs, 1 uplink): d0..d7.
 fn rr4_ports(names: &[&str; 8]) -> Vec<String> {
     let mut v = Vec::new();
@@ -399,6 +413,9 @@ fn ocs_with_a_missing_or_taken_interface_names_it_and_leaves_nothing() {
         "rotation frames on the CPU ports: {line}"
     );
     drop(s);
+    // Its ports take frames for any MAC while it runs (a NIC would need
+    // it), and only then.
+    assert_eq!(promiscuity(&nic.name, "d0"), 1);
     // SAFETY: kill(2) on our own child's pid.
     unsafe { libc::kill(first.id() as i32, libc::SIGTERM) };
     let t0 = Instant::now();
@@ -413,6 +430,7 @@ fn ocs_with_a_missing_or_taken_interface_names_it_and_leaves_nothing() {
     let e = out.lock().unwrap().clone();
     assert!(st.success(), "{e}");
     assert!(e.contains("(conservation OK)"), "{e}");
+    assert_eq!(promiscuity(&nic.name, "d0"), 0);
     drop(nic);
     let left = anything_of(&p1);
     assert!(left.is_empty(), "{left:?}");

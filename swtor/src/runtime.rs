@@ -133,6 +133,7 @@ pub fn start_with(
         .map(|h| (!spec.is_external(h.tor)).then(|| h.ifname.clone()))
         .collect();
     let ext = spec.external.clone();
+    let promisc = opts.promiscuous_external;
     let (sock, ifindex) = lh_netns::try_run_in(netns, move || {
         let s = afpacket::RawSocket::open(afpacket::SocketOptions::default())?;
         let named = |n: &String| {
@@ -152,6 +153,13 @@ pub fn start_with(
                 })
             })
             .collect::<io::Result<Vec<_>>>()?;
+        if promisc {
+            for x in &external {
+                for &ix in x.uplinks.iter().chain([&x.cpu]) {
+                    s.add_promiscuous(ix)?;
+                }
+            }
+        }
         Ok((s, Ifindexes { hosts, external }))
     })
     .map_err(io_err(format!(

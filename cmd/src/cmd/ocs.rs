@@ -315,7 +315,9 @@ pub fn ocs(a: OcsArgs) -> anyhow::Result<ExitCode> {
         hosts,
         external,
     };
-    let opts = swtor::EngineOptions::from_config(&c.config);
+    let mut opts = swtor::EngineOptions::from_config(&c.config);
+    // Hardware ToRs address the hosts, not this machine's NICs.
+    opts.promiscuous_external = standalone;
     let natives = tors - spec.external.len();
     let h = swtor::start_with(spec, ns.as_deref(), opts)
         .with_context(|| format!("starting the OCS in {}", ns_label(ns.as_deref())))?;
