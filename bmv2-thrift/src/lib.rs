@@ -24,6 +24,10 @@ pub use error::Error;
 /// ([`lh_netns::try_run_in`], kept under this name for this crate's users).
 pub use lh_netns::try_run_in as run_in_netns;
 pub use model::{ActionInfo, CounterInfo, KeyField, MatchKind, Pipeline, RegisterInfo, TableInfo};
+/// A child process's nice value and its SIGKILL when the spawning thread
+/// exits, as every `simple_switch` gets; also used for `lighthouse ocs`
+/// started by a run (`lh_emu::tor::ocs`).
+pub use sys::child_setup;
 pub mod require;
 mod switch;
 pub mod toolchain;

@@ -44,7 +44,7 @@ pub(crate) fn loopback_up() -> io::Result<()> {
 /// Arranges for the child of `cmd` to run at nice value `nice` (if any; its
 /// threads inherit it) and to get SIGKILL when the thread that spawned it
 /// exits.
-pub(crate) fn child_setup(cmd: &mut Command, nice: Option<i32>) {
+pub fn child_setup(cmd: &mut Command, nice: Option<i32>) {
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
     let hook = move || -> io::Result<()> {

@@ -94,6 +94,17 @@ enum Cmd {
         /// the live traffic matrix and reconfigure (docs/dataplane.md).
         #[arg(long)]
         ta_live: bool,
+        /// Run the data plane (the OCS and the ToRs' calendar queues) as
+        /// its own process, `lighthouse ocs`, also when every ToR is
+        /// native (with BMv2 ToRs it always is; docs/cli.md#lighthouse-ocs).
+        #[arg(long)]
+        ocs_process: bool,
+        /// BMv2 ToRs reach the OCS over kernel VXLAN links (one underlay
+        /// link per ToR, a VXLAN link per uplink and CPU port) instead of
+        /// veths: each ToR's namespace stands in for a machine of its own
+        /// (docs/scale-out.md).
+        #[arg(long)]
+        vxlan: bool,
         /// Serve the live web dashboard on ADDR (default 127.0.0.1:8001;
         /// HOST:PORT or PORT). Beyond loopback every request needs the
         /// token printed with the URL (docs/dashboard.md).
@@ -104,6 +115,11 @@ enum Cmd {
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
     },
+    /// The emulated OCS as its own process, for ToRs that all run outside
+    /// it: BMv2 in namespaces, or hardware ToRs behind this machine's NICs
+    /// (docs/cli.md#lighthouse-ocs). `lighthouse run` starts one itself when a ToR
+    /// is on BMv2.
+    Ocs(cmd::ocs::OcsArgs),
     /// Remove the namespaces, processes and state of lighthouse runs.
     /// Live runs are asked to stop (SIGTERM) and killed only after a timeout.
     Clean {
@@ -319,6 +335,8 @@ fn main() -> ExitCode {
             debug_panic,
             telemetry,
             ta_live,
+            ocs_process,
+            vxlan,
             dashboard,
             max_memory,
             mn_compat,
@@ -339,9 +357,12 @@ fn main() -> ExitCode {
             debug_panic,
             telemetry,
             ta_live,
+            ocs_process,
+            vxlan,
             dashboard,
             max_memory: MemoryLimit(max_memory),
         }),
+        Cmd::Ocs(a) => cmd::ocs::ocs(a),
         Cmd::Clean { prefix, stale } => cmd::clean::clean_cmd(prefix, stale),
         Cmd::P4 {
             cmd: P4Cmd::Check { p4, tor, config },

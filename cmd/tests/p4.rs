@@ -260,7 +260,14 @@ fn a_bmv2_switch_that_dies_mid_run_is_reported_and_cleaned_up() {
     // Wait for its switch, then kill it as a crash would.
     let t0 = Instant::now();
     let pid = loop {
-        if let Some(p) = simple_switches().into_iter().find(|p| !before.contains(p)) {
+        // This run's switch only (its notification socket is in the run's
+        // directory): other runs on the machine have switches too.
+        let mine = format!("{}/", lh_emu::kernel::state::run_dir(&p).display());
+        if let Some(p) = simple_switches().into_iter().find(|s| {
+            !before.contains(s)
+                && std::fs::read(format!("/proc/{s}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&mine))
+        }) {
             break p;
         }
         assert!(

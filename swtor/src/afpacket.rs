@@ -180,6 +180,29 @@ impl RawSocket {
         })
     }
 
+    /// Makes interface `ifindex` pass this socket frames for every MAC (a
+    /// NIC's promiscuous mode, `PACKET_MR_PROMISC`): the kernel undoes it
+    /// when the socket closes, so nothing is left set on the interface.
+    pub fn add_promiscuous(&self, ifindex: i32) -> io::Result<()> {
+        let mr = libc::packet_mreq {
+            mr_ifindex: ifindex,
+            mr_type: libc::PACKET_MR_PROMISC as libc::c_ushort,
+            mr_alen: 0,
+            mr_address: [0; 8],
+        };
+        // SAFETY: passes a pointer to a live packet_mreq and its exact size.
+        cvt(unsafe {
+            libc::setsockopt(
+                self.fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_ADD_MEMBERSHIP,
+                (&mr as *const libc::packet_mreq).cast(),
+                size_of::<libc::packet_mreq>() as libc::socklen_t,
+            )
+        })
+        .map(|_| ())
+    }
+
     /// Frames the kernel dropped because this socket's receive buffer was
     /// full, since the previous call (PACKET_STATISTICS resets on read).
     pub fn take_drops(&self) -> io::Result<u64> {

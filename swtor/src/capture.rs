@@ -6,7 +6,7 @@ use lh_ctrl::PortId;
 use std::io::{self, BufWriter};
 
 /// Which frames of a ToR a capture records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CapturePoint {
     /// Both directions of an optical uplink, as the OCS sees them: frames the
     /// ToR transmits (stamped at transmit start) and frames the OCS delivers

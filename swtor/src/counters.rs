@@ -1,6 +1,6 @@
 //! Data-plane counters and drop reasons.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Why a frame was dropped. `Display` gives the snake_case name.
@@ -97,7 +97,7 @@ impl fmt::Display for DropReason {
 /// `from_external` every frame received on an external ToR's uplink, so
 /// `sent + from_external == delivered + to_external + dropped_total() +
 /// queued` always.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
     /// Frames accepted from host ports (all but ARP).
     pub sent: u64,
@@ -108,7 +108,7 @@ pub struct Counters {
     pub queued: u64,
     /// Drops by reason, indexed like `DropReason::ALL` (serialised as a map
     /// from the snake_case name to the count).
-    #[serde(serialize_with = "drops_as_map")]
+    #[serde(serialize_with = "drops_as_map", deserialize_with = "drops_from_map")]
     pub dropped: [u64; DropReason::COUNT],
     /// Proxy-ARP replies sent.
     pub arp_replies: u64,
@@ -275,6 +275,23 @@ fn drops_as_map<S: serde::Serializer>(
         m.serialize_entry(r.name(), &d[r as usize])?;
     }
     m.end()
+}
+
+/// The inverse of [`drops_as_map`] (a counters snapshot read back from the
+/// OCS process's control channel): every known reason, missing ones 0.
+fn drops_from_map<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<[u64; DropReason::COUNT], D::Error> {
+    let m = std::collections::BTreeMap::<String, u64>::deserialize(d)?;
+    let mut out = [0; DropReason::COUNT];
+    for (name, n) in m {
+        let r = DropReason::ALL
+            .iter()
+            .find(|r| r.name() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown drop reason {name:?}")))?;
+        out[*r as usize] = n;
+    }
+    Ok(out)
 }
 
 impl Counters {

@@ -60,6 +60,11 @@ pub struct EngineOptions {
     /// switches): frames from hosts go to [`crate::switch`] instead of the
     /// ToR pipeline.
     pub fattree: Option<FatTreeOptions>,
+    /// Put the external ToRs' interfaces in promiscuous mode for as long
+    /// as the engine's socket is open ([`crate::start_with`]): hardware
+    /// ToRs behind NICs address the hosts, not this machine
+    /// (`lighthouse ocs`). Veths pass every frame anyway.
+    pub promiscuous_external: bool,
 }
 
 impl Default for EngineOptions {
@@ -70,6 +75,7 @@ impl Default for EngineOptions {
             epoch: None,
             tor: TorFeatures::default(),
             fattree: None,
+            promiscuous_external: false,
         }
     }
 }

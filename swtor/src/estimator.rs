@@ -132,7 +132,7 @@ impl Estimator {
 /// Error statistics of the estimator (bytes), sampled at every engine
 /// iteration on every uplink's active queue that is not empty in truth or
 /// in the estimate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EstimatorError {
     pub samples: u64,
     pub max_bytes: u64,

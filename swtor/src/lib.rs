@@ -30,6 +30,7 @@ mod pcap;
 pub mod pool;
 mod port;
 mod pushback;
+pub mod remote;
 mod runtime;
 pub mod sched;
 mod spec;

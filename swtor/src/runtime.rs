@@ -81,15 +81,17 @@ impl ControlHandle {
     }
 }
 
-enum Cmd {
+pub(crate) enum Cmd {
     TrafficMatrix(mpsc::SyncSender<Vec<Vec<u64>>>),
     Usage(mpsc::SyncSender<Vec<Vec<PortUsage>>>),
     Counters(mpsc::SyncSender<Counters>),
     Queues(TorId, mpsc::SyncSender<Vec<Vec<u64>>>),
+    /// Start (with the file, already created, and its absolute path: a
+    /// data plane in another process opens the path itself) or stop.
     Capture(
         TorId,
         CapturePoint,
-        Option<std::fs::File>,
+        Option<(std::fs::File, std::path::PathBuf)>,
         mpsc::SyncSender<io::Result<()>>,
     ),
     Reconfigure(
@@ -131,6 +133,7 @@ pub fn start_with(
         .map(|h| (!spec.is_external(h.tor)).then(|| h.ifname.clone()))
         .collect();
     let ext = spec.external.clone();
+    let promisc = opts.promiscuous_external;
     let (sock, ifindex) = lh_netns::try_run_in(netns, move || {
         let s = afpacket::RawSocket::open(afpacket::SocketOptions::default())?;
         let named = |n: &String| {
@@ -150,6 +153,13 @@ pub fn start_with(
                 })
             })
             .collect::<io::Result<Vec<_>>>()?;
+        if promisc {
+            for x in &external {
+                for &ix in x.uplinks.iter().chain([&x.cpu]) {
+                    s.add_promiscuous(ix)?;
+                }
+            }
+        }
         Ok((s, Ifindexes { hosts, external }))
     })
     .map_err(io_err(format!(
@@ -293,7 +303,7 @@ fn handle_cmd<P: Port>(eng: &mut Engine<P>, c: Cmd) {
         Cmd::Queues(t, r) => {
             let _ = r.send(eng.queues(t));
         }
-        Cmd::Capture(t, at, Some(f), r) => {
+        Cmd::Capture(t, at, Some((f, _)), r) => {
             let _ = r.send(eng.start_capture(t, at, f));
         }
         Cmd::Capture(t, at, None, r) => {
@@ -317,6 +327,25 @@ fn handle_cmd<P: Port>(eng: &mut Engine<P>, c: Cmd) {
 const REPLY_TIMEOUT: Duration = Duration::from_secs(2);
 
 impl FabricHandle {
+    /// A handle whose commands another thread answers (`remote`: a proxy
+    /// for a data plane in another process); `thread` returns the final
+    /// counters once `stop` is set.
+    pub(crate) fn from_parts(
+        cmd: mpsc::Sender<Cmd>,
+        stop: Arc<AtomicBool>,
+        thread: JoinHandle<Counters>,
+        clock: SliceClock,
+        tid: Option<u32>,
+    ) -> FabricHandle {
+        FabricHandle {
+            cmd,
+            stop,
+            thread: Some(thread),
+            clock,
+            tid: Arc::new(std::sync::atomic::AtomicU32::new(tid.unwrap_or(0))),
+        }
+    }
+
     /// The kernel thread id of the busy-polling data-plane thread (the
     /// native ToRs' and the OCS's "process"), once it has started.
     pub fn dataplane_tid(&self) -> Option<u32> {
@@ -387,7 +416,16 @@ impl FabricHandle {
     pub fn capture(&self, tor: TorId, port: CapturePoint, file: &Path) -> Result<(), FabricError> {
         let f =
             std::fs::File::create(file).map_err(io_err(format!("creating {}", file.display())))?;
-        self.ask(|r| Cmd::Capture(tor, port, Some(f), r))?
+        // A path another process (the OCS process) can open: absolute, and
+        // `/proc/self/fd/N` (how a caller hands over a file it opened
+        // itself) as this process's `/proc/PID/fd/N`.
+        let path = match file.strip_prefix("/proc/self") {
+            Ok(rest) => Path::new("/proc")
+                .join(std::process::id().to_string())
+                .join(rest),
+            Err(_) => std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf()),
+        };
+        self.ask(|r| Cmd::Capture(tor, port, Some((f, path)), r))?
             .map_err(io_err(format!("capture on ToR {tor} {port:?}")))
     }
 

@@ -47,7 +47,7 @@ impl Timing {
 /// through their ToR-side veth end; hosts of external ToRs (listed in
 /// [`FabricSpec::external`]) are not attached (their `ifname` is ignored)
 /// but still give the destination ToR of their IP and the MAC for proxy ARP.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HostAttach {
     pub ip: Ipv4Addr,
     pub mac: [u8; 6],
@@ -60,7 +60,7 @@ pub struct HostAttach {
 /// A ToR that runs outside swtor (a P4 program on BMv2, docs/p4.md) and
 /// joins the calendar queues and the OCS through veths in the fabric
 /// namespace.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExternalTor {
     pub tor: TorId,
     /// swtor's end of each uplink veth (one per uplink, in uplink order),

@@ -4,7 +4,7 @@
 /// One uplink's telemetry at a moment (paper Table 1's `buffer_usage()`
 /// and `bw_usage()`; the sampler in `lh_emu::control::telemetry` turns two samples
 /// into a rate).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PortUsage {
     /// Bytes in the uplink's calendar queues on the ToR.
     pub buffer_bytes: u64,
@@ -17,7 +17,7 @@ pub struct PortUsage {
 }
 
 /// One port of a fat-tree switch: frames sent on its link, bytes queued.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SwitchPort {
     pub switch: u16,
     pub port: u8,

@@ -1,7 +1,7 @@
 //! `lighthouse run`: bring a network up, run the CLI (interactive, a
 //! script or one test) over it, tear it down. The crash teardown lives here
-//! too: a signal, a panic on any thread or a dead BMv2 ToR removes the
-//! run's kernel objects before the process exits.
+//! too: a signal, a panic on any thread, a dead BMv2 ToR or a dead OCS
+//! process removes the run's kernel objects before the process exits.
 
 use super::compile::MemoryLimit;
 use crate::{TestKind, banner, is_root, say};
@@ -34,6 +34,12 @@ pub struct RunArgs {
     pub debug_panic: Option<String>,
     pub telemetry: Option<PathBuf>,
     pub ta_live: bool,
+    /// `--ocs-process`: the data plane as its own process even when every
+    /// ToR is native (always so with BMv2 ToRs).
+    pub ocs_process: bool,
+    /// `--vxlan`: BMv2 ToRs reach the OCS over kernel VXLAN links, each
+    /// ToR's namespace a machine of its own (docs/scale-out.md).
+    pub vxlan: bool,
     /// `--dashboard [ADDR]`.
     pub dashboard: Option<String>,
     pub max_memory: MemoryLimit,
@@ -135,7 +141,37 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     } else if a.p4.is_some() {
         anyhow::bail!("--p4 needs BMv2 ToRs: add --tor bmv2 or --tor bmv2:s1,...");
+    } else if a.vxlan {
+        anyhow::bail!("--vxlan links BMv2 ToRs to the OCS: add --tor bmv2 or --tor bmv2:s1,...");
     }
+    if a.ocs_process && (a.ta_live || a.no_fabric) {
+        anyhow::bail!(
+            "--ocs-process cannot be combined with {}: {}",
+            if a.ta_live {
+                "--ta-live"
+            } else {
+                "--no-fabric"
+            },
+            if a.ta_live {
+                "live TA updates reconfigure the data plane in this process"
+            } else {
+                "there is no data plane"
+            }
+        );
+    }
+    // External (BMv2) ToRs get the OCS as its own process (docs/cli.md,
+    // `lighthouse ocs`); native-only fabrics keep it in this process
+    // unless asked (docs/benchmarks.md, "OCS process"). --ta-live
+    // reconfigures the engine, which only this process can.
+    let ocs_process = (a.ocs_process || !plan.bmv2_tors().is_empty()) && !a.ta_live && !a.no_fabric;
+    let ocs_exe = if ocs_process {
+        Some(
+            std::env::current_exe()
+                .context("finding the lighthouse executable for `lighthouse ocs`")?,
+        )
+    } else {
+        None
+    };
     banner!(
         "*** Creating network ({} ToRs, {} hosts{})",
         plan.visible_tors,
@@ -152,12 +188,14 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             prefix: a.prefix.clone(),
             config: std::fs::canonicalize(&mn.config).ok(),
             host_tcp: cfg.hosts.as_ref().and_then(|h| h.tcp.clone()),
+            vxlan: a.vxlan,
         },
         p4: p4_src,
         p4_log: a.p4_log,
         telemetry: a.telemetry.clone(),
         ta_live: a.ta_live,
         pace_hosts: link.bw.is_some() || mn.pace_hosts,
+        ocs_process: ocs_exe,
     };
     let mut net = Network::bring_up(plan, compiled, opts)?;
     let prefix = net.prefix.clone();
@@ -184,9 +222,24 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         },
         None => None,
     };
-    let switches = net.p4_switches();
-    if !switches.is_empty() {
-        spawn_p4_monitor(prefix.clone(), switches);
+    let mut watched: Vec<Watched> = net
+        .p4_switches()
+        .into_iter()
+        .map(|(name, rec)| Watched {
+            what: format!("BMv2 ToR {name} (simple_switch pid {})", rec.pid),
+            log: rec.log.clone(),
+            alive: Box::new(move || rec.is_running()),
+        })
+        .collect();
+    if let Some((pid, start, log)) = net.ocs_process() {
+        watched.push(Watched {
+            what: format!("the OCS process (lighthouse ocs, pid {pid})"),
+            log,
+            alive: Box::new(move || lh_emu::tor::ocs::running(pid, start)),
+        });
+    }
+    if !watched.is_empty() {
+        spawn_process_monitor(prefix.clone(), watched);
     }
     match a.debug_panic.as_deref() {
         Some("main") => panic!("--debug-panic main"),
@@ -267,15 +320,25 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// A P4 ToR's `simple_switch` that dies mid-run is reported and the run is
-/// torn down (its namespaces hold nothing useful without it).
-fn spawn_p4_monitor(prefix: String, switches: Vec<(String, bmv2_thrift::ProcessRecord)>) {
+/// A process the run cannot go on without: a BMv2 ToR's `simple_switch`
+/// or the OCS process.
+struct Watched {
+    /// How the report names it, e.g. "BMv2 ToR s2 (simple_switch pid 42)".
+    what: String,
+    log: PathBuf,
+    alive: Box<dyn Fn() -> bool + Send>,
+}
+
+/// A BMv2 ToR's `simple_switch` or the OCS process that dies mid-run is
+/// reported (with its log's tail) and the run is torn down, exit 3 (its
+/// namespaces hold nothing useful without it).
+fn spawn_process_monitor(prefix: String, watched: Vec<Watched>) {
     std::thread::Builder::new()
-        .name("lh-p4-monitor".into())
+        .name("lh-proc-monitor".into())
         .spawn(move || {
             loop {
                 std::thread::sleep(Duration::from_millis(200));
-                let Some((name, rec)) = switches.iter().find(|(_, r)| !r.is_running()) else {
+                let Some(w) = watched.iter().find(|w| !(w.alive)()) else {
                     continue;
                 };
                 let _g = TEARDOWN.lock().unwrap_or_else(|e| e.into_inner());
@@ -284,9 +347,9 @@ fn spawn_p4_monitor(prefix: String, switches: Vec<(String, bmv2_thrift::ProcessR
                 }
                 signals::restore_tty();
                 say!(
-                    "\n*** Error: BMv2 ToR {name} (simple_switch pid {}) died; its log ends:\n{}",
-                    rec.pid,
-                    bmv2_thrift::log_tail(&rec.log, 5)
+                    "\n*** Error: {} died; its log ends:\n{}",
+                    w.what,
+                    bmv2_thrift::log_tail(&w.log, 5)
                 );
                 say!("*** Tearing down {prefix}");
                 let rep = clean::clean(clean::Scope::Prefix(&prefix));
@@ -296,7 +359,7 @@ fn spawn_p4_monitor(prefix: String, switches: Vec<(String, bmv2_thrift::ProcessR
                 std::process::exit(3);
             }
         })
-        .expect("spawn P4 monitor");
+        .expect("spawn process monitor");
 }
 
 fn run_test(cli: &mut Cli<'_>, t: TestKind) -> bool {

@@ -42,6 +42,37 @@ pub struct NetOptions {
     pub config: Option<PathBuf>,
     /// The config's `hosts.tcp` knobs, applied in every host namespace.
     pub host_tcp: Option<lh_ctrl::config::HostTcp>,
+    /// BMv2 ToRs reach the fabric namespace (the OCS) over kernel VXLAN
+    /// links instead of veths: each such ToR's namespace stands in for a
+    /// machine of its own, joined to the OCS's by one underlay veth
+    /// (`sN-wan`, 198.18.T.0/24) that carries a VXLAN link per uplink and
+    /// CPU port (docs/scale-out.md).
+    pub vxlan: bool,
+}
+
+/// One end of a BMv2 ToR's VXLAN links (`NetOptions::vxlan`): the
+/// underlay interface, its address, the other end's, and (name, VNI) of
+/// each port's link.
+type Tunnels = (String, Ipv4Addr, Ipv4Addr, Vec<(String, u32)>);
+
+/// The underlay interface between a BMv2 ToR's namespace and the fabric
+/// namespace with `NetOptions::vxlan`.
+pub fn wan_if(t: usize) -> String {
+    format!("{}-wan", crate::plan::tor_name(t))
+}
+
+/// Underlay addresses of ToR `t`'s link (fabric side, ToR side), in
+/// 198.18.0.0/15 (RFC 2544's benchmarking range, never routed).
+pub fn wan_addrs(t: usize) -> (Ipv4Addr, Ipv4Addr) {
+    let n = t as u32;
+    let base = u32::from(Ipv4Addr::new(198, 18, 0, 0)) + (n << 8);
+    (Ipv4Addr::from(base + 1), Ipv4Addr::from(base + 2))
+}
+
+/// VNI of ToR `t`'s uplink `p` (`None`: its CPU port): unique per port of
+/// the run, as every link shares the fabric namespace's UDP port.
+pub fn vxlan_vni(t: usize, p: Option<usize>) -> u32 {
+    ((t as u32 + 1) << 8) | p.map_or(255, |p| p as u32 + 1)
 }
 
 /// A live emulated network (kernel side). Dropping it tears it down.
@@ -56,6 +87,9 @@ pub struct Net {
 }
 
 pub const MTU: u32 = 1500;
+/// MTU of a VXLAN underlay link (`NetOptions::vxlan`): a port's frame
+/// (MTU + 64) plus VXLAN's 50 bytes, with room to spare.
+pub const WAN_MTU: u32 = 9000;
 
 impl Net {
     pub fn host_ns_name(&self, h: &HostPlan) -> String {
@@ -230,22 +264,69 @@ impl Net {
                 .collect(),
             None => Vec::new(),
         };
-        for n in &fabric_ifs {
-            specs.push(VethSpec {
-                local: n,
-                peer: n,
+        let wan = bmv2.filter(|_| opts.vxlan).map(wan_if);
+        match &wan {
+            // One underlay link; the ports are VXLAN links over it (below).
+            Some(w) => specs.push(VethSpec {
+                local: w,
+                peer: w,
                 peer_ns_fd: fab_file.as_raw_fd(),
                 peer_mac: None,
-                // Room for the 0x88B6 tag and a source-route header.
-                mtu: MTU + 64,
-            });
+                mtu: WAN_MTU,
+            }),
+            None => {
+                for n in &fabric_ifs {
+                    specs.push(VethSpec {
+                        local: n,
+                        peer: n,
+                        peer_ns_fd: fab_file.as_raw_fd(),
+                        peer_mac: None,
+                        // Room for the 0x88B6 tag and a source-route header.
+                        mtu: MTU + 64,
+                    });
+                }
+            }
         }
         let mut ifs: Vec<&str> = hosts.iter().map(|h| h.tor_if.as_str()).collect();
         ifs.extend(fabric_ifs.iter().map(String::as_str));
-        let (specs_ref, ifs_ref) = (&specs, &ifs);
+        // With VXLAN: the underlay's address at each end, then one VXLAN
+        // link per port to the other end.
+        let tunnels = |fabric_side: bool| {
+            let t = bmv2?;
+            let w = wan.as_deref()?;
+            let (fab_ip, tor_ip) = wan_addrs(t);
+            let (local, remote) = if fabric_side {
+                (fab_ip, tor_ip)
+            } else {
+                (tor_ip, fab_ip)
+            };
+            let links: Vec<(String, u32)> = (0..self.plan.uplinks)
+                .map(|p| (crate::plan::uplink_if(t, p), vxlan_vni(t, Some(p))))
+                .chain([(crate::plan::cpu_if(t), vxlan_vni(t, None))])
+                .collect();
+            Some((w.to_string(), local, remote, links))
+        };
+        async fn make_tunnels(
+            h: &rtnetlink::Handle,
+            tun: &Option<Tunnels>,
+        ) -> Result<(), netlink::LinkError> {
+            let Some((w, local, remote, links)) = tun else {
+                return Ok(());
+            };
+            netlink::add_addr(h, w, *local, 24).await?;
+            netlink::set_up(h, w, None).await?;
+            for (name, vni) in links {
+                // Room for the 0x88B6 tag and a source-route header.
+                netlink::create_vxlan(h, name, *vni, w, *local, *remote, MTU + 64).await?;
+            }
+            Ok(())
+        }
+        let (tor_tun, fab_tun) = (tunnels(false), tunnels(true));
+        let (specs_ref, ifs_ref, tun_ref) = (&specs, &ifs, &tor_tun);
         netlink::with_netlink(Some(ns), |h| async move {
             netlink::create_veths(&h, specs_ref).await?;
             netlink::set_up(&h, "lo", None).await?;
+            make_tunnels(&h, tun_ref).await?;
             for t in ifs_ref {
                 netlink::set_up(&h, t, None).await?;
             }
@@ -265,8 +346,9 @@ impl Net {
         })??;
         if bmv2.is_some() {
             let fab_ifs: Vec<&str> = fabric_ifs.iter().map(String::as_str).collect();
-            let r = &fab_ifs;
+            let (r, tun) = (&fab_ifs, &fab_tun);
             netlink::with_netlink(Some(&self.fabric_ns()), |h| async move {
+                make_tunnels(&h, tun).await?;
                 for t in r {
                     netlink::set_up(&h, t, None).await?;
                 }

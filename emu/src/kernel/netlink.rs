@@ -7,7 +7,7 @@ use crate::netns::{self, NsError};
 use futures::TryStreamExt;
 use rtnetlink::packet_route::link::{InfoData, InfoVeth, LinkAttribute};
 use rtnetlink::packet_route::neighbour::NeighbourState;
-use rtnetlink::{Handle, LinkMessageBuilder, LinkUnspec, LinkVeth};
+use rtnetlink::{Handle, LinkMessageBuilder, LinkUnspec, LinkVeth, LinkVxlan};
 use std::net::{IpAddr, Ipv4Addr};
 use std::os::fd::RawFd;
 use std::path::Path;
@@ -145,6 +145,37 @@ pub async fn create_veths(h: &Handle, specs: &[VethSpec<'_>]) -> Result<(), Link
             .ctx(|| format!("create veth {} <-> {}", s.local, s.peer))?;
     }
     Ok(())
+}
+
+/// The UDP port of every VXLAN link a run makes (IANA's).
+pub const VXLAN_PORT: u16 = 4789;
+
+/// A point-to-point VXLAN link `name` (VNI `vni`) to `remote` over the
+/// underlay interface `dev` (whose address is `local`), like `ip link add
+/// NAME type vxlan id VNI remote R local L dev DEV dstport 4789`.
+pub async fn create_vxlan(
+    h: &Handle,
+    name: &str,
+    vni: u32,
+    dev: &str,
+    local: Ipv4Addr,
+    remote: Ipv4Addr,
+    mtu: u32,
+) -> Result<(), LinkError> {
+    let idx = index_of(h, dev).await?;
+    let msg = LinkVxlan::new(name, vni)
+        .dev(idx)
+        .local(local)
+        .remote(remote)
+        .port(VXLAN_PORT)
+        .learning(false)
+        .mtu(mtu)
+        .build();
+    h.link()
+        .add(msg)
+        .execute()
+        .await
+        .ctx(|| format!("create vxlan {name} (VNI {vni}) to {remote} over {dev}"))
 }
 
 pub async fn add_addr(h: &Handle, name: &str, ip: Ipv4Addr, plen: u8) -> Result<(), LinkError> {

@@ -104,6 +104,12 @@ pub struct NetworkOptions {
     /// Pace every host's interface at `tors.host_link_rate` (a `tbf`), as
     /// a fat tree's are: Mininet's `--link tc,bw=N` and `TCLink(bw=N)`.
     pub pace_hosts: bool,
+    /// Run the data plane (the OCS, the external ToRs' calendar queues and
+    /// any native ToRs) as its own process, `lighthouse ocs`, from this
+    /// `lighthouse` executable (`crate::tor::ocs`); `None`: a thread of
+    /// this process. `lighthouse run` sets it when a ToR is on BMv2 or with
+    /// `--ocs-process`.
+    pub ocs_process: Option<PathBuf>,
 }
 
 /// One live (or, for tests and fuzzing, offline) emulated network.
@@ -114,6 +120,8 @@ pub struct Network {
     /// The kernel side; `None` for an offline network.
     net: Option<Net>,
     fabric: Option<Arc<FabricHandle>>,
+    /// The `lighthouse ocs` process serving `fabric`, if it is one.
+    ocs: Option<crate::tor::ocs::OcsProcess>,
     p4: Option<P4Tors>,
     pub tools: Tools,
     /// The pid `dump` shows for a node without a process of its own.
@@ -148,6 +156,7 @@ impl Network {
             compiled: None,
             net: None,
             fabric: None,
+            ocs: None,
             p4: None,
             tools: Tools::detect(),
             pid: std::process::id(),
@@ -257,9 +266,27 @@ impl Network {
         if crate::text::level::banners() {
             let _ = writeln!(self.out, "{banner}");
         }
-        let f = Arc::new(
-            crate::tor::fabric::start(net, c).map_err(|e| NetworkError::Fabric(e.to_string()))?,
-        );
+        let f = match &self.opts.ocs_process {
+            Some(exe) => {
+                let (p, h) = crate::tor::ocs::OcsProcess::start(net, c, exe)
+                    .map_err(|e| NetworkError::Fabric(e.to_string()))?;
+                net.add_child(p.pid);
+                if crate::text::level::banners() {
+                    let _ = writeln!(
+                        self.out,
+                        "*** OCS process: pid {}, control socket {}",
+                        p.pid,
+                        crate::tor::ocs::socket_path(&self.prefix).display()
+                    );
+                }
+                self.ocs = Some(p);
+                Arc::new(h)
+            }
+            None => Arc::new(
+                crate::tor::fabric::start(net, c)
+                    .map_err(|e| NetworkError::Fabric(e.to_string()))?,
+            ),
+        };
         // Uplink captures live in the data-plane thread: on a signal or a
         // panic close them all so their files are complete.
         let (f2, tors, ups) = (f.clone(), c.schedule.tors(), c.schedule.uplinks());
@@ -369,6 +396,10 @@ impl Network {
         if let Some(f) = self.fabric.take().and_then(|f| Arc::try_unwrap(f).ok()) {
             ok = self.report_drained(&f);
             f.stop();
+        }
+        if let Some(p) = self.ocs.take() {
+            // It exits once its handle stopped it.
+            p.wait(Duration::from_secs(3));
         }
         if let Some(mut t) = self.p4.take() {
             t.stop();
@@ -497,6 +528,14 @@ impl Network {
     /// A BMv2 ToR's own namespace (its simple_switch and ports).
     pub fn tor_ns(&self, t: usize) -> PathBuf {
         netns::ns_path(&format!("{}-{}", self.prefix, tor_name(t)))
+    }
+
+    /// The `lighthouse ocs` process serving the data plane, if it is one:
+    /// (pid, start time, log) to watch for it dying.
+    pub fn ocs_process(&self) -> Option<(u32, u64, PathBuf)> {
+        self.ocs
+            .as_ref()
+            .map(|p| (p.pid, p.start_time, p.log.clone()))
     }
 
     /// Every BMv2 ToR's name and process record (to watch for one dying).

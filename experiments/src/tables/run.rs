@@ -112,6 +112,7 @@ fn engine(c: &Compiled, tor: TorFeatures, epoch: u64) -> anyhow::Result<Engine<M
         epoch: Some(epoch),
         tor,
         fattree: None,
+        promiscuous_external: false,
     };
     swtor::testing::mem_engine(&spec, clock, opts).context("building the engine")
 }
