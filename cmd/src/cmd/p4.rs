@@ -66,13 +66,13 @@ impl Report {
     }
 
     fn step(&mut self, name: &str, ok: bool, detail: String) {
-        eprintln!(
+        say!(
             "[{}] {name}: {}",
             if ok { "PASS" } else { "FAIL" },
             detail.lines().next().unwrap_or("")
         );
         for l in detail.lines().skip(1) {
-            eprintln!("       {l}");
+            say!("       {l}");
         }
         let _ = std::io::stderr().flush();
         self.rows.push((name.into(), ok, detail));
@@ -175,12 +175,12 @@ fn run_steps(
             .map_or("the shipped p4/lighthouse.p4".to_string(), |p| {
                 p.display().to_string()
             });
-    eprintln!("*** P4 check of {shown} (run {prefix})");
+    say!("*** P4 check of {shown} (run {prefix})");
     let mut r = Report { rows: Vec::new() };
     let t0 = Instant::now();
     // Whether the next step may run: not after a signal, and with
     // --fail-fast not after a failed step.
-    let go_on = |r: &Report| !signals::terminating() && !(a.fail_fast && r.failed());
+    let go_on = |r: &Report| !signals::terminating() && (!a.fail_fast || !r.failed());
     let steps_total = 4;
 
     // 1. Compile.
@@ -306,7 +306,7 @@ fn run_steps(
     let passed = r.rows.iter().filter(|x| x.1).count();
     let skipped = steps_total - r.rows.len();
     if signals::terminating() {
-        eprintln!(
+        say!(
             "*** P4 check INTERRUPTED: {passed}/{} steps passed, {skipped} not run, after {:.1} s",
             r.rows.len(),
             t0.elapsed().as_secs_f64()
@@ -314,7 +314,7 @@ fn run_steps(
         return Ok(CheckResult::Interrupted);
     }
     let ok = passed == steps_total;
-    eprintln!(
+    say!(
         "*** P4 check {}: {passed}/{steps_total} steps passed{} in {:.1} s",
         if ok { "PASSED" } else { "FAILED" },
         if skipped > 0 {
