@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,7 +55,7 @@ MUTANTS = [
     ("ingress.p4", "bit<16> rank = d + meta.n_slices - meta.arrival;                       \\",
      "d + meta.n_slices - meta.arrival", "d + meta.n_slices - meta.arrival - 1", "wrapped rank off by one"),
     ("ingress.p4", "bit<32> idx = ((bit<32>)meta.port##K << 8) | (bit<32>)d;               \\",
-     "<< 8", "<< 7", "queue index: uplink shifted by 7 (queues of two uplinks collide)"),
+     "<< 8", "<< 7", "queue index uplink << 7: uplink 1 reads another queue's dark time"),
     ("ingress.p4", "bit<32> target = meta.slot + (bit<32>)rank;                            \\",
      "meta.slot + (bit<32>)rank", "meta.slot", "target slot ignores the rank"),
     ("ingress.p4", "cap = ((bit<64>)rate * (bit<64>)(meta.slice_len - dk)) >> 10;      \\",
@@ -276,6 +277,20 @@ def copy_program(dst):
     return os.path.join(dst, "lighthouse.p4")
 
 
+def stop(p):
+    """SIGTERM (lighthouse tears its run down), SIGKILL after 30 s."""
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def on_sigterm(_sig, _frame):
+    raise KeyboardInterrupt
+
+
 STEP_RE = re.compile(r"^\[(PASS|FAIL)\] ([^:]+):")
 
 
@@ -286,26 +301,29 @@ def check(lighthouse, p4, log_path, timeout):
     with open(log_path, "w") as log:
         log.write("$ %s\n" % " ".join(cmd))
         log.flush()
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.PIPE,
+                             text=True, errors="replace")
         try:
-            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.PIPE,
-                               timeout=timeout, text=True, errors="replace")
-        except subprocess.TimeoutExpired as e:
-            err = e.stderr or ""
-            if isinstance(err, bytes):
-                err = err.decode(errors="replace")
-            log.write(err)
+            _, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop(p)
+            log.write(p.stderr.read() if p.stderr else "")
             return ("error", "timeout after %d s" % timeout, time.monotonic() - t0)
-        log.write(p.stderr)
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM: the check removes its own run on SIGTERM.
+            stop(p)
+            raise
+        log.write(err)
     secs = time.monotonic() - t0
     failed = None
-    for l in p.stderr.splitlines():
+    for l in err.splitlines():
         mm = STEP_RE.match(l)
         if mm and mm.group(1) == "FAIL" and failed is None:
             failed = mm.group(2).strip()
     if p.returncode == 0 and failed is None:
         return ("passed", None, secs)
     if failed is None:
-        tail = " | ".join(p.stderr.strip().splitlines()[-3:])
+        tail = " | ".join(err.strip().splitlines()[-3:])
         return ("error", "exit %d: %s" % (p.returncode, tail), secs)
     return ("failed", failed, secs)
 
@@ -337,6 +355,7 @@ def main():
         print("p4-mutants: no %s (cargo build --release)" % a.lighthouse, file=sys.stderr)
         return 2
     os.makedirs(a.out, exist_ok=True)
+    signal.signal(signal.SIGTERM, on_sigterm)
     tmp = tempfile.mkdtemp(prefix="lh-p4mut-")
     t_all = time.monotonic()
     try:
@@ -406,6 +425,9 @@ def main():
     except ValueError as e:
         print("p4-mutants: %s" % e, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("p4-mutants: interrupted; no score", file=sys.stderr)
+        return 130
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
