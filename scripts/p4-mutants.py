@@ -13,7 +13,11 @@ A mutant is *caught* when a step fails (the first failing step is named),
 *survives* when every step passes, and is *not viable* when it does not
 compile (the check's compile step fails; p4c-bm2-ss runs with warnings as
 errors). A mutant caught only by the pingall step is run again and counts
-as caught only if it fails again (pingall is timing-sensitive). Before any
+as caught only if it fails again (pingall is timing-sensitive). A
+conformance step that fails without a frame that differs (a switch or the
+harness failed, e.g. Thrift "not open" on a loaded machine) is no evidence:
+the mutant runs once more, and is an *error* (not scored) if that happens
+again. Before any
 mutant, the unmutated copy must pass twice: a flaky baseline would inflate
 the score.
 
@@ -291,6 +295,9 @@ def on_sigterm(_sig, _frame):
     raise KeyboardInterrupt
 
 
+# How `p4 check` reports a frame whose outcome differs (cmd/src/cmd/p4.rs).
+MISMATCH = ": expected "
+
 STEP_RE = re.compile(r"^\[(PASS|FAIL)\] ([^:]+):")
 
 
@@ -325,6 +332,11 @@ def check(lighthouse, p4, log_path, timeout):
     if failed is None:
         tail = " | ".join(err.strip().splitlines()[-3:])
         return ("error", "exit %d: %s" % (p.returncode, tail), secs)
+    if failed.startswith("conformance") and MISMATCH not in err:
+        # The step failed without a frame that differs: the harness or a
+        # switch failed (e.g. Thrift "not open" under load), not the program.
+        line = next((l.strip() for l in err.splitlines() if l.startswith("       ")), "")
+        return ("error", "%s failed without a differing frame: %s" % (failed, line[:160]), secs)
     return ("failed", failed, secs)
 
 
@@ -377,6 +389,10 @@ def main():
             lineno = apply(m, os.path.dirname(p4))
             log = os.path.join(a.out, "mutant-%02d.log" % m["id"])
             st, step, secs = check(a.lighthouse, p4, log, a.timeout)
+            if st == "error":
+                # Not evidence either way: once more.
+                st, step, secs2 = check(a.lighthouse, p4, log.replace(".log", "-again.log"), a.timeout)
+                secs += secs2
             if st == "failed" and step and step.startswith("compile"):
                 verdict = "not viable"
             elif st == "failed" and step and step.startswith("pingall"):

@@ -222,6 +222,11 @@ pub fn parse(f: &[u8]) -> Parsed {
         off += 10;
         t = et(off);
     }
+    if t == Some(ETH_SRH) && f.get(off + 2) != Some(&1) {
+        // A header the next ToR refuses (version 1 only, docs/wire-formats.md):
+        // nothing behind it is read, so the frame is not one of the case's.
+        return p;
+    }
     if t == Some(ETH_SRH)
         && let Some(&n) = f.get(off + 3)
     {
@@ -277,6 +282,16 @@ mod tests {
         let p = parse(&g);
         assert_eq!(p.srh, vec![(0, Some(1)), (2, None)]);
         assert_eq!(p.index, Some(3));
+    }
+
+    #[test]
+    fn a_source_route_header_of_another_version_hides_the_frame() {
+        let mut f = build(&spec(Some(vec![(0, Some(1))])), 4).unwrap();
+        assert_eq!(parse(&f).index, Some(4));
+        assert_eq!(f[14], 1, "version byte after the EtherType");
+        f[14] = 2;
+        let p = parse(&f);
+        assert_eq!((p.index, p.srh.len()), (None, 0));
     }
 
     #[test]
