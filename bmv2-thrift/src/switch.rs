@@ -289,7 +289,9 @@ impl Bmv2Switch {
             let ns = lh_netns::Netns::open(ns)
                 .map_err(io::Error::from)
                 .map_err(io_err(&name, "open namespace"))?;
-            lh_netns::enter_on_exec(&mut cmd, ns);
+            // With a sysfs of its own: BMv2's port monitor reads
+            // /sys/class/net/<if>/operstate, which must be this namespace's.
+            lh_netns::enter_on_exec_with_sysfs(&mut cmd, ns);
         }
         tracing::info!(switch = %name, ?cmd, netns = ?opts.netns, "starting simple_switch");
         let child = cmd

@@ -523,3 +523,26 @@ fn switch_dies_with_its_parent_thread_and_clean_kills_leftovers() {
     assert!(!rec.is_running());
     assert!(!dir.path().join("sw-left.pid.json").exists());
 }
+
+/// simple_switch's port monitor reads `/sys/class/net/<if>/operstate`
+/// every second; in a network namespace it must see that namespace's
+/// sysfs, or it logs `open: No such file or directory` once a second per
+/// port (the interfaces a0/b0 exist only inside the test namespace).
+#[test]
+fn port_monitor_sees_the_namespace_sysfs() {
+    if !can_run("port_monitor_sees_the_namespace_sysfs") {
+        return;
+    }
+    let mut r = rig("sw-sysfs");
+    // The monitor polls once a second: three polls per port.
+    std::thread::sleep(Duration::from_millis(3500));
+    r.switch.check().expect("the switch still runs");
+    let log = std::fs::read_to_string(r.switch.log_path()).unwrap();
+    assert!(
+        !log.lines().any(|l| l.contains("open:")),
+        "the port monitor could not read its interfaces' sysfs:\n{log}"
+    );
+    // The switch is in a mount namespace of its own, the test is not.
+    let mnt = |pid: &str| std::fs::read_link(format!("/proc/{pid}/ns/mnt")).unwrap();
+    assert_ne!(mnt(&r.switch.pid().to_string()), mnt("self"));
+}

@@ -262,6 +262,9 @@ enum P4Cmd {
         /// Config for the mixed-fabric pingall (default:
         /// topologies/rotornet-8-1ms.json).
         config: Option<PathBuf>,
+        /// Stop at the first failing step (and case); the rest is not run.
+        #[arg(long)]
+        fail_fast: bool,
     },
 }
 
@@ -365,19 +368,29 @@ fn main() -> ExitCode {
         Cmd::Ocs(a) => cmd::ocs::ocs(a),
         Cmd::Clean { prefix, stale } => cmd::clean::clean_cmd(prefix, stale),
         Cmd::P4 {
-            cmd: P4Cmd::Check { p4, tor, config },
+            cmd:
+                P4Cmd::Check {
+                    p4,
+                    tor,
+                    config,
+                    fail_fast,
+                },
         } => {
             if !is_root() {
                 Err(anyhow::anyhow!(
                     "`lighthouse p4 check` needs root (network namespaces)"
                 ))
             } else {
-                cmd::p4::check(&cmd::p4::CheckArgs { p4, config, tor }).map(|ok| {
-                    if ok {
-                        ExitCode::SUCCESS
-                    } else {
-                        ExitCode::FAILURE
-                    }
+                cmd::p4::check(&cmd::p4::CheckArgs {
+                    p4,
+                    config,
+                    tor,
+                    fail_fast,
+                })
+                .map(|r| match r {
+                    cmd::p4::CheckResult::Passed => ExitCode::SUCCESS,
+                    cmd::p4::CheckResult::Failed => ExitCode::FAILURE,
+                    cmd::p4::CheckResult::Interrupted => ExitCode::from(130),
                 })
             }
         }

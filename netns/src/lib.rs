@@ -9,7 +9,10 @@
 //!   closure opens keep that namespace, which is how to get a packet, netlink
 //!   or TCP socket "over there".
 //! - [`enter_on_exec`] makes a [`Command`]'s child enter the namespace
-//!   between fork and exec.
+//!   between fork and exec; [`enter_on_exec_with_sysfs`] also gives the
+//!   child a mount namespace of its own with `/sys` remounted, so that
+//!   `/sys/class/net` lists the namespace's interfaces (as `ip netns exec`
+//!   does).
 //! - [`enter`] / [`Netns::enter`] move the calling thread, for a thread that
 //!   was made for it and is discarded afterwards.
 //!
@@ -161,6 +164,74 @@ pub fn enter_on_exec(cmd: &mut Command, ns: Netns) {
     unsafe {
         cmd.pre_exec(move || setns(file.as_fd()));
     }
+}
+
+/// [`enter_on_exec`], and then, still between fork and exec, the child
+/// leaves the parent's mount namespace (`unshare(CLONE_NEWNS)`), stops
+/// mount events from propagating back (`/` recursively a slave), and
+/// replaces `/sys` with a fresh read-only sysfs. A sysfs instance shows the
+/// network devices of the namespace of the process that mounted it, so
+/// without this a program in `ns` reads the *root* namespace's
+/// `/sys/class/net` (simple_switch's port monitor reads
+/// `/sys/class/net/<if>/operstate` every second and logs `open: No such
+/// file or directory` for every port it cannot find there). The parent's
+/// mounts are never touched.
+pub fn enter_on_exec_with_sysfs(cmd: &mut Command, ns: Netns) {
+    enter_on_exec(cmd, ns);
+    // SAFETY: the hook runs in the forked child before exec (after the
+    // setns hook above): only raw system calls on static C strings, and an
+    // error built from errno without allocating.
+    unsafe {
+        cmd.pre_exec(private_sysfs);
+    }
+}
+
+/// In the calling (child) process: a private mount namespace with a sysfs
+/// of the current network namespace on `/sys`. Async-signal-safe.
+fn private_sysfs() -> io::Result<()> {
+    let none = std::ptr::null::<libc::c_char>();
+    // SAFETY: unshare takes flags only and changes only this process.
+    if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: static NUL-terminated strings, null source/type/data as
+    // mount(2) allows for a propagation change; affects only the mount
+    // namespace this process just made.
+    if unsafe {
+        libc::mount(
+            none,
+            c"/".as_ptr(),
+            none,
+            libc::MS_SLAVE | libc::MS_REC,
+            std::ptr::null(),
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a static path; MNT_DETACH in this process's own mount
+    // namespace. EINVAL (nothing mounted on /sys) is fine.
+    if unsafe { libc::umount2(c"/sys".as_ptr(), libc::MNT_DETACH) } != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINVAL) {
+            return Err(e);
+        }
+    }
+    // SAFETY: static NUL-terminated strings and null data; a new sysfs
+    // mount in this process's own mount namespace.
+    if unsafe {
+        libc::mount(
+            c"sysfs".as_ptr(),
+            c"/sys".as_ptr(),
+            c"sysfs".as_ptr(),
+            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -180,3 +180,41 @@ fn enter_on_exec_starts_the_child_inside() {
     let e = cmd.status().unwrap_err();
     assert_eq!(e.raw_os_error(), Some(libc::EINVAL), "{e}");
 }
+
+#[test]
+fn enter_on_exec_with_sysfs_shows_the_namespace_interfaces() {
+    let test = "enter_on_exec_with_sysfs_shows_the_namespace_interfaces";
+    let Some(ns) = TestNs::new(test) else {
+        return;
+    };
+    // An interface that exists only inside the namespace.
+    let ifname = format!("lhs{}", std::process::id() % 100_000);
+    let peer = format!("{ifname}p");
+    let st = Command::new("ip")
+        .args(["-n", &ns.name, "link", "add", &ifname, "type", "veth"])
+        .args(["peer", "name", &peer])
+        .status()
+        .expect("ip link add");
+    assert!(st.success(), "ip link add {ifname} (veth): {st}");
+    let list = |sysfs: bool| {
+        let mut cmd = Command::new("ls");
+        cmd.arg("/sys/class/net");
+        let nsf = Netns::open(&ns.path).unwrap();
+        if sysfs {
+            enter_on_exec_with_sysfs(&mut cmd, nsf);
+        } else {
+            enter_on_exec(&mut cmd, nsf);
+        }
+        let out = cmd.output().expect("ls runs");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Without its own sysfs the child sees the root namespace's devices.
+    assert!(!list(false).split_whitespace().any(|n| n == ifname));
+    let inside = list(true);
+    let names: Vec<&str> = inside.split_whitespace().collect();
+    assert!(names.contains(&ifname.as_str()), "{names:?}");
+    assert!(names.contains(&"lo"), "{names:?}");
+    // The parent's /sys is untouched.
+    assert!(!Path::new("/sys/class/net").join(&ifname).exists());
+}

@@ -61,6 +61,10 @@ pub struct FrameSpec {
     /// This EtherType instead of IPv4's (the IPv4 bytes stay).
     #[serde(default)]
     pub ether_type: Option<u16>,
+    /// An IEEE 802.1Q tag with this VLAN id (TCI, priority 0) between the
+    /// source MAC and the IPv4 EtherType; `len` grows by its 4 bytes.
+    #[serde(default)]
+    pub vlan: Option<u16>,
     /// This IPv4 protocol instead of UDP's 17 (the UDP bytes stay).
     #[serde(default)]
     pub proto: Option<u8>,

@@ -72,6 +72,11 @@ pub fn build(spec: &FrameSpec, index: u32) -> Result<Vec<u8>, String> {
     if let Some(t) = spec.ether_type {
         out[12..14].copy_from_slice(&t.to_be_bytes());
     }
+    if let Some(vid) = spec.vlan {
+        let tci = vid & 0x0fff;
+        let [a, b] = tci.to_be_bytes();
+        out.splice(12..12, [0x81, 0x00, a, b]);
+    }
     if let Some(steps) = &spec.srh {
         push_srh_version(&mut out, spec.srh_version.unwrap_or(1), steps);
     }
@@ -217,6 +222,11 @@ pub fn parse(f: &[u8]) -> Parsed {
         off += 10;
         t = et(off);
     }
+    if t == Some(ETH_SRH) && f.get(off + 2) != Some(&1) {
+        // A header the next ToR refuses (version 1 only, docs/wire-formats.md):
+        // nothing behind it is read, so the frame is not one of the case's.
+        return p;
+    }
     if t == Some(ETH_SRH)
         && let Some(&n) = f.get(off + 3)
     {
@@ -272,6 +282,27 @@ mod tests {
         let p = parse(&g);
         assert_eq!(p.srh, vec![(0, Some(1)), (2, None)]);
         assert_eq!(p.index, Some(3));
+    }
+
+    #[test]
+    fn a_source_route_header_of_another_version_hides_the_frame() {
+        let mut f = build(&spec(Some(vec![(0, Some(1))])), 4).unwrap();
+        assert_eq!(parse(&f).index, Some(4));
+        assert_eq!(f[14], 1, "version byte after the EtherType");
+        f[14] = 2;
+        let p = parse(&f);
+        assert_eq!((p.index, p.srh.len()), (None, 0));
+    }
+
+    #[test]
+    fn a_vlan_tag_goes_before_the_ipv4_ethertype() {
+        let mut s = spec(None);
+        s.vlan = Some(0x1005);
+        let f = build(&s, 1).unwrap();
+        assert_eq!(f.len(), 124);
+        // Only the VLAN id's 12 bits: 0x1005 -> 5.
+        assert_eq!(&f[12..18], &[0x81, 0x00, 0x00, 0x05, 0x08, 0x00]);
+        assert_eq!(f[18], 0x45, "the IPv4 header follows the tag");
     }
 
     #[test]
