@@ -1,15 +1,18 @@
 //! TCP through a path that crosses one BMv2 ToR, next to the same path
-//! through native ToRs and through a Linux bridge, in one run
-//! (docs/benchmarks.md, "P4 ToR on BMv2"). static-2: h1 - s1 - circuit -
-//! s2 - h2, the circuit always up; `bmv2` puts s2 on stock BMv2 (default
-//! build, no per-packet log).
+//! through native ToRs, through a Linux bridge, and through stock BMv2
+//! running BMv2's own `simple_router` example (the reference a P4 ToR must
+//! reach, issue 24), in one run (docs/benchmarks.md, "P4 ToR on BMv2").
+//! static-2: h1 - s1 - circuit - s2 - h2, the circuit always up; `bmv2`
+//! puts s2 on stock BMv2 (default build, no per-packet log). Without
+//! simple_router's files (`StockRouter`) that column is skipped, and says
+//! so.
 //!
 //!     cargo run --release -p lighthouse-emu --example bench_p4 -- [SECS] [REPS]
 
 #[path = "bench_common/mod.rs"]
 mod common;
 
-use common::{Bridge, Lighthouse, loadavg, median};
+use common::{Bridge, Lighthouse, StockRouter, loadavg, median};
 use lh_emu::traffic::probe::{Amount, tcp_flow};
 
 fn main() {
@@ -23,7 +26,16 @@ fn main() {
     let reps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
     let cfg = common::load("static-2.json");
     let c = lh_ctrl::compile::compile(&cfg).expect("compiling static-2");
-    let systems = ["native", "bmv2:s2", "bridge"];
+    let router = common::simple_router_json();
+    if router.is_none() {
+        println!(
+            "SKIPPED simple_router: BMv2's simple_router.json not found (set LH_SIMPLE_ROUTER to its folder)"
+        );
+    }
+    let mut systems = vec!["native", "bmv2:s2", "bridge"];
+    if router.is_some() {
+        systems.push("simple_router");
+    }
     let mut got: Vec<Vec<f64>> = vec![Vec::new(); systems.len()];
     println!("| rep | system | Mb/s | load avg | notes |");
     println!("|---:|---|---:|---:|---|");
@@ -31,7 +43,21 @@ fn main() {
         // Rotate the order so a load change does not favour one system.
         for k in 0..systems.len() {
             let i = (k + rep) % systems.len();
-            let (mbps, notes) = if systems[i] == "bridge" {
+            let (mbps, notes) = if systems[i] == "simple_router" {
+                let json = router.as_deref().expect("only listed when found");
+                let r = StockRouter::up(json).unwrap_or_else(|e| panic!("simple_router: {e}"));
+                let ((h1, _), (h2, ip2)) = (r.host(0), r.host(1));
+                assert!(
+                    common::warm_up(&h1, ip2),
+                    "simple_router: h1 cannot reach h2"
+                );
+                let t = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
+                drop(r);
+                (
+                    t.map(|t| t.server_bps / 1e6).unwrap_or(f64::NAN),
+                    String::new(),
+                )
+            } else if systems[i] == "bridge" {
                 let b = Bridge::up();
                 let ((h1, _), (h2, ip2)) = (b.host(0), b.host(1));
                 assert!(common::warm_up(&h1, ip2), "bridge: h1 cannot reach h2");
@@ -80,4 +106,12 @@ fn main() {
         m[1] / m[0],
         loadavg()
     );
+    if router.is_some() {
+        println!(
+            "one BMv2 ToR / stock simple_router: {:.2} ({:.1} vs {:.1} Mb/s)",
+            m[1] / m[3],
+            m[1],
+            m[3]
+        );
+    }
 }

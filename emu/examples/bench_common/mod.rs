@@ -199,3 +199,192 @@ impl Drop for Bridge {
         }
     }
 }
+
+/// BMv2's own `simple_router` example (its P4_14 program compiled to JSON
+/// and its table entries) on stock `simple_switch`, between two host
+/// namespaces configured like lighthouse's: the stock-BMv2 reference a P4
+/// ToR's throughput is measured against (issue 24). The files come from
+/// `$LH_SIMPLE_ROUTER` or the workplace's toolchain folder beside the
+/// repository (`../shared/toolchains/reference/bmv2-simple_router/`);
+/// outside it, from BMv2's sources (`mininet/simple_router.json`). The
+/// switch runs as lighthouse's BMv2 ToRs do: no packet log, the same nice
+/// value. Removed on drop.
+pub struct StockRouter {
+    names: [String; 3],
+    sw: Option<bmv2_thrift::Bmv2Switch>,
+    _state: tempfile::TempDir,
+}
+
+/// simple_router's addressing (its `commands.txt`): h1 behind port 1, h2
+/// behind port 2, each with a gateway MAC on the switch.
+const SR_HOSTS: [(Ipv4Addr, [u8; 6], Ipv4Addr, [u8; 6]); 2] = [
+    (
+        Ipv4Addr::new(10, 0, 0, 10),
+        [0, 4, 0, 0, 0, 0],
+        Ipv4Addr::new(10, 0, 0, 1),
+        [0, 0xaa, 0xbb, 0, 0, 0],
+    ),
+    (
+        Ipv4Addr::new(10, 0, 1, 10),
+        [0, 4, 0, 0, 0, 1],
+        Ipv4Addr::new(10, 0, 1, 1),
+        [0, 0xaa, 0xbb, 0, 0, 1],
+    ),
+];
+
+/// Where simple_router's compiled JSON is, if anywhere.
+pub fn simple_router_json() -> Option<PathBuf> {
+    let dir = std::env::var_os("LH_SIMPLE_ROUTER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../shared/toolchains/reference/bmv2-simple_router")
+        });
+    let json = dir.join("simple_router.json");
+    json.exists().then_some(json)
+}
+
+fn mac_str(m: [u8; 6]) -> String {
+    m.iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+impl StockRouter {
+    pub fn up(json: &Path) -> Result<StockRouter, String> {
+        use bmv2_thrift::{Key, Value};
+        let tag = std::process::id() % 100_000;
+        let names = [
+            format!("bsr{tag}-sw"),
+            format!("bsr{tag}-h1"),
+            format!("bsr{tag}-h2"),
+        ];
+        for n in &names {
+            netns::create(n).map_err(|e| format!("creating namespace {n}: {e}"))?;
+        }
+        let state = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let mut r = StockRouter {
+            names,
+            sw: None,
+            _state: state,
+        };
+        let sw = r.names[0].clone();
+        ip(&["-n", &sw, "link", "set", "lo", "up"]);
+        for (k, &(addr, mac, gw, gw_mac)) in SR_HOSTS.iter().enumerate() {
+            let h = r.names[k + 1].clone();
+            let (sw_if, host_if) = (format!("sw-eth{}", k + 1), format!("h{}-eth0", k + 1));
+            ip(&[
+                "-n", &sw, "link", "add", &sw_if, "type", "veth", "peer", "name", &host_if,
+                "netns", &h,
+            ]);
+            ip(&["-n", &sw, "link", "set", &sw_if, "mtu", "1500", "up"]);
+            for (ns, ifname) in [(&sw, &sw_if), (&h, &host_if)] {
+                let p = netns::ns_path(ns);
+                netns::run_in(Some(&p), || {
+                    for k in ["all", "default"] {
+                        let _ = std::fs::write(
+                            format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6"),
+                            "1",
+                        );
+                    }
+                    nic_offload::host_offloads_off(ifname)
+                })
+                .map_err(|e| format!("entering {ns}: {e}"))?
+                .map_err(|e| format!("offloads off on {ifname}: {e}"))?;
+            }
+            ip(&["-n", &h, "link", "set", "lo", "up"]);
+            ip(&["-n", &h, "link", "set", &host_if, "address", &mac_str(mac)]);
+            ip(&[
+                "-n",
+                &h,
+                "addr",
+                "add",
+                &format!("{addr}/24"),
+                "dev",
+                &host_if,
+            ]);
+            ip(&["-n", &h, "link", "set", &host_if, "mtu", "1500", "up"]);
+            ip(&["-n", &h, "route", "add", "default", "via", &gw.to_string()]);
+            ip(&[
+                "-n",
+                &h,
+                "neigh",
+                "replace",
+                &gw.to_string(),
+                "lladdr",
+                &mac_str(gw_mac),
+                "dev",
+                &host_if,
+                "nud",
+                "permanent",
+            ]);
+        }
+        let mut o = bmv2_thrift::SwitchOpts::new(
+            "simple_router",
+            json,
+            900_000 + tag as u64,
+            9090,
+            r._state.path(),
+        );
+        o.interfaces = vec![(1, "sw-eth1".into()), (2, "sw-eth2".into())];
+        o.netns = Some(netns::ns_path(&sw));
+        o.packet_log = false;
+        o.nice = Some(lh_emu::tor::bmv2::BMV2_NICE);
+        let s = bmv2_thrift::Bmv2Switch::spawn(o).map_err(|e| e.to_string())?;
+        let mut c = s.client().map_err(|e| e.to_string())?;
+        r.sw = Some(s);
+        // commands.txt, through the same Thrift client lighthouse uses.
+        let e = |x: bmv2_thrift::Error| x.to_string();
+        for t in ["send_frame", "forward", "ipv4_lpm"] {
+            c.table_set_default(t, "_drop", &[]).map_err(e)?;
+        }
+        for (k, &(addr, mac, _, gw_mac)) in SR_HOSTS.iter().enumerate() {
+            let port = k as u32 + 1;
+            c.table_add(
+                "send_frame",
+                "rewrite_mac",
+                &[Key::exact(port)],
+                &[Value::from(gw_mac)],
+                None,
+            )
+            .map_err(e)?;
+            c.table_add(
+                "forward",
+                "set_dmac",
+                &[Key::exact(addr)],
+                &[Value::from(mac)],
+                None,
+            )
+            .map_err(e)?;
+            c.table_add(
+                "ipv4_lpm",
+                "set_nhop",
+                &[Key::lpm(addr, 32)],
+                &[Value::from(addr), Value::from(port)],
+                None,
+            )
+            .map_err(e)?;
+        }
+        Ok(r)
+    }
+
+    pub fn host(&self, k: usize) -> (PathBuf, Ipv4Addr) {
+        (netns::ns_path(&self.names[k + 1]), SR_HOSTS[k].0)
+    }
+}
+
+impl Drop for StockRouter {
+    fn drop(&mut self) {
+        if let Some(mut s) = self.sw.take() {
+            let _ = s.stop();
+        }
+        for n in &self.names {
+            let p = netns::ns_path(n);
+            lh_emu::kernel::clean::kill_in_namespaces(std::slice::from_ref(&p));
+            if let Err(e) = netns::delete_path(&p) {
+                eprintln!("simple_router teardown {n}: {e}");
+            }
+        }
+    }
+}
