@@ -8,16 +8,19 @@
 //!   namespace without moving the calling thread.
 //! - [`Bmv2Switch`]: one `simple_switch` process per ToR, started in its
 //!   namespace, waited for, checked, stopped.
-//! - [`toolchain`] and [`compile`]: finding and running `p4c-bm2-ss`.
+//! - [`toolchain`] and [`compile`]: finding and running `p4c-bm2-ss`,
+//!   through the compiled-program cache ([`P4Cache`]).
 //! - [`require`]: whether the toolchain must be there, and what a P4 test
 //!   does when it is not (skip visibly, or fail where it is required).
 
+mod cache;
 mod client;
 mod error;
 pub mod generated;
 pub mod model;
 mod sys;
 
+pub use cache::{Cached, ENV as P4_CACHE_ENV, P4Cache};
 pub use client::{Bmv2Client, EntryHandle, Key, Value};
 pub use error::Error;
 /// Runs a closure on a fresh thread inside a network namespace
@@ -36,5 +39,5 @@ pub use switch::{
     Bmv2Switch, ProcessRecord, SwitchError, SwitchOpts, clean, log_tail, proc_start_time,
 };
 pub use toolchain::{
-    CompileError, Diagnostic, Severity, Toolchain, ToolchainError, compile, toolchain,
+    CompileError, Diagnostic, Severity, Toolchain, ToolchainError, compile, compile_in, toolchain,
 };

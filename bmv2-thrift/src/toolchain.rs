@@ -4,6 +4,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::cache::{Cached, P4Cache};
+
 /// Paths of the stock BMv2 tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Toolchain {
@@ -177,8 +179,19 @@ fn strip_tag(s: &str) -> &str {
 
 /// Compiles a v1model program with `p4c-bm2-ss` into `out_dir/<stem>.json`
 /// and returns that path. Any warning fails the build: the P4 program's
-/// author should see it, and BMv2 would run the program as compiled.
+/// author should see it, and BMv2 would run the program as compiled. A
+/// program compiled before comes from the cache ([`P4Cache::from_env`]).
 pub fn compile(p4: &Path, out_dir: &Path, includes: &[&Path]) -> Result<PathBuf, CompileError> {
+    compile_in(p4, out_dir, includes, &P4Cache::from_env()).map(|(json, _)| json)
+}
+
+/// [`compile`] with an explicit cache; also says whether it was used.
+pub fn compile_in(
+    p4: &Path,
+    out_dir: &Path,
+    includes: &[&Path],
+    cache: &P4Cache,
+) -> Result<(PathBuf, Cached), CompileError> {
     let tc = toolchain()?;
     let stem = p4
         .file_stem()
@@ -189,6 +202,13 @@ pub fn compile(p4: &Path, out_dir: &Path, includes: &[&Path]) -> Result<PathBuf,
         source,
     })?;
     let json = out_dir.join(format!("{stem}.json"));
+    let key = cache.key(&tc.p4c_bm2_ss, p4, includes);
+    if let Some(k) = &key
+        && cache.get(k, &json)
+    {
+        tracing::debug!(p4 = %p4.display(), key = %k, "compiled P4 from the cache");
+        return Ok((json, Cached::Hit));
+    }
     let mut cmd = Command::new(&tc.p4c_bm2_ss);
     for i in includes {
         cmd.arg("-I").arg(i);
@@ -217,7 +237,8 @@ pub fn compile(p4: &Path, out_dir: &Path, includes: &[&Path]) -> Result<PathBuf,
             output,
         });
     }
-    Ok(json)
+    let stored = key.is_some_and(|k| cache.put(&k, &json));
+    Ok((json, if stored { Cached::Miss } else { Cached::Off }))
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bmv2_thrift::{
@@ -545,4 +546,98 @@ fn port_monitor_sees_the_namespace_sysfs() {
     // The switch is in a mount namespace of its own, the test is not.
     let mnt = |pid: &str| std::fs::read_link(format!("/proc/{pid}/ns/mnt")).unwrap();
     assert_ne!(mnt(&r.switch.pid().to_string()), mnt("self"));
+}
+
+/// `run --tor bmv2` and the tests compile the same program again and again
+/// (5-10 s each): the cache keys a program by its preprocessed sources, so
+/// the same files elsewhere hit, a changed `#include`d file misses, and a
+/// program with a warning is never stored.
+#[test]
+fn compiled_programs_are_cached_by_their_preprocessed_sources() {
+    if !can_run("compiled_programs_are_cached_by_their_preprocessed_sources") {
+        return;
+    }
+    let work = state_dir();
+    let cache = bmv2_thrift::P4Cache::at(work.path().join("cache"));
+    let basic = std::fs::read_to_string(p4_dir().join("basic.p4")).unwrap();
+    let reg = "    register<bit<32>>(16) scratch;";
+    assert!(basic.contains(reg));
+    let main = basic.replace(reg, "#include \"regs.p4\"");
+    let write = |dir: &str, regs: &str| {
+        let d = work.path().join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("main.p4"), &main).unwrap();
+        std::fs::write(d.join("regs.p4"), regs).unwrap();
+        d.join("main.p4")
+    };
+    let run = |p4: &Path, out: &str, cache: &bmv2_thrift::P4Cache| {
+        let (json, how) =
+            bmv2_thrift::compile_in(p4, &work.path().join(out), &[], cache).expect("compiles");
+        (std::fs::read(json).unwrap(), how)
+    };
+    use bmv2_thrift::Cached::{Hit, Miss, Off};
+
+    let a = write("a", reg);
+    let (first, how) = run(&a, "out1", &cache);
+    assert_eq!(how, Miss);
+    let (again, how) = run(&a, "out2", &cache);
+    assert_eq!(how, Hit);
+    assert_eq!(again, first, "a hit is the compiled program");
+    // The same sources in another directory (each run writes its own copy).
+    let b = write("b", reg);
+    assert_eq!(run(&b, "out3", &cache).1, Hit);
+    // A change in an included file is another program.
+    std::fs::write(
+        work.path().join("b/regs.p4"),
+        "    register<bit<32>>(17) scratch;",
+    )
+    .unwrap();
+    let (changed, how) = run(&b, "out4", &cache);
+    assert_eq!(how, Miss);
+    assert_ne!(changed, first);
+    let entries = || std::fs::read_dir(cache.dir().unwrap()).unwrap().count();
+    assert_eq!(entries(), 2);
+    // Warnings fail every time: nothing stored.
+    for _ in 0..2 {
+        bmv2_thrift::compile_in(&p4_dir().join("warns.p4"), work.path(), &[], &cache)
+            .expect_err("a warning fails the build");
+    }
+    assert_eq!(entries(), 2);
+    assert_eq!(run(&a, "out5", &bmv2_thrift::P4Cache::off()).1, Off);
+}
+
+/// BMv2's default log level is `trace`, and without a sink it still formats
+/// every per-packet message: a switch without the packet log runs with the
+/// level off (3x a BMv2 ToR's TCP throughput, docs/benchmarks.md), and one
+/// with it keeps the console at `trace`.
+#[test]
+fn without_the_packet_log_the_log_level_is_off() {
+    if !can_run("without_the_packet_log_the_log_level_is_off") {
+        return;
+    }
+    for packet_log in [false, true] {
+        let dir = state_dir();
+        let ns = TestNs::new();
+        let json = basic_json(dir.path());
+        let mut opts = SwitchOpts::new(
+            format!("sw-log{}", packet_log as u8),
+            json,
+            7000 + (std::process::id() % 1000) as u64 * 2 + packet_log as u64,
+            9090,
+            dir.path(),
+        );
+        opts.interfaces = vec![(1, "a0".into())];
+        opts.netns = Some(ns.path.clone());
+        opts.packet_log = packet_log;
+        let mut sw = Bmv2Switch::spawn(opts).unwrap_or_else(|e| panic!("{e}"));
+        let args = std::fs::read(format!("/proc/{}/cmdline", sw.pid())).unwrap();
+        let args: Vec<&[u8]> = args.split(|&b| b == 0).collect();
+        let has = |a: &[u8], b: Option<&[u8]>| {
+            args.windows(2)
+                .any(|w| w[0] == a && b.is_none_or(|b| w[1] == b))
+        };
+        assert_eq!(has(b"--log-level", Some(b"off")), !packet_log, "{args:?}");
+        assert_eq!(has(b"--log-console", None), packet_log, "{args:?}");
+        sw.stop().unwrap();
+    }
 }

@@ -221,6 +221,9 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
 
     apply {
         meta.now = LH_NOW;
+#ifdef __TARGET_TOFINO__
+        /* simple_switch zeroes the metadata of every new packet; BMv2
+         * would pay these assignments on every frame (docs/p4.md, "Speed"). */
         meta.drop = 0;
         meta.chosen = 0;
         meta.pick = 0;
@@ -230,6 +233,7 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
         meta.n_choices = 0;
         meta.class = 0;
         meta.bucket = 0;
+#endif
         meta.kind = KIND_HOST;
         if (LH_IN_PORT >= UPLINK_BASE) { meta.kind = KIND_FABRIC; }
 
@@ -293,13 +297,16 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
             }
 
             if (meta.drop == 0 && meta.local == 1) {
-                /* Local delivery: strip any source-route header. */
-                hdr.srh.setInvalid();
-                hdr.steps[0].setInvalid(); hdr.steps[1].setInvalid();
-                hdr.steps[2].setInvalid(); hdr.steps[3].setInvalid();
-                hdr.steps[4].setInvalid(); hdr.steps[5].setInvalid();
-                hdr.steps[6].setInvalid(); hdr.steps[7].setInvalid();
-                hdr.srh_tail.setInvalid();
+                /* Local delivery: strip any source-route header (the
+                 * parser takes steps and tail only after a valid one). */
+                if (hdr.srh.isValid()) {
+                    hdr.srh.setInvalid();
+                    hdr.steps[0].setInvalid(); hdr.steps[1].setInvalid();
+                    hdr.steps[2].setInvalid(); hdr.steps[3].setInvalid();
+                    hdr.steps[4].setInvalid(); hdr.steps[5].setInvalid();
+                    hdr.steps[6].setInvalid(); hdr.steps[7].setInvalid();
+                    hdr.srh_tail.setInvalid();
+                }
                 hdr.eth.ether_type = ETH_IPV4;
                 LH_SET_PORT(meta.host_port);
                 LH_COUNT(host_tx, meta.host_port);

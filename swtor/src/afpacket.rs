@@ -226,6 +226,30 @@ impl RawSocket {
         self.fd.as_raw_fd()
     }
 
+    /// Blocks until a frame is waiting or `timeout_ns` passed (whichever
+    /// first; a signal also ends it). The idle data plane's sleep.
+    pub fn wait(&mut self, timeout_ns: u64) -> io::Result<()> {
+        let mut pfd = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ts = libc::timespec {
+            tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+        };
+        // SAFETY: one live pollfd and a live timespec, both owned here for
+        // the call; no signal mask is passed.
+        let r = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Receives up to `BATCH` frames into fresh pool slots, appending them to
     /// `out` (stamped in `Meta::t` with the clock read after the syscall). Returns how many arrived; 0
     /// when nothing is waiting or the pool is empty. Outgoing copies

@@ -472,6 +472,34 @@ impl<P: Port> Engine<P> {
         }
     }
 
+    /// Until when the live loop may sleep instead of spinning at `now`, if
+    /// it may: only in a fabric with external ToRs (BMv2 needs the core its
+    /// hosts' frames are processed on, and its own millisecond latency
+    /// dwarfs a wake-up; docs/benchmarks.md, "An idle data plane sleeps"),
+    /// and only while the fabric holds no frame. The deadline is the next
+    /// ToR-clock slot start, when rotation frames are due; a frame from a
+    /// port ends the sleep earlier ([`Port::wait`]).
+    pub fn idle_until(&self, now: u64) -> Option<u64> {
+        if self.ext_cpu.is_empty()
+            || self.c.queued > 0
+            || self.c.held > 0
+            || !self.ext_tx.is_empty()
+        {
+            return None;
+        }
+        let off = self.timing.tor_clock_offset;
+        let next = self
+            .clock
+            .start_of_slot(self.clock.slot(offset(now, off)) + 1);
+        Some(offset(next, -off))
+    }
+
+    /// Sleeps until a frame may be waiting at the port or `timeout_ns`
+    /// passed; false when the port cannot (the caller spins).
+    pub fn wait_for_input(&mut self, timeout_ns: u64) -> bool {
+        self.port.wait(timeout_ns)
+    }
+
     /// One loop iteration at time `now`: OCS deliveries, host receive,
     /// uplink transmit, host transmit. Returns true if anything moved.
     pub fn poll(&mut self, now: u64) -> io::Result<bool> {

@@ -33,6 +33,11 @@ pub trait Port: Send {
     /// anything is sent or received (a real socket needs no clock; an
     /// in-memory port stamps what it records with it).
     fn poll_start(&mut self, _now: u64) {}
+    /// Blocks until a frame may be waiting or `timeout_ns` passed; false
+    /// when the port cannot wait (it is only polled).
+    fn wait(&mut self, _timeout_ns: u64) -> bool {
+        false
+    }
 }
 
 impl Port for crate::afpacket::RawSocket {
@@ -49,6 +54,9 @@ impl Port for crate::afpacket::RawSocket {
     }
     fn take_drops(&mut self) -> u64 {
         crate::afpacket::RawSocket::take_drops(self).unwrap_or(0)
+    }
+    fn wait(&mut self, timeout_ns: u64) -> bool {
+        crate::afpacket::RawSocket::wait(self, timeout_ns).is_ok()
     }
 }
 

@@ -186,6 +186,14 @@ pub fn start_with(
 /// multi-ms gaps under load, see docs/dataplane.md).
 const YIELD_WHEN_IDLE: bool = false;
 
+/// Idle iterations the data plane spins before it may sleep
+/// ([`Engine::idle_until`]): back-to-back frames cost no wake-up.
+const IDLE_SPINS_BEFORE_SLEEP: u32 = 64;
+/// How early a sleep ends before the deadline it is for (ppoll's timer
+/// slack is 50 us by default), and its longest stretch.
+const WAKE_MARGIN_NS: u64 = 150_000;
+const MAX_SLEEP_NS: u64 = 1_000_000;
+
 /// Nice value of the data-plane thread (see `sched`); the environment
 /// variable SWTOR_NICE overrides it (for measurements).
 pub const DATAPLANE_NICE: i32 = -10;
@@ -252,7 +260,16 @@ pub fn spawn<P: Port + 'static>(
                     }
                 }
                 iter = iter.wrapping_add(1);
-                if iter.is_multiple_of(64) {
+                let mut slept = false;
+                if !busy && idle >= IDLE_SPINS_BEFORE_SLEEP {
+                    if let Some(until) = eng.idle_until(now) {
+                        let left = until.saturating_sub(monotonic_ns());
+                        if left > WAKE_MARGIN_NS {
+                            slept = eng.wait_for_input((left - WAKE_MARGIN_NS).min(MAX_SLEEP_NS));
+                        }
+                    }
+                }
+                if slept || iter.is_multiple_of(64) {
                     if stop2.load(Ordering::Relaxed) {
                         break;
                     }
