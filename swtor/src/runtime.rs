@@ -261,12 +261,13 @@ pub fn spawn<P: Port + 'static>(
                 }
                 iter = iter.wrapping_add(1);
                 let mut slept = false;
-                if !busy && idle >= IDLE_SPINS_BEFORE_SLEEP {
-                    if let Some(until) = eng.idle_until(now) {
-                        let left = until.saturating_sub(monotonic_ns());
-                        if left > WAKE_MARGIN_NS {
-                            slept = eng.wait_for_input((left - WAKE_MARGIN_NS).min(MAX_SLEEP_NS));
-                        }
+                if !busy
+                    && idle >= IDLE_SPINS_BEFORE_SLEEP
+                    && let Some(until) = eng.idle_until(now)
+                {
+                    let left = until.saturating_sub(monotonic_ns());
+                    if left > WAKE_MARGIN_NS {
+                        slept = eng.wait_for_input((left - WAKE_MARGIN_NS).min(MAX_SLEEP_NS));
                     }
                 }
                 if slept || iter.is_multiple_of(64) {
