@@ -475,7 +475,7 @@ impl<P: Port> Engine<P> {
     /// Until when the live loop may sleep instead of spinning at `now`, if
     /// it may: only in a fabric with external ToRs (BMv2 needs the core its
     /// hosts' frames are processed on, and its own millisecond latency
-    /// dwarfs a wake-up; docs/benchmarks.md, "An idle data plane sleeps"),
+    /// dwarfs a wake-up; docs/dataplane.md, "External ToRs"),
     /// and only while the fabric holds no frame. The deadline is the next
     /// ToR-clock slot start, when rotation frames are due; a frame from a
     /// port ends the sleep earlier ([`Port::wait`]).
