@@ -192,8 +192,15 @@ pub fn experiment_quick(name: &str, runs: usize, out: &std::path::Path) -> (Stri
 }
 
 /// `lighthouse report OUT` re-plots NAME from its CSV alone: the SVG is
-/// written again and the shape still holds.
+/// written again and the shape holds, as it did in the run.
 pub fn report_replots(name: &str, out: &std::path::Path) {
+    report_gives_verdict(name, out, &format!("{name}: the paper's shape holds"));
+}
+
+/// `lighthouse report OUT` re-plots NAME from its CSV alone and re-analyses
+/// it to `verdict`, the start of a line (the run's own verdict line, `NAME:
+/// the paper's shape ...`): exit 0 when it holds, 1 when it does not.
+pub fn report_gives_verdict(name: &str, out: &std::path::Path, verdict: &str) {
     let svg = out.join(format!("{name}.svg"));
     let png = out.join(format!("{name}.png"));
     assert_png(&png);
@@ -205,10 +212,15 @@ pub fn report_replots(name: &str, out: &std::path::Path) {
         .output()
         .unwrap();
     let rs = String::from_utf8_lossy(&r.stdout);
-    assert!(r.status.success(), "report failed: {rs}");
+    let holds = verdict.starts_with(&format!("{name}: the paper's shape holds"));
+    assert_eq!(
+        r.status.code(),
+        Some(if holds { 0 } else { 1 }),
+        "report's exit for {verdict:?}: {rs}"
+    );
     assert!(
-        rs.contains(&format!("{name}: the paper's shape holds")),
-        "{rs}"
+        rs.lines().any(|l| l.starts_with(verdict)),
+        "{verdict:?} not in:\n{rs}"
     );
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
     assert_png(&png);
