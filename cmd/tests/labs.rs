@@ -234,7 +234,6 @@ fn every_starter_fails_with_hints_and_every_solution_scores_full_marks() {
             x0 = score(&s.stdout).0,
             y0 = score(&s.stdout).1
         );
-        assert!(s.took < Duration::from_secs(30) && r.took < Duration::from_secs(30));
         assert_eq!(snapshot(&dir), before, "lab {num}: grading wrote files");
     }
     assert_eq!(
