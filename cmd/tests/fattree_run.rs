@@ -184,13 +184,25 @@ fn k6_sopa_config_reaches_all_54_hosts_with_tcp_reordering_10() {
     // SOPA raises the fast-retransmit threshold to 10 on every host.
     let (code, e) = run_script(
         &cfg,
-        "pingall\nh1 sysctl -n net.ipv4.tcp_reordering\nh54 sysctl -n net.ipv4.tcp_reordering\n",
+        "pingall\ndrops\nh1 sysctl -n net.ipv4.tcp_reordering\nh54 sysctl -n net.ipv4.tcp_reordering\n",
     );
     assert_eq!(code, Some(0), "{e}");
+    // A failure names the lost pairs and the fabric's drops first: the
+    // whole transcript (54 rows) is cut short in CI logs.
+    let lost: Vec<&str> = e
+        .lines()
+        .filter(|l| l.contains(" -> ") && l.split_whitespace().any(|w| w == "X"))
+        .collect();
+    let drops: Vec<&str> = e
+        .lines()
+        .skip_while(|l| !l.starts_with("*** Results"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty() && l.trim() != "10")
+        .collect();
     assert_eq!(
         pingall_results(&e),
         ["*** Results: 0% dropped (2862/2862 received)"],
-        "{e}"
+        "rows with losses: {lost:?}\ndrops: {drops:?}\n{e}"
     );
     assert_eq!(e.lines().filter(|l| l.trim() == "10").count(), 2, "{e}");
     assert_conserved(&e);

@@ -71,6 +71,24 @@ pub fn is_reply(pkt: &[u8], from: Ipv4Addr, id: u16, seq: u16) -> bool {
 /// A raw ICMP socket opened inside a namespace. Opening it (entering the
 /// namespace) can take milliseconds, so timing-sensitive callers open first
 /// and then [`Pinger::echo`].
+/// If `pkt` answers one of the `waiting` echoes (index into `dsts`, send
+/// time; sequence number index + 1), records its RTT in `out`.
+fn match_reply(
+    pkt: &[u8],
+    dsts: &[Ipv4Addr],
+    id: u16,
+    waiting: &mut Vec<(usize, Instant)>,
+    out: &mut [Option<Duration>],
+) {
+    if let Some(pos) = waiting
+        .iter()
+        .position(|&(i, _)| is_reply(pkt, dsts[i], id, (i as u16).wrapping_add(1)))
+    {
+        let (i, t0) = waiting.swap_remove(pos);
+        out[i] = Some(t0.elapsed());
+    }
+}
+
 pub struct Pinger {
     sock: Socket,
 }
@@ -175,6 +193,22 @@ impl Pinger {
                 waiting.push((next, Instant::now()));
                 next += 1;
             }
+            // Replies already queued are matched before any echo expires: a
+            // prober descheduled past an echo's timeout must not count a
+            // reply that came in time as lost.
+            self.sock
+                .set_nonblocking(true)
+                .map_err(io("non-blocking"))?;
+            let drained = loop {
+                match (&self.sock).read(&mut buf) {
+                    Ok(n) => match_reply(&buf[..n], dsts, id, &mut waiting, &mut out),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break Ok(()),
+                    Err(e) => break Err(ProbeError::Io("receive echo", e)),
+                }
+            };
+            self.sock.set_nonblocking(false).map_err(io("blocking"))?;
+            drained?;
             let now = Instant::now();
             waiting.retain(|&(_, t0)| now.duration_since(t0) < timeout);
             if waiting.is_empty() {
@@ -191,16 +225,7 @@ impl Pinger {
                 .set_read_timeout(Some(left))
                 .map_err(io("timeout"))?;
             match (&self.sock).read(&mut buf) {
-                Ok(n) => {
-                    let pkt = &buf[..n];
-                    if let Some(pos) = waiting
-                        .iter()
-                        .position(|&(i, _)| is_reply(pkt, dsts[i], id, (i as u16).wrapping_add(1)))
-                    {
-                        let (i, t0) = waiting.swap_remove(pos);
-                        out[i] = Some(t0.elapsed());
-                    }
-                }
+                Ok(n) => match_reply(&buf[..n], dsts, id, &mut waiting, &mut out),
                 Err(e)
                     if matches!(
                         e.kind(),
