@@ -266,10 +266,13 @@ impl Sim {
             let Reverse(t) = self.events.pop().expect("peeked");
             match t.ev {
                 Ev::Inject { ifindex, frame } => {
-                    self.e.port_mut().inject(ifindex, t.at, &frame);
+                    self.e.port_mut().inject_owned(ifindex, t.at, frame);
                     injected = true;
                 }
-                Ev::Arrive { host, frame } => self.arrive(host, t.at, &frame),
+                Ev::Arrive { host, frame } => {
+                    self.arrive(host, t.at, &frame);
+                    self.e.port_mut().recycle(frame);
+                }
                 Ev::Tcp { conn, end } => {
                     self.tcp.timer(t.at, conn, end);
                     self.flush_tcp();

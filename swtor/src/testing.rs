@@ -232,11 +232,20 @@ pub fn tables(slices: usize, lookup: Lookup, per_tor: Vec<(TorId, Vec<Entry>)>) 
 /// 64, zero payload, a valid IPv4 header checksum (a kernel takes it) and
 /// no UDP checksum. Overwrite `[42..]` for a payload.
 pub fn udp(src: usize, dst: usize, sport: u16, len: usize) -> Vec<u8> {
+    let mut f = Vec::new();
+    udp_into(&mut f, src, dst, sport, len);
+    f
+}
+
+/// [`udp`] into `f` (its old bytes replaced), so that a generator can reuse
+/// one buffer for every frame.
+pub fn udp_into(f: &mut Vec<u8>, src: usize, dst: usize, sport: u16, len: usize) {
     assert!(
         len >= 42,
         "a UDP/IPv4 frame has at least 42 bytes, not {len}"
     );
-    let mut f = vec![0u8; len];
+    f.clear();
+    f.resize(len, 0);
     f[0..6].copy_from_slice(&host_mac(dst));
     f[6..12].copy_from_slice(&host_mac(src));
     f[12..14].copy_from_slice(&wire::ETH_IPV4.to_be_bytes());
@@ -251,7 +260,6 @@ pub fn udp(src: usize, dst: usize, sport: u16, len: usize) -> Vec<u8> {
     f[38..40].copy_from_slice(&((len - 34) as u16).to_be_bytes());
     let sum = ones_complement_sum(&f[14..34]);
     f[24..26].copy_from_slice(&(!sum).to_be_bytes());
-    f
 }
 
 /// The 16-bit one's complement sum of `b` (even length), RFC 1071.

@@ -150,6 +150,8 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     let mut at_end = None;
     let mut core_tx = 0u64;
     let mut sport = 0u16;
+    // One buffer for every generated frame (the port copies it).
+    let mut f = Vec::with_capacity(w.frame_len);
     while t < stop {
         if t < end {
             for (h, nx) in next.iter_mut().enumerate() {
@@ -159,7 +161,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                         d += 1;
                     }
                     sport = sport.wrapping_add(1);
-                    let f = swtor::testing::udp(h + 1, d + 1, 1024 + sport % 64, w.frame_len);
+                    swtor::testing::udp_into(&mut f, h + 1, d + 1, 1024 + sport % 64, w.frame_len);
                     e.port_mut().inject(h as i32 + 1, t, &f);
                     *nx += exp(&mut rng, lambda);
                 }
@@ -178,7 +180,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
             }
             bursting.retain_mut(|(s, dst, left, nx)| {
                 while *left > 0 && *nx <= t as f64 {
-                    let f = swtor::testing::udp(*s + 1, *dst, 4000, w.frame_len);
+                    swtor::testing::udp_into(&mut f, *s + 1, *dst, 4000, w.frame_len);
                     e.port_mut().inject(*s as i32 + 1, t, &f);
                     *left = left.saturating_sub(w.frame_len as u64);
                     *nx += frame_ns;
@@ -200,7 +202,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                 break;
             }
         }
-        e.port_mut().sent.clear();
+        e.port_mut().recycle_sent();
         if (t - epoch) % 10_000 < w.step_ns {
             if t >= epoch + w.warmup_ns && t < end {
                 for k in 0..tors as u16 {
