@@ -124,13 +124,19 @@ fn pct(v: &[f64], p: f64) -> f64 {
 /// `lighthouse run topologies/rotornet-8.json --script` of `script`, as
 /// root, one live run at a time.
 fn live_run(script: &str, args: &[&str]) -> std::process::Output {
+    live_run_of("topologies/rotornet-8.json", script, args)
+}
+
+/// `lighthouse run CONFIG --script` of `script` (CONFIG relative to the
+/// repository or absolute).
+fn live_run_of(config: &str, script: &str, args: &[&str]) -> std::process::Output {
     let _g = common::KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("script.lh");
     std::fs::write(&path, script).unwrap();
     let o = Command::new(BIN)
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .args(["run", "topologies/rotornet-8.json"])
+        .args(["run", config])
         .args(args)
         .arg("--script")
         .arg(&path)
@@ -313,23 +319,26 @@ fn a_workload_runs_on_the_simulated_tcp() {
     assert_eq!(all["flows"], all["completed"], "{all}");
 }
 
-fn latencies_ms(json_lines: &str) -> Vec<f64> {
-    let v: serde_json::Value = json_lines
+/// The latencies (ms) of each memcached verb in a run's `--json` output,
+/// in order.
+fn latencies_ms(json_lines: &str) -> Vec<Vec<f64>> {
+    json_lines
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| {
+        .filter(|v| {
             v["verb"] == "memcached"
                 || v["line"]
                     .as_str()
                     .is_some_and(|l| l.starts_with("memcached"))
         })
-        .expect("the memcached value");
-    let v = &v["ok"];
-    v["latencies_ns"]
-        .as_array()
-        .expect("latencies_ns")
-        .iter()
-        .map(|x| x.as_f64().unwrap() / 1e6)
+        .map(|v| {
+            v["ok"]["latencies_ns"]
+                .as_array()
+                .expect("latencies_ns")
+                .iter()
+                .map(|x| x.as_f64().unwrap() / 1e6)
+                .collect()
+        })
         .collect()
 }
 
@@ -339,61 +348,93 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
 }
 
 #[test]
-#[ignore = "its band is not measured yet (issue 23): one run, 2026-12-02: live median 0.67 ms above the simulated one, middle half 0.39 ms wider"]
+#[ignore = "issue 23: in 2 of 22 quiet runs (2026-12-03) the live median was 0.68-0.89 ms above the simulated one (live SETs taking an extra cycle when a host's delay spikes past the slice's end), too close to the one-slice band to hold 19 runs in 20; docs/virtual-time.md"]
 fn mice_fcts_agree_with_a_live_run() {
     // Cross-validation of the TCP path (docs/virtual-time.md): rotornet-8
-    // (1 Gb/s, 100 us slices, 700 us cycle), 168 memcached SETs of 4.2 KB
-    // from h3 to h1, 1.37 ms apart (so they land at every phase of the
-    // cycle), live (the real memcached and the kernel's TCP) and simulated.
-    // A SET's FCT is the wait for the s1-s2 circuit plus the transfer and
-    // the reply; the live run adds memcached's and the kernels' time.
+    // with 1 ms slices (1 Gb/s, 7 ms cycle), 168 memcached SETs of 4.2 KB
+    // 13.7013 ms apart (so they land at every phase of the cycle), live
+    // (the real memcached and the kernel's TCP) and simulated. A SET
+    // across ToRs waits for the s1-s2 circuit (0 to a cycle); its reply
+    // catches the same circuit unless the SET came at the slice's end.
+    // The simulated hosts get the live hosts' delay, measured in the same
+    // run by SETs within a ToR (h2 -> h1, no circuit): with 100 us slices
+    // the FCT is a step function of that delay and the live one sits on
+    // the step; with 1 ms slices it is smooth in it.
     if common::skip_unless_root("mice_fcts_agree_with_a_live_run") {
         return;
     }
-    let live = live_run("memcached h1 h3 count=168 interval=0.00137\n", &["--json"]);
-    let live = sorted(latencies_ms(&String::from_utf8_lossy(&live.stdout)));
-    let o = sim(&[
-        "topologies/rotornet-8.json",
-        "--memcached",
-        "h1",
-        "h3",
-        "--count",
-        "168",
-        "--interval",
-        "1.37ms",
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let simulated = sorted(
-        v["memcached"]["latencies_ns"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap() / 1e6)
-            .collect(),
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("rotornet-8-1ms.json");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{root}/topologies/rotornet-8.json")).unwrap(),
+    )
+    .unwrap();
+    v["slice"]["duration"] = "1ms".into();
+    std::fs::write(&cfg, v.to_string()).unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let set = "count=168 interval=0.0137013";
+    let live = live_run_of(
+        cfg,
+        &format!("memcached h1 h2 {set}\nmemcached h1 h3 {set}\n"),
+        &["--json"],
     );
-    assert_eq!((live.len(), simulated.len()), (168, 168));
+    let live = latencies_ms(&String::from_utf8_lossy(&live.stdout));
+    let [same, cross] = [sorted(live[0].clone()), sorted(live[1].clone())];
+    let simulated = |client: &str, host_delay_ns: u64| {
+        let o = sim(&[
+            cfg,
+            "--memcached",
+            "h1",
+            client,
+            "--count",
+            "168",
+            "--interval",
+            "13.7013ms",
+            "--host-delay",
+            &format!("{host_delay_ns}ns"),
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        sorted(
+            v["memcached"]["latencies_ns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() / 1e6)
+                .collect(),
+        )
+    };
+    // A same-ToR SET crosses a host's receive path twice per round trip
+    // more than the ideal host's: the delay is half the median's excess.
+    let ideal = simulated("h2", 0);
+    let delay_ms = ((pct(&same, 50.0) - pct(&ideal, 50.0)) / 2.0).max(0.0);
+    let simulated = simulated("h3", (delay_ms * 1e6) as u64);
+    assert_eq!((same.len(), cross.len(), simulated.len()), (168, 168, 168));
     let spread = |v: &[f64]| pct(v, 75.0) - pct(v, 25.0);
     let (dm, ds) = (
-        pct(&live, 50.0) - pct(&simulated, 50.0),
-        spread(&live) - spread(&simulated),
+        pct(&cross, 50.0) - pct(&simulated, 50.0),
+        spread(&cross) - spread(&simulated),
     );
     eprintln!(
-        "cross-validation (SETs): median live - sim {dm:.3} ms, spread (p75 - p25) live - sim {ds:.3} ms; live p25/p50/p75 {:.3}/{:.3}/{:.3}, sim {:.3}/{:.3}/{:.3}",
-        pct(&live, 25.0),
-        pct(&live, 50.0),
-        pct(&live, 75.0),
+        "cross-validation (SETs): host delay {:.0} us; median live - sim {dm:.3} ms, spread (p75 - p25) live - sim {ds:.3} ms; live p25/p50/p75 {:.3}/{:.3}/{:.3}, sim {:.3}/{:.3}/{:.3}",
+        delay_ms * 1e3,
+        pct(&cross, 25.0),
+        pct(&cross, 50.0),
+        pct(&cross, 75.0),
         pct(&simulated, 25.0),
         pct(&simulated, 50.0),
         pct(&simulated, 75.0)
     );
     assert!(
         (MICE_MEDIAN.0..=MICE_MEDIAN.1).contains(&dm) && ds.abs() <= MICE_SPREAD,
-        "median live - sim {dm:.3} ms, spread live - sim {ds:.3} ms\nlive {live:?}\nsim {simulated:?}"
+        "median live - sim {dm:.3} ms, spread live - sim {ds:.3} ms\nlive {cross:?}\nsim {simulated:?}"
     );
 }
 
-/// The band of `mice_fcts_agree_with_a_live_run`, ms (docs/virtual-time.md).
-const MICE_MEDIAN: (f64, f64) = (-0.1, 0.3);
-const MICE_SPREAD: f64 = 0.15;
+/// The band of `mice_fcts_agree_with_a_live_run`, ms (docs/virtual-time.md):
+/// within one slice (1 ms) of the 7 ms cycle, the live median not below the
+/// simulated one by more than the live phases' sampling error.
+const MICE_MEDIAN: (f64, f64) = (-0.3, 1.0);
+const MICE_SPREAD: f64 = 1.0;
