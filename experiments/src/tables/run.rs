@@ -246,6 +246,34 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     })
 }
 
+/// Runs each `(fabric, features, workload)` as [`run`] does, on up to as
+/// many threads as the machine has cores, and returns the results in the
+/// order given. Each run is a function of its inputs alone (its own
+/// engine, its own seeded generator), so the results do not depend on the
+/// threads: the same as one after the other, to the byte.
+pub fn run_all(jobs: &[(&Compiled, TorFeatures, Workload)]) -> anyhow::Result<Vec<RunResult>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len())
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<Option<anyhow::Result<RunResult>>> = (0..jobs.len()).map(|_| None).collect();
+    let done = std::sync::Mutex::new(&mut out);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((c, f, w)) = jobs.get(i) else { break };
+                    let r = run(c, *f, w);
+                    done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                }
+            });
+        }
+    });
+    out.into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
 /// Bytes every ToR has put on its uplinks so far.
 fn uplink_bytes(e: &Engine<MemPort>) -> u64 {
     e.usage().iter().flatten().map(|u| u.tx_bytes).sum()

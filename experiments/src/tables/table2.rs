@@ -82,29 +82,44 @@ pub fn table2(
         Some(c) => c,
         None => Config::from_json(TABLE2_CONFIG, "table2 (built in)")?,
     };
-    let mut rows = Vec::new();
-    let mut compiled: Option<(&str, Compiled)> = None;
-    for (algo, off) in [
+    // Both VLB rows run on one compilation.
+    let mut compiled: Vec<(&str, Compiled)> = Vec::new();
+    for algo in ["vlb", "hoho", "ucmp"] {
+        let c = lh_ctrl::compile::compile(&with_algorithm(&base, algo)?)
+            .with_context(|| format!("compiling {algo}"))?;
+        compiled.push((algo, c));
+    }
+    let of = |algo: &str| {
+        &compiled
+            .iter()
+            .find(|(a, _)| *a == algo)
+            .expect("compiled")
+            .1
+    };
+    let settings = [
         ("vlb", None),
         ("vlb", Some(offload_queues)),
         ("hoho", None),
         ("ucmp", None),
-    ] {
-        // Both VLB rows run on one compilation.
-        if compiled.as_ref().map(|(a, _)| *a) != Some(algo) {
-            let c = lh_ctrl::compile::compile(&with_algorithm(&base, algo)?)
-                .with_context(|| format!("compiling {algo}"))?;
-            compiled = Some((algo, c));
-        }
-        let c = &compiled.as_ref().expect("compiled just above").1;
-        let f = TorFeatures {
-            offload_queues: off,
-            ..Default::default()
-        };
-        let w = table2_workload(c, w);
-        let r = run(c, f, &w)?;
-        rows.push((algo.to_string(), off, w, r));
-    }
+    ];
+    let jobs: Vec<_> = settings
+        .iter()
+        .map(|&(algo, off)| {
+            let c = of(algo);
+            let f = TorFeatures {
+                offload_queues: off,
+                ..Default::default()
+            };
+            (c, f, table2_workload(c, w))
+        })
+        .collect();
+    let results = run_all(&jobs)?;
+    let rows: Vec<_> = settings
+        .iter()
+        .zip(jobs)
+        .zip(results)
+        .map(|((&(algo, off), (_, _, w)), r)| (algo.to_string(), off, w, r))
+        .collect();
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(

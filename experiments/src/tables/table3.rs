@@ -44,10 +44,13 @@ pub fn table3(
         None => Config::from_json(TABLE3_CONFIG, "table3 (built in)")?,
     };
     let c = lh_ctrl::compile::compile(&cfg).context("compiling the fabric")?;
-    let mut cols = Vec::new();
-    for (name, f) in table3_columns() {
-        cols.push((name, run(&c, f, w)?));
-    }
+    let columns = table3_columns();
+    let jobs: Vec<_> = columns.iter().map(|(_, f)| (&c, *f, w.clone())).collect();
+    let cols: Vec<_> = columns
+        .iter()
+        .map(|(name, _)| *name)
+        .zip(run_all(&jobs)?)
+        .collect();
     let mut s = String::new();
     use std::fmt::Write;
     let _ = writeln!(

@@ -238,3 +238,33 @@ fn table3_has_the_papers_shape() {
     let cols: Vec<&RunResult> = r.iter().collect();
     assert!(failing(&table3_checks(&cols)).is_empty());
 }
+
+#[test]
+fn runs_on_both_cores_give_what_runs_one_after_the_other_give() {
+    // Three different runs (features, loads, seeds), in parallel and in
+    // order: the same results, to the byte, in the order given.
+    let c =
+        lh_ctrl::compile::compile(&Config::from_json(TABLE3_CONFIG, "table3").unwrap()).unwrap();
+    let w = |load: f64, seed: u64| Workload {
+        load,
+        seed,
+        duration_ns: 1_000_000,
+        drain_ns: 1_000_000,
+        ..Workload::default()
+    };
+    let jobs = [
+        (&c, table3_columns()[0].1, w(0.7, 1)),
+        (&c, table3_columns()[2].1, w(0.7, 1)),
+        (&c, table3_columns()[1].1, w(0.3, 2)),
+    ];
+    let json = |r: &RunResult| serde_json::to_string(r).unwrap();
+    let parallel: Vec<String> = run_all(&jobs).unwrap().iter().map(json).collect();
+    let serial: Vec<String> = jobs
+        .iter()
+        .map(|(c, f, w)| json(&run(c, *f, w).unwrap()))
+        .collect();
+    assert_eq!(parallel, serial);
+    // The runs differ, so the order is checked too.
+    assert_ne!(serial[0], serial[1]);
+    assert_ne!(serial[0], serial[2]);
+}
