@@ -198,7 +198,15 @@ fn every_starter_fails_with_hints_and_every_solution_scores_full_marks() {
         assert!(x < y, "lab {num} starter scored {x}/{y}");
         // `--dir` pointing at the lab folder is the same working copy.
         let again = lighthouse(&["lab", "grade", &num, "--dir", dir.to_str().unwrap()]);
-        assert_eq!(score(&again.stdout), (x, y), "lab {num}: --dir differs");
+        assert_eq!(
+            score(&again.stdout),
+            (x, y),
+            "lab {num}: --dir differs\nfirst:\n{}{}\nwith --dir:\n{}{}",
+            s.stdout,
+            s.stderr,
+            again.stdout,
+            again.stderr
+        );
 
         let sol = dir.join("solution");
         let r = lighthouse(&["lab", "grade", &num, "--dir", sol.to_str().unwrap()]);
