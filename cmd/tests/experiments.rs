@@ -14,55 +14,10 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
 
-/// What a live `--quick` run must show in CI.
-enum Verdict {
-    /// The paper's shape holds (exit 0).
-    Holds,
-    /// The run is sound (its sanity check `[ok]`) and states its verdict,
-    /// whichever it is: the claims need a quiet machine at live rates and
-    /// are asserted on the same engine in virtual time instead (issue 23).
-    Printed { sanity: &'static str },
-}
-
 fn quick(name: &str, out: &Path, verdict: Verdict) {
     // One live experiment at a time: they time circuits on 2 cores.
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    let o = Command::new(BIN)
-        .args(["experiment", name, "--quick", "--out"])
-        .arg(out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    let ps = printed_prefixes(&stderr);
-    assert!(!ps.is_empty(), "no run prefix printed:\n{stderr}");
-    assert_no_namespaces_of(&ps);
-    match verdict {
-        Verdict::Holds => {
-            assert!(
-                o.status.success(),
-                "{name} --quick failed ({:?}):\n{stdout}\n{stderr}",
-                o.status
-            );
-            assert!(
-                stdout.contains(&format!("{name}: the paper's shape holds")),
-                "{stdout}"
-            );
-        }
-        Verdict::Printed { sanity } => {
-            // Exit 1 is the paper's shape not shown; anything else failed.
-            assert!(
-                matches!(o.status.code(), Some(0 | 1)),
-                "{name} --quick failed ({:?}):\n{stdout}\n{stderr}",
-                o.status
-            );
-            assert!(stdout.contains(&format!("[ok] {sanity}")), "{stdout}");
-            assert!(
-                stdout.contains(&format!("{name}: the paper's shape ")),
-                "{stdout}"
-            );
-        }
-    }
+    let (stdout, _, verdict) = experiment_quick_with(name, 0, out, verdict);
     assert!(stdout.contains("took"), "no timing printed:\n{stdout}");
     let csv = std::fs::read_to_string(out.join(format!("{name}.csv"))).unwrap();
     assert!(csv.lines().count() > 10, "CSV too short:\n{csv}");
@@ -74,20 +29,7 @@ fn quick(name: &str, out: &Path, verdict: Verdict) {
     );
     // `report` re-plots from the CSV alone, and re-analyses it to the
     // run's own verdict.
-    let verdict = stdout
-        .lines()
-        .find(|l| l.starts_with(&format!("{name}: the paper's shape ")))
-        .expect("a verdict line");
-    assert_eq!(
-        o.status.code(),
-        Some(if verdict.contains("shape holds") {
-            0
-        } else {
-            1
-        }),
-        "{verdict}"
-    );
-    report_gives_verdict(name, out, verdict);
+    report_gives_verdict(name, out, &verdict);
 }
 
 #[test]

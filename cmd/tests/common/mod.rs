@@ -169,6 +169,32 @@ pub fn assert_no_namespaces_of(prefixes: &[impl AsRef<str>]) {
 /// behind, exited 0 and said the paper's shape holds. Returns (stdout,
 /// stderr).
 pub fn experiment_quick(name: &str, runs: usize, out: &std::path::Path) -> (String, String) {
+    let (stdout, stderr, _) = experiment_quick_with(name, runs, out, Verdict::Holds);
+    (stdout, stderr)
+}
+
+/// What a live `--quick` run must show in CI.
+#[allow(dead_code)]
+pub enum Verdict {
+    /// The paper's shape holds (exit 0).
+    Holds,
+    /// The run is sound (its sanity check `[ok]`) and states its verdict,
+    /// whichever it is (exit 0 or 1): the claims need a quiet machine at
+    /// live rates, and a loaded CI machine must not reject a change over
+    /// them (issue 23).
+    Printed { sanity: &'static str },
+}
+
+/// `lighthouse experiment NAME --quick --out OUT`: `runs` run prefixes
+/// printed (0: at least one), none of their namespaces left, the exit and
+/// the verdict line as `verdict` asks. Returns stdout, stderr and the
+/// verdict line.
+pub fn experiment_quick_with(
+    name: &str,
+    runs: usize,
+    out: &std::path::Path,
+    verdict: Verdict,
+) -> (String, String, String) {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
         .args(["experiment", name, "--quick", "--out"])
         .arg(out)
@@ -178,17 +204,36 @@ pub fn experiment_quick(name: &str, runs: usize, out: &std::path::Path) -> (Stri
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     // Our own runs only: the prefixes this run printed.
     let ps = printed_prefixes(&stderr);
-    assert_eq!(ps.len(), runs, "{runs} runs expected:\n{stderr}");
+    if runs == 0 {
+        assert!(!ps.is_empty(), "no run prefix printed:\n{stderr}");
+    } else {
+        assert_eq!(ps.len(), runs, "{runs} runs expected:\n{stderr}");
+    }
     assert_no_namespaces_of(&ps);
-    assert!(
-        o.status.success(),
-        "{name} --quick failed:\n{stdout}\n{stderr}"
-    );
-    assert!(
-        stdout.contains(&format!("{name}: the paper's shape holds")),
-        "{stdout}"
-    );
-    (stdout, stderr)
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}: the paper's shape ")))
+        .unwrap_or_else(|| panic!("no verdict line:\n{stdout}\n{stderr}"))
+        .to_string();
+    let holds = line.starts_with(&format!("{name}: the paper's shape holds"));
+    match verdict {
+        Verdict::Holds => assert!(
+            o.status.success() && holds,
+            "{name} --quick failed ({:?}):\n{stdout}\n{stderr}",
+            o.status
+        ),
+        Verdict::Printed { sanity } => {
+            // Exit 1 is the paper's shape not shown; anything else failed.
+            assert_eq!(
+                o.status.code(),
+                Some(if holds { 0 } else { 1 }),
+                "{name} --quick failed ({:?}):\n{stdout}\n{stderr}",
+                o.status
+            );
+            assert!(stdout.contains(&format!("[ok] {sanity}")), "{stdout}");
+        }
+    }
+    (stdout, stderr, line)
 }
 
 /// `lighthouse report OUT` re-plots NAME from its CSV alone: the SVG is
