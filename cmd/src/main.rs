@@ -428,8 +428,8 @@ fn main() -> ExitCode {
                 ];
                 figure_cmd(which, quick, sim, out, seed, &table_only)
             }
-            _ if quick => Err(anyhow::anyhow!(
-                "--quick is for the figures ({}); table2 and table3 take --duration-ms",
+            _ if quick && !sim => Err(anyhow::anyhow!(
+                "--quick is for the figures ({}) and for the tables with --sim; table2 and table3 alone take --duration-ms",
                 lh_experiments::names().join(", ")
             )),
             _ => experiment_cmd(
@@ -441,6 +441,7 @@ fn main() -> ExitCode {
                 seed,
                 offload_queues.unwrap_or(1),
                 incast_share,
+                sim,
             ),
         },
         Cmd::Sim(a) => cmd::sim::sim(a),

@@ -25,6 +25,11 @@ pub struct Workload {
     /// Engine step (virtual time between iterations).
     pub step_ns: u64,
     pub seed: u64,
+    /// Only this ToR's hosts send (the paper's one observed ToR, §9.3):
+    /// `load` is then a fraction of its uplink capacity alone, and its
+    /// hosts send the bursts too. None: every host sends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed_tor: Option<usize>,
 }
 
 impl Default for Workload {
@@ -40,6 +45,7 @@ impl Default for Workload {
             warmup_ns: 0,
             step_ns: 500,
             seed: 1,
+            observed_tor: None,
         }
     }
 }
@@ -131,12 +137,23 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     // Poisson part: per host, frames per ns.
     let poisson_bps = w.load * (1.0 - w.incast_share) * uplink_bps / hpt as f64;
     let lambda = poisson_bps / 8.0 / w.frame_len as f64 / 1e9;
-    let mut next: Vec<f64> = (0..n)
+    // The sending hosts: all, or the observed ToR's.
+    let senders = match w.observed_tor {
+        Some(k) => {
+            anyhow::ensure!(k < tors, "observed ToR {k}: the fabric has {tors}");
+            k * hpt..(k + 1) * hpt
+        }
+        None => 0..n,
+    };
+    let sending_tors = if w.observed_tor.is_some() { 1 } else { tors };
+    let mut next: Vec<f64> = senders
+        .clone()
         .map(|_| epoch as f64 + exp(&mut rng, lambda))
         .collect();
     // Bursts: total burst bytes per ns over the fabric.
     let burst_bytes = (w.incast_senders as u64 * w.incast_bytes) as f64;
-    let burst_rate = w.load * w.incast_share * uplink_bps * tors as f64 / 8.0 / 1e9 / burst_bytes;
+    let burst_rate =
+        w.load * w.incast_share * uplink_bps * sending_tors as f64 / 8.0 / 1e9 / burst_bytes;
     let mut next_burst = epoch as f64 + exp(&mut rng, burst_rate);
     // Burst senders: (host, bytes left, next frame time).
     let mut bursting: Vec<(usize, usize, u64, f64)> = Vec::new();
@@ -154,7 +171,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     let mut f = Vec::with_capacity(w.frame_len);
     while t < stop {
         if t < end {
-            for (h, nx) in next.iter_mut().enumerate() {
+            for (h, nx) in senders.clone().zip(next.iter_mut()) {
                 while *nx <= t as f64 {
                     let mut d = rng.gen_range(0..n - 1);
                     if d >= h {
@@ -167,14 +184,26 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                 }
             }
             while next_burst <= t as f64 {
-                let dst = rng.gen_range(0..n);
-                let dt = dst / hpt;
-                for _ in 0..w.incast_senders {
-                    let mut s = rng.gen_range(0..n - hpt);
-                    if s / hpt >= dt {
-                        s += hpt;
+                if let Some(k) = w.observed_tor {
+                    // From the observed ToR's hosts to one host elsewhere.
+                    let mut dst = rng.gen_range(0..n - hpt);
+                    if dst / hpt >= k {
+                        dst += hpt;
                     }
-                    bursting.push((s, dst + 1, w.incast_bytes, t as f64));
+                    for _ in 0..w.incast_senders {
+                        let s = senders.start + rng.gen_range(0..hpt);
+                        bursting.push((s, dst + 1, w.incast_bytes, t as f64));
+                    }
+                } else {
+                    let dst = rng.gen_range(0..n);
+                    let dt = dst / hpt;
+                    for _ in 0..w.incast_senders {
+                        let mut s = rng.gen_range(0..n - hpt);
+                        if s / hpt >= dt {
+                            s += hpt;
+                        }
+                        bursting.push((s, dst + 1, w.incast_bytes, t as f64));
+                    }
                 }
                 next_burst += exp(&mut rng, burst_rate);
             }
@@ -206,7 +235,9 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
         if (t - epoch) % 10_000 < w.step_ns {
             if t >= epoch + w.warmup_ns && t < end {
                 for k in 0..tors as u16 {
-                    buf_samples.push(e.queues(k).iter().flatten().sum::<u64>());
+                    if w.observed_tor.is_none_or(|o| o == k as usize) {
+                        buf_samples.push(e.queues(k).iter().flatten().sum::<u64>());
+                    }
                 }
             }
             held_max = held_max.max(e.c.held_bytes);

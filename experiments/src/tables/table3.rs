@@ -6,6 +6,11 @@ use super::*;
 /// HOHO, 50 us slices (the paper: 108 ToRs, 300 us, 100 Gb/s).
 pub const TABLE3_CONFIG: &str = include_str!("../../../topologies/table3-hoho-8.json");
 
+/// The paper's setting of Table 3 (§9.3): HOHO on Opera-108, 6 uplinks
+/// and 6 hosts per ToR at 100 Gb/s, 300 us slices with a 200 ns guardband.
+pub const TABLE3_PAPER_CONFIG: &str =
+    include_str!("../../../topologies/table3-hoho-opera-108.json");
+
 /// The three columns of Table 3.
 pub fn table3_columns() -> [(&'static str, TorFeatures); 3] {
     let none = TorFeatures {
@@ -34,14 +39,18 @@ struct Table3Report<'a> {
 
 /// `lighthouse experiment table3`: runs the three columns, prints the
 /// table and writes the figures (JSON) to `out`.
+/// `paper`: the paper's setting ([`TABLE3_PAPER_CONFIG`] unless `cfg`
+/// is given), else the scaled one.
 pub fn table3(
     cfg: Option<Config>,
     w: &Workload,
     out: &std::path::Path,
+    paper: bool,
 ) -> anyhow::Result<(String, Vec<Check>)> {
-    let cfg = match cfg {
-        Some(c) => c,
-        None => Config::from_json(TABLE3_CONFIG, "table3 (built in)")?,
+    let cfg = match (cfg, paper) {
+        (Some(c), _) => c,
+        (None, false) => Config::from_json(TABLE3_CONFIG, "table3 (built in)")?,
+        (None, true) => Config::from_json(TABLE3_PAPER_CONFIG, "table3 --sim (built in)")?,
     };
     let c = lh_ctrl::compile::compile(&cfg).context("compiling the fabric")?;
     let columns = table3_columns();
@@ -55,7 +64,12 @@ pub fn table3(
     use std::fmt::Write;
     let _ = writeln!(
         s,
-        "Table 3 (scaled): {}; {} ToRs x {} uplink(s) at {}, {} slices; load {:.0}% ({:.0}% as incast bursts of {} senders x {} B); virtual time on MemPort",
+        "Table 3 ({}): {}; {} ToRs x {} uplink(s) at {}, {} slices; load {:.0}% ({:.0}% as incast bursts of {} senders x {} B){}; virtual time on MemPort",
+        if paper {
+            "the paper's setting"
+        } else {
+            "scaled"
+        },
         cfg.name.as_deref().unwrap_or("fabric"),
         cfg.tors.count,
         cfg.tors.uplinks,
@@ -64,7 +78,11 @@ pub fn table3(
         w.load * 100.0,
         w.incast_share * 100.0,
         w.incast_senders,
-        w.incast_bytes
+        w.incast_bytes,
+        match w.observed_tor {
+            Some(k) => format!(", sent by the hosts of one observed ToR (s{})", k + 1),
+            None => String::new(),
+        }
     );
     let row = |s: &mut String, name: &str, f: &dyn Fn(&RunResult) -> String| {
         let _ = write!(s, "{name:<22}");

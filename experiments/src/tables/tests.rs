@@ -268,3 +268,32 @@ fn runs_on_both_cores_give_what_runs_one_after_the_other_give() {
     assert_ne!(serial[0], serial[1]);
     assert_ne!(serial[0], serial[2]);
 }
+
+#[test]
+fn an_observed_tor_alone_offers_the_load_of_its_own_uplinks() {
+    // 8 ToRs x 1 uplink at 10 Gb/s: the load is a fraction of one ToR's
+    // uplink capacity, offered by that ToR's hosts alone (bursts too),
+    // where every host sending offers it at each of the 8 ToRs.
+    let c =
+        lh_ctrl::compile::compile(&Config::from_json(TABLE3_CONFIG, "table3").unwrap()).unwrap();
+    let w = |observed_tor| Workload {
+        load: 0.5,
+        duration_ns: 40_000_000,
+        drain_ns: 0,
+        observed_tor,
+        ..Workload::default()
+    };
+    let one = run(&c, TorFeatures::default(), &w(Some(3))).unwrap();
+    let all = run(&c, TorFeatures::default(), &w(None)).unwrap();
+    let offered = 0.5 * 10e9 * 40e-3 / (8.0 * 1500.0);
+    let (s1, sa) = (one.at_drain_end.sent as f64, all.at_drain_end.sent as f64);
+    assert!((s1 / offered - 1.0).abs() < 0.15, "{s1} of {offered}");
+    assert!(
+        (sa / (8.0 * offered) - 1.0).abs() < 0.1,
+        "{sa} of 8 x {offered}"
+    );
+    // Its buffer is the only one sampled; an observed ToR must exist.
+    assert!(one.tor_buffer_max_bytes > 0);
+    let err = run(&c, TorFeatures::default(), &w(Some(8))).unwrap_err();
+    assert!(err.to_string().contains("observed ToR 8"), "{err}");
+}
