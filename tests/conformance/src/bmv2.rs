@@ -140,8 +140,7 @@ impl Bmv2Target {
             }
         }
         Err(setup(format!(
-            "{}: the harness could not send the frames at their times in {ATTEMPTS} attempts (is the machine busy?): {why}",
-            case.name
+            "the harness could not send the frames at their times in {ATTEMPTS} attempts (is the machine busy?): {why}"
         )))
     }
 
