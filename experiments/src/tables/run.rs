@@ -78,6 +78,12 @@ pub struct RunResult {
     pub at_traffic_end: Ledger,
     pub at_drain_end: Ledger,
     pub counters: swtor::Counters,
+    /// Frames the generator injected, by the source's and by the
+    /// destination's ToR (tests; not in the JSON).
+    #[serde(skip)]
+    pub sent_from_tor: Vec<u64>,
+    #[serde(skip)]
+    pub sent_to_tor: Vec<u64>,
 }
 
 /// Where every frame sent is at one instant: conservation is
@@ -167,6 +173,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     let mut at_end = None;
     let mut core_tx = 0u64;
     let mut sport = 0u16;
+    let (mut from_tor, mut to_tor) = (vec![0u64; tors], vec![0u64; tors]);
     // One buffer for every generated frame (the port copies it).
     let mut f = Vec::with_capacity(w.frame_len);
     while t < stop {
@@ -180,6 +187,8 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                     sport = sport.wrapping_add(1);
                     swtor::testing::udp_into(&mut f, h + 1, d + 1, 1024 + sport % 64, w.frame_len);
                     e.port_mut().inject(h as i32 + 1, t, &f);
+                    from_tor[h / hpt] += 1;
+                    to_tor[d / hpt] += 1;
                     *nx += exp(&mut rng, lambda);
                 }
             }
@@ -211,6 +220,8 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                 while *left > 0 && *nx <= t as f64 {
                     swtor::testing::udp_into(&mut f, *s + 1, *dst, 4000, w.frame_len);
                     e.port_mut().inject(*s as i32 + 1, t, &f);
+                    from_tor[*s / hpt] += 1;
+                    to_tor[(*dst - 1) / hpt] += 1;
                     *left = left.saturating_sub(w.frame_len as u64);
                     *nx += frame_ns;
                 }
@@ -235,7 +246,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
         if (t - epoch) % 10_000 < w.step_ns {
             if t >= epoch + w.warmup_ns && t < end {
                 for k in 0..tors as u16 {
-                    if w.observed_tor.is_none_or(|o| o == k as usize) {
+                    if samples(w.observed_tor, k as usize) {
                         buf_samples.push(e.queues(k).iter().flatten().sum::<u64>());
                     }
                 }
@@ -274,6 +285,8 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
         at_traffic_end: Ledger::of(&during),
         at_drain_end: Ledger::of(&c_end),
         counters: c_end,
+        sent_from_tor: from_tor,
+        sent_to_tor: to_tor,
     })
 }
 
@@ -303,6 +316,12 @@ pub fn run_all(jobs: &[(&Compiled, TorFeatures, Workload)]) -> anyhow::Result<Ve
         }
     });
     out.into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
+/// Whether ToR `k`'s buffer is sampled: the observed ToR's alone, or
+/// every ToR's (each one an observation of the paper's one ToR).
+pub(super) fn samples(observed: Option<usize>, k: usize) -> bool {
+    observed.is_none_or(|o| o == k)
 }
 
 /// Bytes every ToR has put on its uplinks so far.

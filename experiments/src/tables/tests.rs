@@ -292,8 +292,44 @@ fn an_observed_tor_alone_offers_the_load_of_its_own_uplinks() {
         (sa / (8.0 * offered) - 1.0).abs() < 0.1,
         "{sa} of 8 x {offered}"
     );
+    // Every frame goes to a host that exists.
+    for r in [&one, &all] {
+        assert_eq!(r.counters.dropped(swtor::DropReason::NoRoute), 0);
+    }
+    // Only the observed ToR's hosts send; every ToR's hosts do otherwise.
+    let sent = |r: &RunResult| r.sent_from_tor.iter().sum::<u64>();
+    assert_eq!(one.sent_from_tor[3], sent(&one));
+    assert!(all.sent_from_tor.iter().all(|&x| x * 10 > sent(&all) / 8));
+    // Bursts alone: from the observed ToR to hosts on the others, all of
+    // them reached.
+    let bursts = run(
+        &c,
+        TorFeatures::default(),
+        &Workload {
+            incast_share: 1.0,
+            ..w(Some(3))
+        },
+    )
+    .unwrap();
+    assert!(sent(&bursts) > 0);
+    assert_eq!(bursts.sent_from_tor[3], sent(&bursts));
+    assert_eq!(bursts.sent_to_tor[3], 0);
+    assert!(
+        (0..8)
+            .filter(|&k| k != 3)
+            .all(|k| bursts.sent_to_tor[k] > 0),
+        "{:?}",
+        bursts.sent_to_tor
+    );
+    assert!(
+        (sent(&bursts) as f64 / offered - 1.0).abs() < 0.3,
+        "{} of {offered}",
+        sent(&bursts)
+    );
     // Its buffer is the only one sampled; an observed ToR must exist.
     assert!(one.tor_buffer_max_bytes > 0);
+    assert!(run::samples(Some(3), 3) && !run::samples(Some(3), 2));
+    assert!((0..8).all(|k| run::samples(None, k)));
     let err = run(&c, TorFeatures::default(), &w(Some(8))).unwrap_err();
     assert!(err.to_string().contains("observed ToR 8"), "{err}");
 }
