@@ -574,6 +574,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_run_is_as_expected_only_when_every_expected_frame_matches() {
+        let case = crate::shipped_cases()
+            .unwrap()
+            .into_iter()
+            .find(|c| c.expect.len() >= 2 && c.expect[0].out.is_some())
+            .unwrap();
+        let out: Vec<(String, Outcome)> = case
+            .expect
+            .iter()
+            .map(|e| (e.id.clone(), e.clone()))
+            .collect();
+        assert!(all_as_expected(&case, &out));
+        assert!(!all_as_expected(&case, &out[1..]));
+        let mut other = out.clone();
+        other[0].1.out = Some("nowhere".into());
+        assert!(!all_as_expected(&case, &other));
+    }
+
+    #[test]
     fn a_frame_ran_the_case_only_near_its_time_and_inside_its_slice() {
         let ms = Duration::from_millis;
         let slice = ms(50);
