@@ -8,6 +8,8 @@ use crate::host::{Echo, echo_frame, parse_echo};
 use crate::tcp::{self, ConnId, Tcp, TcpConfig, TcpEvent, TcpStats};
 use lh_ctrl::compile::Compiled;
 use lh_emu::net::values::{PingAll, PingResult, PingRow};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use swtor::MemPort;
@@ -38,9 +40,15 @@ pub struct SimOptions {
     /// (0: an ideal host; the live run's kernel takes microseconds).
     pub turnaround_ns: u64,
     /// A host's receive path: from a frame's last bit at its NIC to its
-    /// stack and application seeing it (0: an ideal host; a live host's
-    /// kernel, veth and application take tens of microseconds).
-    pub host_rx_ns: u64,
+    /// stack and application seeing it (none: an ideal host; a live host's
+    /// kernel, veth and application take tens of microseconds). The delay
+    /// is paid once per batch: a frame that arrives while earlier ones
+    /// still wait goes up with them (a kernel's NAPI poll). One value is a
+    /// fixed delay; with more, each batch's is drawn from them, uniformly,
+    /// seeded by `host_rx_seed`: a live host's delay varies.
+    pub host_rx_ns: Vec<u64>,
+    /// The seed of the draws from `host_rx_ns`.
+    pub host_rx_seed: u64,
     /// Poll every `step` while frames are in the fabric instead of at the
     /// engine's next event (`poll_at`): the reference the event-driven
     /// loop is tested against.
@@ -136,6 +144,12 @@ pub struct Sim {
     app_events: Vec<Event>,
     /// When each host's NIC is free to start its next frame (index n-1).
     nic_free: Vec<u64>,
+    /// When each host's receive path last passed a frame up (index n-1).
+    rx_last: Vec<u64>,
+    /// Draws the receive delays (`SimOptions::host_rx_ns`).
+    rx_rng: SmallRng,
+    /// No receive delay: each frame goes up at its last bit, as it comes.
+    rx_ideal: bool,
     host_bps: u64,
     step: u64,
     opts: SimOptions,
@@ -174,6 +188,9 @@ impl Sim {
             tcp: Tcp::default(),
             app_events: Vec::new(),
             nic_free: vec![0; hosts],
+            rx_last: vec![0; hosts],
+            rx_rng: SmallRng::seed_from_u64(opts.host_rx_seed),
+            rx_ideal: opts.host_rx_ns.iter().all(|&d| d == 0),
             host_bps: tors.host_link_rate.0.max(1),
             step,
             opts,
@@ -211,6 +228,15 @@ impl Sim {
     /// A frame's serialisation time on a host link.
     fn host_tx_ns(&self, len: usize) -> u64 {
         len as u64 * 8 * 1_000_000_000 / self.host_bps
+    }
+
+    /// One batch's receive delay at a host (`SimOptions::host_rx_ns`).
+    fn rx_delay(&mut self) -> u64 {
+        match self.opts.host_rx_ns.as_slice() {
+            [] => 0,
+            [d] => *d,
+            ds => ds[self.rx_rng.gen_range(0..ds.len())],
+        }
     }
 
     fn push(&mut self, at: u64, ev: Ev) {
@@ -297,12 +323,24 @@ impl Sim {
         };
         for f in self.e.port_mut().take_sent() {
             // The host has the frame once its last bit has arrived and
-            // its receive path has passed it up.
-            let at = f.t + self.host_tx_ns(f.data.len()) + self.opts.host_rx_ns;
+            // its receive path has passed it up. The path wakes once per
+            // batch, as a kernel's NAPI poll does: a frame that arrives
+            // while earlier ones wait goes up with them; one that finds
+            // the path idle waits a (fixed or drawn) delay.
+            let host = f.ifindex as usize;
+            let last_bit = f.t + self.host_tx_ns(f.data.len());
+            let at = if self.rx_ideal {
+                last_bit
+            } else if last_bit <= self.rx_last[host - 1] {
+                self.rx_last[host - 1]
+            } else {
+                last_bit + self.rx_delay()
+            };
+            self.rx_last[host - 1] = at;
             self.push(
                 at,
                 Ev::Arrive {
-                    host: f.ifindex as usize,
+                    host,
                     frame: f.data,
                 },
             );

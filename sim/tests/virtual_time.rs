@@ -162,3 +162,52 @@ fn polling_at_the_engines_next_event_gives_the_fixed_step_results() {
         );
     }
 }
+
+/// The FCTs (ns) of `count` memcached SETs of 4.2 KB h2 -> h1 (one ToR of
+/// rotornet-8, no circuit), 1 ms apart, with `delays` as the hosts'
+/// receive path drawn with `seed`.
+fn same_tor_sets(delays: Vec<u64>, seed: u64, count: usize) -> Vec<u64> {
+    let opts = SimOptions {
+        host_rx_ns: delays,
+        host_rx_seed: seed,
+        ..Default::default()
+    };
+    let mut sim = Sim::new(&compiled("rotornet-8"), opts).unwrap();
+    let load = lh_emu::traffic::apps::memcached::SetLoad {
+        count,
+        size: 4200,
+        interval: std::time::Duration::from_millis(1),
+        poisson: None,
+    };
+    let tcp = lh_sim::TcpConfig::default();
+    let recs = lh_sim::apps::memcached(&mut sim, 0, &[1], &load, tcp, 10_000_000_000).unwrap();
+    recs.iter().map(|r| r.fct_ns.expect("every SET")).collect()
+}
+
+#[test]
+fn a_hosts_receive_path_wakes_once_per_batch() {
+    // A SET is three frames, 12 us apart at 1 Gb/s. With a 40 us delay the
+    // second and third arrive while the first waits and go up with it:
+    // the SET grows by more than one delay (server, then client) and less
+    // than two (which it would if each frame waited its own).
+    let ideal = same_tor_sets(vec![], 1, 5);
+    assert_eq!(ideal, same_tor_sets(vec![0], 1, 5), "0 is the ideal host");
+    let slow = same_tor_sets(vec![40_000], 1, 5);
+    for (i, s) in ideal.iter().zip(&slow) {
+        let grew = s - i;
+        assert!((40_000..80_000).contains(&grew), "{i} -> {s} ns");
+    }
+}
+
+#[test]
+fn drawn_receive_delays_are_seeded_and_come_from_the_list() {
+    let list = vec![0, 30_000, 300_000];
+    let a = same_tor_sets(list.clone(), 1, 40);
+    assert_eq!(a, same_tor_sets(list.clone(), 1, 40), "same seed");
+    assert_ne!(a, same_tor_sets(list, 2, 40), "another seed");
+    // Delays only add; some SETs drew only short ones, some a 300 us one.
+    let ideal = same_tor_sets(vec![], 1, 1)[0];
+    let min = *a.iter().min().unwrap();
+    assert!(min >= ideal && min < ideal + 100_000, "{ideal}: {a:?}");
+    assert!(*a.iter().max().unwrap() >= ideal + 300_000, "{a:?}");
+}

@@ -48,12 +48,14 @@ pub struct SimArgs {
     /// --workload: permutation, all-to-all or incast[:N].
     #[arg(long, default_value = "all-to-all")]
     pub pattern: String,
-    /// --workload: the traffic's seed.
+    /// The seed of --workload's traffic and of --host-delay's draws.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Each host's receive path, from a frame's last bit to its stack and
-    /// application (virtual time; default 0, an ideal host).
-    #[arg(long, default_value = "0ns")]
+    /// application (virtual time; default 0, an ideal host). A list
+    /// (`40us,55us,120us`) draws each frame's delay from it, uniformly,
+    /// seeded by --seed: a live host's delay varies.
+    #[arg(long, default_value = "0ns", value_name = "T[,T...]")]
     pub host_delay: String,
     /// One JSON object on stdout (deterministic: no wall time).
     #[arg(long)]
@@ -81,7 +83,12 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
     let timeout = nanos("--timeout", &a.timeout)?;
     let c = lh_ctrl::compile::compile(&cfg).context("compiling the configuration")?;
     let opts = lh_sim::SimOptions {
-        host_rx_ns: nanos("--host-delay", &a.host_delay)?,
+        host_rx_ns: a
+            .host_delay
+            .split(',')
+            .map(|t| nanos("--host-delay", t.trim()))
+            .collect::<anyhow::Result<_>>()?,
+        host_rx_seed: a.seed,
         ..Default::default()
     };
     let mut sim = lh_sim::Sim::new(&c, opts)?;

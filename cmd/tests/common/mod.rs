@@ -7,6 +7,12 @@ use std::sync::Mutex;
 /// snapshots are not disturbed by a sibling test.
 pub static KERNEL: Mutex<()> = Mutex::new(());
 
+/// A live run whose timing is compared with a model (the virtual-time
+/// cross-validations) holds this exclusively; tests of the same binary
+/// that keep both cores busy (the paper-scale simulations) hold it shared,
+/// so the live hosts' delays are the machine's, not another test's.
+pub static QUIET: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
