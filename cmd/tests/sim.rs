@@ -222,6 +222,10 @@ fn fig10_at_the_papers_scale_holds_and_is_the_same_on_every_run() {
             String::from_utf8_lossy(&o.stderr)
         );
         assert!(out.contains("the paper's shape holds"), "{out}");
+        // The benchmark's figures, apart from the (deterministic) result.
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("*** Simulated 459.919 ms in "), "{err}");
+        assert!(err.contains(" s: 1871261 frame-hops ("), "{err}");
         // Every slice of the paper's range, both routings.
         let rows: Vec<(&str, &str)> = out
             .lines()
@@ -292,6 +296,10 @@ fn table3_at_the_papers_scale_is_the_same_on_every_run() {
             "{out}\n{}",
             String::from_utf8_lossy(&o.stderr)
         );
+        // The three columns' traffic and drain and their frame-hops.
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("*** Simulated 510.000 ms in "), "{err}");
+        assert!(err.contains(" s: 74355010 frame-hops ("), "{err}");
         for w in [
             "Table 3 (the paper's setting): HOHO on Opera-108 at 100 Gb/s; 108 ToRs x 6 uplink(s) at 100Gbps, 300us slices; load 70%",
             "sent by the hosts of one observed ToR (s1)",

@@ -212,9 +212,8 @@ impl Sim {
     }
 
     pub fn stats(&self) -> Stats {
-        let c = &self.e.c;
         Stats {
-            frame_hops: c.sent + c.uplink_tx + c.ocs_delivered + c.delivered,
+            frame_hops: self.e.c.frame_hops(),
             simulated_ns: self.now(),
             ..self.stats
         }

@@ -295,6 +295,12 @@ fn drops_from_map<'de, D: serde::Deserializer<'de>>(
 }
 
 impl Counters {
+    /// Frames moved over one link each (host to ToR, ToR to OCS, OCS to
+    /// ToR, ToR to host): the simulation's unit of work.
+    pub fn frame_hops(&self) -> u64 {
+        self.sent + self.uplink_tx + self.ocs_delivered + self.delivered
+    }
+
     pub fn dropped(&self, r: DropReason) -> u64 {
         self.dropped[r as usize]
     }

@@ -92,6 +92,7 @@ pub fn experiment_cmd(
     }
     // Table 2 runs for minutes: show that it is alive (a terminal only).
     let spin = lh_experiments::Progress::spinner(&format!("{which:?}").to_lowercase());
+    let t0 = std::time::Instant::now();
     let text = match which {
         ExperimentKind::Table3 if sim => {
             // The paper's setting (docs/experiments.md): one observed ToR's
@@ -134,7 +135,9 @@ pub fn experiment_cmd(
         }
     };
     spin.finish();
-    let (text, checks) = text;
+    let (text, checks, work) = text;
+    // The runs share the cores: frame-hops per wall second of them all.
+    eprintln!("{}", work.line(t0.elapsed()));
     let name = format!("{which:?}").to_lowercase();
     let (verdict, ok) = lh_experiments::verdict(&name, &checks);
     print!("{text}\n{verdict}");

@@ -40,7 +40,10 @@ pub fn config(
 }
 
 pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
-    run_counted(o, pb).map(|(c, _)| c)
+    let t0 = std::time::Instant::now();
+    let (csv, work) = run_counted(o, pb)?;
+    pb.line(&work.line(t0.elapsed()));
+    Ok(csv)
 }
 
 pub fn run_counted(o: &Opts, pb: &Progress) -> anyhow::Result<(Csv, Work)> {

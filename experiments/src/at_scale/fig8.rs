@@ -56,7 +56,10 @@ fn load(quick: bool) -> (&'static [usize], usize, usize) {
 }
 
 pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
-    run_counted(o, pb).map(|(c, _)| c)
+    let t0 = std::time::Instant::now();
+    let (csv, work) = run_counted(o, pb)?;
+    pb.line(&work.line(t0.elapsed()));
+    Ok(csv)
 }
 
 /// The run and how much the loop did.

@@ -40,4 +40,19 @@ impl Work {
         self.frame_hops += s.frame_hops;
         self.simulated_ns += s.simulated_ns;
     }
+
+    /// The benchmark's line (docs/benchmarks.md): virtual time summed over
+    /// the runs, the wall time they took, and frame-hops per wall second.
+    /// Wall time is not part of a (deterministic) result: print it on
+    /// stderr.
+    pub fn line(&self, wall: std::time::Duration) -> String {
+        let w = wall.as_secs_f64();
+        format!(
+            "*** Simulated {:.3} ms in {:.3} s: {} frame-hops ({:.2} M/s)",
+            self.simulated_ns as f64 / 1e6,
+            w,
+            self.frame_hops,
+            self.frame_hops as f64 / w.max(1e-9) / 1e6
+        )
+    }
 }

@@ -290,6 +290,19 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     })
 }
 
+/// How much the loop did over `runs` (the benchmark's figures): each
+/// run's traffic and drain, and its frame-hops.
+pub fn work<'a>(
+    runs: impl IntoIterator<Item = (&'a Workload, &'a RunResult)>,
+) -> crate::at_scale::Work {
+    let mut k = crate::at_scale::Work::default();
+    for (w, r) in runs {
+        k.frame_hops += r.counters.frame_hops();
+        k.simulated_ns += w.duration_ns + w.drain_ns;
+    }
+    k
+}
+
 /// Runs each `(fabric, features, workload)` as [`run`] does, on up to as
 /// many threads as the machine has cores, and returns the results in the
 /// order given. Each run is a function of its inputs alone (its own

@@ -77,7 +77,7 @@ pub fn table2(
     w: &Workload,
     offload_queues: usize,
     out: &std::path::Path,
-) -> anyhow::Result<(String, Vec<Check>)> {
+) -> anyhow::Result<(String, Vec<Check>, crate::at_scale::Work)> {
     let base = match cfg {
         Some(c) => c,
         None => Config::from_json(TABLE2_CONFIG, "table2 (built in)")?,
@@ -184,6 +184,7 @@ pub fn table2(
         ratio(&rows[0].3, &rows[3].3)
     );
     let checks = table2_checks(&rows[0].3, &rows[1].3, &rows[2].3, &rows[3].3);
+    let work = work(rows.iter().map(|(_, _, w, r)| (w, r)));
     let report = Table2Report {
         experiment: "table2",
         config: &base,
@@ -195,7 +196,7 @@ pub fn table2(
     let plots = crate::tables_plot::save_beside(out, &serde_json::to_value(&report)?)?;
     let _ = writeln!(s, "figures: {}", out.display());
     let _ = writeln!(s, "plots: {plots}");
-    Ok((s, checks))
+    Ok((s, checks, work))
 }
 
 const T2: &str = "Lighthouse §9.3, buffer usage (Table 2)";

@@ -46,7 +46,7 @@ pub fn table3(
     w: &Workload,
     out: &std::path::Path,
     paper: bool,
-) -> anyhow::Result<(String, Vec<Check>)> {
+) -> anyhow::Result<(String, Vec<Check>, crate::at_scale::Work)> {
     let cfg = match (cfg, paper) {
         (Some(c), _) => c,
         (None, false) => Config::from_json(TABLE3_CONFIG, "table3 (built in)")?,
@@ -115,6 +115,7 @@ pub fn table3(
         format!("{} KB", r.host_held_max_bytes / 1000)
     });
     let r: Vec<&RunResult> = cols.iter().map(|(_, r)| r).collect();
+    let work = work(r.iter().map(|&r| (w, r)));
     let checks = table3_checks(&r);
     let report = Table3Report {
         experiment: "table3",
@@ -127,7 +128,7 @@ pub fn table3(
     let plots = crate::tables_plot::save_beside(out, &serde_json::to_value(&report)?)?;
     let _ = writeln!(s, "figures: {}", out.display());
     let _ = writeln!(s, "plots: {plots}");
-    Ok((s, checks))
+    Ok((s, checks, work))
 }
 
 const T3: &str = "Lighthouse §9.3, slice-miss prevention (Table 3)";

@@ -52,12 +52,29 @@ fn table2_has_the_papers_shape() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("table2.json");
-    let (text, checks) = table2(Some(cfg), &w, 1, &out).unwrap();
+    let (text, checks, work) = table2(Some(cfg), &w, 1, &out).unwrap();
     assert!(checks.iter().all(|c| !c.fails()), "{checks:?}");
     // The figures are read back from the file the experiment wrote.
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let rows = v["rows"].as_array().unwrap();
+    // The work is the four runs' traffic and drain, and every frame at
+    // each link it crossed.
+    let sum = |f: &dyn Fn(&serde_json::Value) -> u64| rows.iter().map(f).sum::<u64>();
+    let n = |x: &serde_json::Value| x.as_u64().unwrap();
+    assert_eq!(
+        work.simulated_ns,
+        sum(&|r| n(&r[2]["duration_ns"]) + n(&r[2]["drain_ns"]))
+    );
+    let c = |r: &serde_json::Value, k: &str| n(&r[3]["counters"][k]);
+    assert_eq!(
+        work.frame_hops,
+        sum(&|r| c(r, "sent") + c(r, "uplink_tx") + c(r, "ocs_delivered") + c(r, "delivered"))
+    );
+    assert!(
+        work.frame_hops > 2 * sum(&|r| c(r, "delivered")),
+        "{work:?}"
+    );
     let names: Vec<(&str, bool)> = rows
         .iter()
         .map(|r| (r[0].as_str().unwrap(), !r[1].is_null()))
