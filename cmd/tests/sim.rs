@@ -282,9 +282,10 @@ fn fig8_at_the_papers_scale_is_the_same_on_every_run() {
 #[test]
 fn table3_at_the_papers_scale_is_the_same_on_every_run() {
     // HOHO on Opera-108 at 100 Gb/s with 300 us slices, one observed ToR
-    // at 70%. Four of the five claims hold; column 2 loses nothing here
-    // (docs/experiments.md, "Table 3 at the paper's setting"), so the
-    // verdict is "does not hold" and the claims are pinned one by one.
+    // and its transit at 70% core link utilization. Three of the five
+    // claims hold; column 2 loses nothing and column 3's p95 ties column
+    // 2's here (docs/experiments.md, "Table 3 at the paper's setting"), so
+    // the verdict is "does not hold" and the claims are pinned one by one.
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     for f in [&a, &b] {
@@ -299,16 +300,16 @@ fn table3_at_the_papers_scale_is_the_same_on_every_run() {
         // The three columns' traffic and drain and their frame-hops.
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("*** Simulated 510.000 ms in "), "{err}");
-        assert!(err.contains(" s: 74355010 frame-hops ("), "{err}");
+        assert!(err.contains(" s: 79475427 frame-hops ("), "{err}");
         for w in [
-            "Table 3 (the paper's setting): HOHO on Opera-108 at 100 Gb/s; 108 ToRs x 6 uplink(s) at 100Gbps, 300us slices; load 70%",
-            "sent by the hosts of one observed ToR (s1)",
+            "Table 3 (the paper's setting): HOHO on Opera-108 at 100 Gb/s; 108 ToRs x 6 uplink(s) at 100Gbps, 300us slices; load 70% core link utilization (hosts offer 27.3%)",
+            "sent by the hosts of one observed ToR (s1) and, for its transit, by the others",
             "[ok] every column conserves frames",
             "[ok] column 1 loses frames",
             "[ok] column 2 below column 1 in loss rate and average delay",
             "[FAILED] column 2 still loses frames",
             "[ok] column 3 loses nothing",
-            "[ok] column 3 below column 2 in average and 95%-ile delay",
+            "[FAILED] column 3 below column 2 in average and 95%-ile delay: 480 us vs 486 us, 786 us vs 786 us",
             "table3: the paper's shape does NOT hold",
         ] {
             assert!(out.contains(w), "{w:?} not in:\n{out}");

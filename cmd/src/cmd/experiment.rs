@@ -101,6 +101,7 @@ pub fn experiment_cmd(
             // 16 s, so --quick runs it as it is (queues fill over cycles:
             // one cycle shows no loss at all).
             w.observed_tor = Some(0);
+            w.transit = true;
             if duration_ms.is_none() {
                 w.duration_ns = 100_000_000;
             }

@@ -30,6 +30,13 @@ pub struct Workload {
     /// hosts send the bursts too. None: every host sends.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observed_tor: Option<usize>,
+    /// With `observed_tor`: the other ToRs send the observed ToR's transit
+    /// too, the frames of the every-host run whose path (for the slice
+    /// they arrive in) crosses it. They are drawn as that run draws its
+    /// arrivals and kept by their path; the rest of the other ToRs'
+    /// traffic is not simulated, so their own queues are nearly empty.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub transit: bool,
 }
 
 impl Default for Workload {
@@ -46,6 +53,7 @@ impl Default for Workload {
             step_ns: 500,
             seed: 1,
             observed_tor: None,
+            transit: false,
         }
     }
 }
@@ -164,6 +172,10 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     // Burst senders: (host, bytes left, next frame time).
     let mut bursting: Vec<(usize, usize, u64, f64)> = Vec::new();
     let frame_ns = w.frame_len as f64 * 8.0 / host_bps * 1e9;
+    let mut transit = match w.observed_tor {
+        Some(k) if w.transit => Some(Transit::new(c, w, k, epoch, lambda * hpt as f64)),
+        _ => None,
+    };
 
     let end = epoch + w.duration_ns;
     let stop = end + w.drain_ns;
@@ -215,6 +227,16 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                     }
                 }
                 next_burst += exp(&mut rng, burst_rate);
+            }
+            if let Some(tr) = transit.as_mut() {
+                tr.arrivals(t, n, hpt, &mut |s, d| {
+                    sport = sport.wrapping_add(1);
+                    swtor::testing::udp_into(&mut f, s + 1, d + 1, 1024 + sport % 64, w.frame_len);
+                    e.port_mut().inject(s as i32 + 1, t, &f);
+                    from_tor[s / hpt] += 1;
+                    to_tor[d / hpt] += 1;
+                });
+                tr.bursts(t, n, hpt, w, &mut bursting);
             }
             bursting.retain_mut(|(s, dst, left, nx)| {
                 while *left > 0 && *nx <= t as f64 {
@@ -329,6 +351,125 @@ pub fn run_all(jobs: &[(&Compiled, TorFeatures, Workload)]) -> anyhow::Result<Ve
         }
     });
     out.into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
+/// The observed ToR's transit (`Workload::transit`): the other ToRs'
+/// arrivals of the every-host run, drawn with a generator of their own (so
+/// the observed ToR's own traffic is the same with and without), kept when
+/// their path for the current slice crosses ToR `k`.
+struct Transit {
+    k: usize,
+    tors: usize,
+    slices: u64,
+    slice_ns: u64,
+    epoch: u64,
+    /// `via[(a * slices + s) * tors + b]`: a frame from ToR `a` to ToR `b`
+    /// arriving in slice `s` crosses ToR `k`.
+    via: Vec<bool>,
+    rng: SmallRng,
+    /// Each ToR's next Poisson arrival (all its hosts together).
+    next: Vec<f64>,
+    tor_lambda: f64,
+    next_burst: f64,
+    burst_rate: f64,
+}
+
+impl Transit {
+    fn new(c: &Compiled, w: &Workload, k: usize, epoch: u64, tor_lambda: f64) -> Transit {
+        let tors = c.config.tors.count as usize;
+        let slices = c.schedule.slices().max(1) as u64;
+        let mut via = vec![false; tors * slices as usize * tors];
+        for p in c.routes.paths.iter() {
+            let (a, b) = (p.src as usize, p.dst as usize);
+            if a == k || b == k || !p.hops.iter().skip(1).any(|h| h.tor as usize == k) {
+                continue;
+            }
+            let arrivals = match p.arrival {
+                Some(s) => s as u64..s as u64 + 1,
+                None => 0..slices,
+            };
+            for s in arrivals {
+                via[(a * slices as usize + s as usize) * tors + b] = true;
+            }
+        }
+        // Its own stream ("transit" in ASCII), apart from the observed ToR's.
+        let mut rng = SmallRng::seed_from_u64(w.seed ^ 0x0074_7261_6e73_6974);
+        let next = (0..tors)
+            .map(|a| {
+                if a == k {
+                    f64::INFINITY
+                } else {
+                    epoch as f64 + exp(&mut rng, tor_lambda)
+                }
+            })
+            .collect();
+        let uplink_bps = c.config.tors.link_rate.0 as f64 * c.config.tors.uplinks as f64;
+        let burst_bytes = (w.incast_senders as u64 * w.incast_bytes) as f64;
+        let burst_rate =
+            w.load * w.incast_share * uplink_bps * tors as f64 / 8.0 / 1e9 / burst_bytes;
+        Transit {
+            k,
+            tors,
+            slices,
+            slice_ns: c.config.slice.duration.0.max(1),
+            epoch,
+            via,
+            next_burst: epoch as f64 + exp(&mut rng, burst_rate),
+            rng,
+            next,
+            tor_lambda,
+            burst_rate,
+        }
+    }
+
+    fn crosses(&self, t: u64, a: usize, b: usize) -> bool {
+        let s = (t - self.epoch) / self.slice_ns % self.slices;
+        self.via[(a * self.slices as usize + s as usize) * self.tors + b]
+    }
+
+    /// The Poisson arrivals due by `t`: `send(src host, dst host)` for each
+    /// one kept (hosts from 0, `n` of them, `hpt` per ToR).
+    fn arrivals(&mut self, t: u64, n: usize, hpt: usize, send: &mut dyn FnMut(usize, usize)) {
+        for a in 0..self.tors {
+            while self.next[a] <= t as f64 {
+                let s = a * hpt + self.rng.gen_range(0..hpt);
+                let mut d = self.rng.gen_range(0..n - 1);
+                if d >= s {
+                    d += 1;
+                }
+                if self.crosses(t, a, d / hpt) {
+                    send(s, d);
+                }
+                self.next[a] += exp(&mut self.rng, self.tor_lambda);
+            }
+        }
+    }
+
+    /// The every-host run's bursts due by `t`, each sender kept when its
+    /// ToR's path to the burst's crosses ToR `k` (as `bursting` holds them).
+    fn bursts(
+        &mut self,
+        t: u64,
+        n: usize,
+        hpt: usize,
+        w: &Workload,
+        bursting: &mut Vec<(usize, usize, u64, f64)>,
+    ) {
+        while self.next_burst <= t as f64 {
+            let dst = self.rng.gen_range(0..n);
+            let dt = dst / hpt;
+            for _ in 0..w.incast_senders {
+                let mut s = self.rng.gen_range(0..n - hpt);
+                if s / hpt >= dt {
+                    s += hpt;
+                }
+                if s / hpt != self.k && self.crosses(t, s / hpt, dt) {
+                    bursting.push((s, dst + 1, w.incast_bytes, t as f64));
+                }
+            }
+            self.next_burst += exp(&mut self.rng, self.burst_rate);
+        }
+    }
 }
 
 /// Whether ToR `k`'s buffer is sampled: the observed ToR's alone, or

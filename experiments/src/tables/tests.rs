@@ -350,3 +350,41 @@ fn an_observed_tor_alone_offers_the_load_of_its_own_uplinks() {
     let err = run(&c, TorFeatures::default(), &w(Some(8))).unwrap_err();
     assert!(err.to_string().contains("observed ToR 8"), "{err}");
 }
+
+#[test]
+fn an_observed_tors_transit_comes_from_the_others_and_leaves_its_own_traffic_as_it_was() {
+    let c =
+        lh_ctrl::compile::compile(&Config::from_json(TABLE3_CONFIG, "table3").unwrap()).unwrap();
+    let w = |transit| Workload {
+        load: 0.5,
+        duration_ns: 20_000_000,
+        drain_ns: 0,
+        observed_tor: Some(3),
+        transit,
+        ..Workload::default()
+    };
+    let alone = run(&c, TorFeatures::default(), &w(false)).unwrap();
+    let with = run(&c, TorFeatures::default(), &w(true)).unwrap();
+    let all = run(
+        &c,
+        TorFeatures::default(),
+        &Workload {
+            observed_tor: None,
+            ..w(false)
+        },
+    )
+    .unwrap();
+    // The observed ToR's own frames are the same ones.
+    assert_eq!(alone.sent_from_tor[3], with.sent_from_tor[3]);
+    // Every other ToR sends some of its every-host traffic: the part whose
+    // path crosses ToR 3, not all of it.
+    for a in (0..8).filter(|&a| a != 3) {
+        let (t, f) = (with.sent_from_tor[a], all.sent_from_tor[a]);
+        assert!(t > 0 && t * 2 < f, "ToR {a}: {t} of {f}");
+        assert_eq!(alone.sent_from_tor[a], 0);
+    }
+    // And none of it is for ToR 3's own hosts (that is no transit).
+    let to3 = |r: &RunResult| r.sent_to_tor[3];
+    assert_eq!(to3(&with), to3(&alone));
+    assert_eq!(with.counters.dropped(swtor::DropReason::NoRoute), 0);
+}
