@@ -98,7 +98,7 @@ pub fn experiment_cmd(
             // The paper's setting (docs/experiments.md): one observed ToR's
             // six hosts at 70% of its 600 Gb/s, over three of Opera-108's
             // 32.4 ms cycles, then two cycles of drain. It takes about
-            // 16 s, so --quick runs it as it is (queues fill over cycles:
+            // 24 s, so --quick runs it as it is (queues fill over cycles:
             // one cycle shows no loss at all).
             w.observed_tor = Some(0);
             w.transit = true;

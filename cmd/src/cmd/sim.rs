@@ -53,8 +53,9 @@ pub struct SimArgs {
     pub seed: u64,
     /// Each host's receive path, from a frame's last bit to its stack and
     /// application (virtual time; default 0, an ideal host). A list
-    /// (`40us,55us,120us`) draws each frame's delay from it, uniformly,
-    /// seeded by --seed: a live host's delay varies.
+    /// (`40us,55us,120us`) draws each batch's delay from it, uniformly,
+    /// seeded by --seed: a live host's delay varies. The path wakes once
+    /// per batch: frames that arrive while others wait go up with them.
     #[arg(long, default_value = "0ns", value_name = "T[,T...]")]
     pub host_delay: String,
     /// One JSON object on stdout (deterministic: no wall time).

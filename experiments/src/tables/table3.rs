@@ -56,6 +56,7 @@ pub fn table3(
     // With its transit, the observed ToR's uplinks carry every hop of the
     // paths through it: the paper's "70% core link utilization" (§9.3) is
     // then offered as Table 2's is, divided by the mean hop count.
+    let core = w.load;
     let offered = if w.transit {
         w.load / mean_hops(&c)
     } else {
@@ -64,11 +65,6 @@ pub fn table3(
     let w = &Workload {
         load: offered,
         ..w.clone()
-    };
-    let core = if w.transit {
-        offered * mean_hops(&c)
-    } else {
-        w.load
     };
     let columns = table3_columns();
     let jobs: Vec<_> = columns.iter().map(|(_, f)| (&c, *f, w.clone())).collect();
