@@ -442,6 +442,7 @@ fn main() -> ExitCode {
                 offload_queues.unwrap_or(1),
                 incast_share,
                 sim,
+                quick,
             ),
         },
         Cmd::Sim(a) => cmd::sim::sim(a),

@@ -327,7 +327,7 @@ impl Sim {
             // while earlier ones wait goes up with them; one that finds
             // the path idle waits a (fixed or drawn) delay.
             let host = f.ifindex as usize;
-            let last_bit = f.t + self.host_tx_ns(f.data.len());
+            let last_bit = f.t + self.host_tx_ns(f.data.len() + f.pad as usize);
             let at = if self.rx_ideal {
                 last_bit
             } else if last_bit <= self.rx_last[host - 1] {

@@ -338,14 +338,14 @@ impl Calendar {
         let hops = pool.meta(i).tag & 0xff;
         pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
         if let Some(e) = self.est.as_mut() {
-            e.add(q, pool.meta(i).len as u64);
+            e.add(q, pool.meta(i).wire_len());
         }
         if let Some(n) = self.offload.filter(|_| !self.elec[port as usize]) {
             let slice = self.clock.slot(tnow) % self.s as u64;
             let rank = ((q % self.s) as u64 + self.s as u64 - slice) % self.s as u64;
             if rank >= n as u64 {
                 // Sent down to a host, which returns it ahead of its slice.
-                let len = pool.meta(i).len as u64;
+                let len = pool.meta(i).wire_len();
                 self.off[q].push(pool, i);
                 c.held += 1;
                 c.held_bytes += len;
@@ -491,7 +491,7 @@ impl Calendar {
             .max(floor.saturating_sub(PACE_SLACK_NS))
             .max(ws)
             .max(pool.meta(i).t);
-        let done = tx + self.rate[p].time_for(pool.meta(i).len as u64).0;
+        let done = tx + self.rate[p].time_for(pool.meta(i).wire_len()).0;
         // docs/time-model.md: a frame crosses only if its whole
         // serialisation fits the window, else it waits (an electrical port
         // has no windows).
@@ -534,7 +534,7 @@ impl Calendar {
             self.pending[tu] -= 1;
             self.tor_pending[tor] -= 1;
             self.next_free[tu] = done;
-            self.tx_bytes[tu] += pool.meta(i).len as u64;
+            self.tx_bytes[tu] += pool.meta(i).wire_len();
             c.uplink_tx += 1;
             ocs.carry(
                 pool,
@@ -572,7 +572,7 @@ impl Calendar {
         for tu in 0..self.tors * self.uplinks {
             let q = tu * self.s + d;
             while let Some(i) = self.off[q].pop(pool) {
-                let len = pool.meta(i).len as u64;
+                let len = pool.meta(i).wire_len();
                 c.held -= 1;
                 c.held_bytes -= len;
                 c.offloaded -= 1;

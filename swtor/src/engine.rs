@@ -45,8 +45,12 @@ pub use crate::tor::MAX_HOPS;
 /// Tunables of the engine beyond [`Timing`].
 #[derive(Clone, Copy, Debug)]
 pub struct EngineOptions {
-    /// Frame slots in the pool (2 KiB each).
+    /// Frame slots in the pool.
     pub pool_frames: usize,
+    /// Bytes per slot: [`crate::pool::SLOT`] (2 KiB) for socket ports; a
+    /// [`MemPort`] fed padded frames ([`MemPort::inject_padded`]) can use
+    /// small ones (`pool::FramePool::with_slot`).
+    pub pool_slot: usize,
     /// Byte limit of each host port's egress queue.
     pub host_queue_bytes: u64,
     /// A fixed slice-clock epoch (CLOCK_MONOTONIC ns of slice 0 of cycle
@@ -71,6 +75,7 @@ impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
             pool_frames: 32 * 1024,
+            pool_slot: crate::pool::SLOT,
             host_queue_bytes: 4 << 20,
             epoch: None,
             tor: TorFeatures::default(),
@@ -326,7 +331,7 @@ impl<P: Port> Engine<P> {
         Ok(Engine {
             sw,
             port,
-            pool: FramePool::new(opts.pool_frames),
+            pool: FramePool::with_slot(opts.pool_frames, opts.pool_slot),
             timing,
             clock,
             tors,
@@ -869,7 +874,7 @@ impl<P: Port> Engine<P> {
             },
             None => return self.drop_frame(i, DropReason::BadHeader),
         };
-        let len = self.pool.meta(i).len as u64;
+        let len = self.pool.meta(i).wire_len();
         let q = match self.cal.admit_buffer(tor, port, tag.slice, len) {
             Ok(q) => q,
             Err(Refusal::Full) => return self.drop_frame(i, DropReason::QueueFull),

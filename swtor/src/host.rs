@@ -99,7 +99,7 @@ impl Hosts {
             return None;
         }
         c.sent += 1;
-        c.sent_bytes += data.len() as u64;
+        c.sent_bytes += pool.meta(f.idx).wire_len();
         let drop = if f.truncated {
             Some(DropReason::TooBig)
         } else {
@@ -164,7 +164,7 @@ impl Hosts {
     #[inline]
     pub(crate) fn deliver(&mut self, pool: &mut FramePool, c: &mut Counters, h: u16, i: u32) {
         wire::srh_strip(pool, i);
-        let len = pool.meta(i).len as u64;
+        let len = pool.meta(i).wire_len();
         let host = &mut self.hosts[h as usize];
         if host.egress.bytes + len > self.queue_limit {
             c.drop_one(DropReason::HostQueueFull);
@@ -210,7 +210,7 @@ impl Hosts {
                 }
                 self.tx.push((i, host.ifindex));
                 self.tx_host.push(h as u16);
-                t += rate.time_for(pool.meta(i).len as u64).0;
+                t += rate.time_for(pool.meta(i).wire_len()).0;
                 let nx = pool.meta(i).next;
                 cur = (nx != NIL).then_some(nx);
             }
@@ -231,7 +231,7 @@ impl Hosts {
                 .expect("frame gathered from this queue");
             let m = *pool.meta(i);
             host.next_free = host.next_free.max(now.saturating_sub(PACE_SLACK_NS))
-                + rate.time_for(m.len as u64).0;
+                + rate.time_for(m.wire_len()).0;
             if host.egress.is_empty() {
                 self.busy.remove(h);
             }
@@ -239,7 +239,7 @@ impl Hosts {
                 c.arp_replies += 1;
             } else {
                 c.delivered += 1;
-                c.delivered_bytes += m.len as u64;
+                c.delivered_bytes += m.wire_len();
                 c.queued -= 1;
             }
             pool.release(i);

@@ -142,7 +142,7 @@ impl Nic {
         let Some(e) = self.eleph.as_mut() else {
             return false;
         };
-        let len = pool.meta(i).len as u64;
+        let len = pool.meta(i).wire_len();
         let slot = &mut e.flows[crate::wire::flow_hash(pool.data(i)) as usize % FLOW_SLOTS];
         let epoch = tnow / e.cfg.aging;
         if slot.1 != epoch {
@@ -201,7 +201,7 @@ impl Nic {
                 continue;
             }
             let i = e.held[k].pop(pool).expect("non-empty");
-            let len = pool.meta(i).len as u64;
+            let len = pool.meta(i).wire_len();
             released(
                 &mut self.next_free[h],
                 &mut self.host_bytes[h],
@@ -251,7 +251,7 @@ impl Nic {
         dst: TorId,
         i: u32,
     ) -> bool {
-        let len = pool.meta(i).len as u64;
+        let len = pool.meta(i).wire_len();
         if self.host_bytes[h as usize] + len > self.limit {
             c.hold_overflow += 1;
             return false;
@@ -298,7 +298,7 @@ impl Nic {
                 continue;
             }
             let i = self.held[k].pop(pool).expect("non-empty");
-            let len = pool.meta(i).len as u64;
+            let len = pool.meta(i).wire_len();
             released(
                 &mut self.next_free[h],
                 &mut self.host_bytes[h],

@@ -1,10 +1,16 @@
 //! Preallocated frame buffers and intrusive FIFO queues of frame indices.
 //!
-//! Every frame lives in a fixed 2 KiB slot of one big buffer allocated at
-//! start; queues link frames through `Meta::next`, so enqueue, dequeue and
-//! moving a frame between queues never allocate.
+//! Every frame lives in a fixed-size slot (2 KiB unless the pool is made
+//! with [`FramePool::with_slot`]) of one big buffer allocated at start;
+//! queues link frames through `Meta::next`, so enqueue, dequeue and moving
+//! a frame between queues never allocate.
+//!
+//! A frame may stand for a longer one on the wire: `Meta::pad` bytes
+//! follow its stored bytes there, and every byte count and transmission
+//! time uses [`Meta::wire_len`]. Virtual-time runs at 100 Gb/s store only
+//! the headers (small slots) and so hold millions of full-size frames.
 
-/// Bytes per frame slot.
+/// Bytes per frame slot of [`FramePool::new`].
 pub const SLOT: usize = 2048;
 /// Free bytes kept in front of a received frame so a source-route header can
 /// be pushed without copying the payload.
@@ -19,8 +25,11 @@ pub const NIL: u32 = u32::MAX;
 pub struct Meta {
     /// Start of the frame inside its slot.
     pub off: u16,
-    /// Frame length in bytes.
+    /// Stored frame length in bytes.
     pub len: u16,
+    /// Bytes the frame has on the wire beyond the stored ones (0 for
+    /// frames from sockets; see the module's doc).
+    pub pad: u16,
     /// Next frame in whatever queue holds this one.
     pub next: u32,
     /// A time in ns: receive time, or delivery time on the OCS delay line.
@@ -35,9 +44,19 @@ pub struct Meta {
     pub born: u64,
 }
 
+impl Meta {
+    /// The frame's length on the wire: what queues, links and counters
+    /// count.
+    #[inline]
+    pub fn wire_len(&self) -> u64 {
+        self.len as u64 + self.pad as u64
+    }
+}
+
 const META0: Meta = Meta {
     off: HEADROOM as u16,
     len: 0,
+    pad: 0,
     next: NIL,
     t: 0,
     tag: 0,
@@ -49,16 +68,32 @@ pub struct FramePool {
     buf: Box<[u8]>,
     meta: Box<[Meta]>,
     free: Vec<u32>,
+    slot: usize,
 }
 
 impl FramePool {
+    /// `frames` slots of [`SLOT`] bytes: room for any frame a socket gives.
     pub fn new(frames: usize) -> FramePool {
+        FramePool::with_slot(frames, SLOT)
+    }
+
+    /// `frames` slots of `slot` bytes (at least `HEADROOM` + 64, at most
+    /// [`SLOT`]): frames of up to `slot - HEADROOM` stored bytes. Socket
+    /// ports need [`FramePool::new`]'s full slots.
+    pub fn with_slot(frames: usize, slot: usize) -> FramePool {
         let frames = frames.clamp(1, NIL as usize - 1);
+        let slot = slot.clamp(HEADROOM + 64, SLOT);
         FramePool {
-            buf: vec![0u8; frames * SLOT].into_boxed_slice(),
+            buf: vec![0u8; frames * slot].into_boxed_slice(),
             meta: vec![META0; frames].into_boxed_slice(),
             free: (0..frames as u32).rev().collect(),
+            slot,
         }
+    }
+
+    /// The largest frame a slot stores.
+    pub fn max_frame(&self) -> usize {
+        self.slot - HEADROOM
     }
 
     pub fn capacity(&self) -> usize {
@@ -97,27 +132,29 @@ impl FramePool {
     #[inline]
     pub fn data(&self, i: u32) -> &[u8] {
         let m = &self.meta[i as usize];
-        let s = i as usize * SLOT + m.off as usize;
+        let s = i as usize * self.slot + m.off as usize;
         &self.buf[s..s + m.len as usize]
     }
     #[inline]
     pub fn data_mut(&mut self, i: u32) -> &mut [u8] {
         let m = self.meta[i as usize];
-        let s = i as usize * SLOT + m.off as usize;
+        let s = i as usize * self.slot + m.off as usize;
         &mut self.buf[s..s + m.len as usize]
     }
 
     /// The whole slot (for in-place header surgery).
     #[inline]
     pub fn slot_mut(&mut self, i: u32) -> &mut [u8] {
-        let s = i as usize * SLOT;
-        &mut self.buf[s..s + SLOT]
+        let s = i as usize * self.slot;
+        &mut self.buf[s..s + self.slot]
     }
 
     /// Pointer to where a received frame is written (slot + HEADROOM), with
-    /// room for `MAX_FRAME` bytes. Only dereferenced by the socket code.
+    /// room for `MAX_FRAME` bytes. Only dereferenced by the socket code,
+    /// which needs a pool of full slots ([`FramePool::new`]).
     #[inline]
     pub fn rx_ptr(&mut self, i: u32) -> *mut u8 {
+        assert_eq!(self.slot, SLOT, "sockets receive into full slots");
         self.buf
             .as_mut_ptr()
             .wrapping_add(i as usize * SLOT + HEADROOM)
@@ -129,16 +166,16 @@ impl FramePool {
         let m = &self.meta[i as usize];
         self.buf
             .as_ptr()
-            .wrapping_add(i as usize * SLOT + m.off as usize)
+            .wrapping_add(i as usize * self.slot + m.off as usize)
     }
 
     /// Copies `bytes` into a fresh frame (tests and tools; not the hot path).
     pub fn alloc_from(&mut self, bytes: &[u8]) -> Option<u32> {
-        if bytes.len() > MAX_FRAME {
+        if bytes.len() > self.max_frame() {
             return None;
         }
         let i = self.alloc()?;
-        let s = i as usize * SLOT + HEADROOM;
+        let s = i as usize * self.slot + HEADROOM;
         self.buf[s..s + bytes.len()].copy_from_slice(bytes);
         self.meta[i as usize].len = bytes.len() as u16;
         Some(i)
@@ -209,7 +246,7 @@ impl FrameQueue {
 
     #[inline]
     pub fn push(&mut self, pool: &mut FramePool, i: u32) {
-        let len = pool.meta(i).len as u64;
+        let len = pool.meta(i).wire_len();
         pool.meta_mut(i).next = NIL;
         if self.tail == NIL {
             self.head = i;
@@ -231,7 +268,7 @@ impl FrameQueue {
             self.tail = NIL;
         }
         self.frames -= 1;
-        self.bytes -= pool.meta(i).len as u64;
+        self.bytes -= pool.meta(i).wire_len();
         Some(i)
     }
 }
@@ -273,6 +310,30 @@ mod tests {
         assert!(p.remove(i, 12, 5));
         assert_eq!(p.data(i), &f[..]);
         assert!(!p.insert(i, 0, HEADROOM + 1));
+    }
+
+    #[test]
+    fn queues_count_padded_frames_at_their_wire_length() {
+        let mut p = FramePool::with_slot(4, HEADROOM + 64);
+        assert_eq!(p.max_frame(), 64);
+        assert!(p.alloc_from(&[0; 65]).is_none());
+        let a = p.alloc_from(&[1; 64]).unwrap();
+        p.meta_mut(a).pad = 1436;
+        let b = p.alloc_from(&[2; 60]).unwrap();
+        assert_eq!((p.meta(a).wire_len(), p.meta(b).wire_len()), (1500, 60));
+        let mut q = FrameQueue::default();
+        q.push(&mut p, a);
+        q.push(&mut p, b);
+        assert_eq!(q.bytes, 1560);
+        assert_eq!(q.pop(&mut p), Some(a));
+        assert_eq!(q.bytes, 60);
+        // Slots do not overlap: the second frame's bytes are its own.
+        assert_eq!(p.data(a), &[1; 64][..]);
+        assert_eq!(p.data(b), &[2; 60][..]);
+        // A fresh frame carries no padding of the slot's last one.
+        p.release(a);
+        let c = p.alloc().unwrap();
+        assert_eq!((c, p.meta(c).pad), (a, 0));
     }
 
     #[test]

@@ -61,12 +61,13 @@ impl Port for crate::afpacket::RawSocket {
 }
 
 /// A frame [`MemPort`] sent: the engine iteration's time, the interface and
-/// the bytes.
+/// the bytes (the stored ones: a padded frame had `pad` more on the wire).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SentFrame {
     pub t: u64,
     pub ifindex: i32,
     pub data: Vec<u8>,
+    pub pad: u16,
 }
 
 /// The public in-memory test device (smoltcp style): frames are injected
@@ -78,7 +79,8 @@ pub struct SentFrame {
 /// [`MemPort::recycle`]) allocates nothing per frame once warm.
 #[derive(Debug, Default)]
 pub struct MemPort {
-    rx: VecDeque<(u64, i32, Vec<u8>)>,
+    /// (time, ifindex, stored bytes, padding on the wire).
+    rx: VecDeque<(u64, i32, Vec<u8>, u16)>,
     /// Everything sent so far, in order.
     pub sent: Vec<SentFrame>,
     now: u64,
@@ -101,15 +103,31 @@ impl MemPort {
     /// order; one injected with an earlier time behind a later one waits
     /// for it.
     pub fn inject(&mut self, ifindex: i32, at: u64, frame: &[u8]) {
+        self.inject_padded(ifindex, at, frame, frame.len());
+    }
+
+    /// [`MemPort::inject`] for a frame of `wire_len` bytes of which only
+    /// the first `frame.len()` are stored (the headers): queues, links and
+    /// counters count `wire_len`, as if the rest were there. Lets a
+    /// virtual-time run hold millions of full-size frames in small slots
+    /// (`EngineOptions::pool_slot`).
+    pub fn inject_padded(&mut self, ifindex: i32, at: u64, frame: &[u8], wire_len: usize) {
+        assert!(
+            wire_len >= frame.len() && wire_len - frame.len() <= u16::MAX as usize,
+            "a padded frame of {wire_len} bytes on the wire stores {}",
+            frame.len()
+        );
         let mut b = self.spare.pop().unwrap_or_default();
         b.clear();
         b.extend_from_slice(frame);
-        self.inject_owned(ifindex, at, b);
+        self.rx
+            .push_back((at, ifindex, b, (wire_len - frame.len()) as u16));
+        self.pending += 1;
     }
 
     /// [`MemPort::inject`] without a copy.
     pub fn inject_owned(&mut self, ifindex: i32, at: u64, frame: Vec<u8>) {
-        self.rx.push_back((at, ifindex, frame));
+        self.rx.push_back((at, ifindex, frame, 0));
         self.pending += 1;
     }
 
@@ -154,20 +172,23 @@ impl Port for MemPort {
         let mut n = 0;
         while n < BATCH {
             match self.rx.front() {
-                Some((at, _, _)) if *at <= now => {}
+                Some((at, _, _, _)) if *at <= now => {}
                 _ => break,
             }
             if pool.available() == 0 {
                 break;
             }
-            let (_, ifindex, f) = self.rx.pop_front().expect("peeked");
+            let (_, ifindex, f, pad) = self.rx.pop_front().expect("peeked");
             self.pending -= 1;
-            let truncated = f.len() > crate::pool::MAX_FRAME;
+            let max = pool.max_frame();
+            let truncated = f.len() > max;
             let i = pool
-                .alloc_from(&f[..f.len().min(crate::pool::MAX_FRAME)])
+                .alloc_from(&f[..f.len().min(max)])
                 .expect("a slot was free");
             self.recycle(f);
-            pool.meta_mut(i).t = now;
+            let m = pool.meta_mut(i);
+            m.t = now;
+            m.pad = pad;
             out.push(RxFrame {
                 idx: i,
                 ifindex,
@@ -188,6 +209,7 @@ impl Port for MemPort {
                 t: self.now,
                 ifindex,
                 data,
+                pad: pool.meta(i).pad,
             });
         }
         Ok(frames.len())
@@ -231,5 +253,22 @@ mod tests {
             p.sent_on(4).map(|s| &s.data[..]).collect::<Vec<_>>(),
             [&[5; 42][..]]
         );
+    }
+
+    #[test]
+    fn a_padded_frame_is_stored_short_and_keeps_its_wire_length() {
+        let mut p = MemPort::new();
+        let mut pool = FramePool::with_slot(2, crate::pool::HEADROOM + 64);
+        let mut out = Vec::new();
+        p.inject_padded(3, 0, &[7; 64], 1500);
+        // Too long for the small slot: stored cut, and marked so.
+        p.inject(4, 0, &[8; 65]);
+        assert_eq!(p.recv_batch(&mut pool, &mut out, 0).unwrap(), 2);
+        let (a, b) = (out[0].idx, out[1].idx);
+        assert_eq!((pool.data(a).len(), pool.meta(a).wire_len()), (64, 1500));
+        assert!(!out[0].truncated && out[1].truncated);
+        assert_eq!(pool.meta(b).wire_len(), 64);
+        p.send_batch(&pool, &[(a, 9)]).unwrap();
+        assert_eq!((p.sent[0].data.len(), p.sent[0].pad), (64, 1436));
     }
 }

@@ -126,6 +126,13 @@ pub fn start_with(
     opts: EngineOptions,
 ) -> Result<FabricHandle, FabricError> {
     check_spec(&spec)?;
+    if opts.pool_slot != crate::pool::SLOT {
+        return Err(FabricError::Spec(format!(
+            "pool_slot {}: a socket receives into full {}-byte slots",
+            opts.pool_slot,
+            crate::pool::SLOT
+        )));
+    }
     // Hosts of external ToRs are not attached: no name to resolve.
     let names: Vec<Option<String>> = spec
         .hosts

@@ -298,7 +298,7 @@ impl Switches {
     /// together keep a host link's spacing instead of arriving at one
     /// instant (where ties between equal paths would reorder them).
     pub(crate) fn ingress(&mut self, x: &mut Io<'_>, edge: SwitchId, src: u16, i: u32, now: u64) {
-        let len = x.pool.meta(i).len as u64;
+        let len = x.pool.meta(i).wire_len();
         let free = &mut self.host_free[src as usize];
         let t = now.max(*free + self.host_rate.time_for(len).0);
         *free = t;
@@ -381,7 +381,7 @@ impl Switches {
     fn hedera_pin(&mut self, x: &mut Io<'_>, e: Ends, i: u32) -> Option<usize> {
         let hd = self.hedera.as_mut()?;
         let key = wire::flow_hash(x.pool.data(i));
-        let len = x.pool.meta(i).len as u64;
+        let len = x.pool.meta(i).wire_len();
         let full = hd.flows.len() >= HEDERA_MAX_FLOWS;
         let f = match hd.flows.get_mut(&key) {
             Some(f) => f,
@@ -464,7 +464,7 @@ impl Switches {
     /// `port` (or is dropped as `queue_full`).
     fn enqueue(&mut self, x: &mut Io<'_>, s: SwitchId, port: PortId, i: u32, now: u64) {
         let q = s as usize * self.tree.ports() + port as usize;
-        let len = x.pool.meta(i).len as u64;
+        let len = x.pool.meta(i).wire_len();
         if self.out[q].bytes + len > self.queue_limit {
             return x.drop_frame(i, DropReason::QueueFull);
         }
@@ -534,7 +534,7 @@ impl Switches {
             };
             let up = self.link_up(s, port, t);
             let done = if up {
-                t + self.rate.time_for(x.pool.meta(i).len as u64).0
+                t + self.rate.time_for(x.pool.meta(i).wire_len()).0
             } else {
                 t
             };

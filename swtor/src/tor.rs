@@ -128,7 +128,7 @@ impl Pipeline {
         let tnow = offset(now, self.tor_clock_offset);
         let slot = self.clock.slot(tnow);
         let arrival = (slot % self.s as u64) as SliceId;
-        let len = x.pool.meta(i).len as u64;
+        let len = x.pool.meta(i).wire_len();
         if !fabric {
             self.tm[tor as usize * self.tors + dst as usize] += len;
         }
@@ -141,7 +141,7 @@ impl Pipeline {
                 port,
                 depart: (depart != wire::SRH_NOW).then_some(depart),
             };
-            let len = x.pool.meta(i).len as u64;
+            let len = x.pool.meta(i).wire_len();
             return match x.cal.admit(tor, step, arrival, slot, tnow, len) {
                 Ok(q) => x.cal.enqueue(x.pool, x.c, tor, dst, step.port, q, i, tnow),
                 Err(Refusal::Miss(q)) => {

@@ -22,6 +22,11 @@ const RATE: u64 = 8_000_000_000;
 /// (ifindex 2) on ToR1. ToR0 to ToR1, HOHO-like: the next circuit slice
 /// first, the one after as the alternate.
 fn engine(tor: TorFeatures) -> Engine<MemPort> {
+    engine_with(tor, swtor::pool::SLOT)
+}
+
+/// [`engine`] with `slot`-byte frame slots.
+fn engine_with(tor: TorFeatures, slot: usize) -> Engine<MemPort> {
     let mut s = Schedule::new(2, 1, 4);
     for ts in [1, 3] {
         s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
@@ -38,6 +43,7 @@ fn engine(tor: TorFeatures) -> Engine<MemPort> {
     let spec = spec(s, t, tm, hosts_on(&[0, 1, 0]));
     let opts = EngineOptions {
         pool_frames: 4096,
+        pool_slot: slot,
         tor,
         ..Default::default()
     };
@@ -324,4 +330,68 @@ fn offloaded_frames_wait_at_the_hosts_and_return_before_their_slice() {
     let c = e.counters();
     assert_eq!(c.delivered, 14, "{c}");
     assert_eq!((c.queued, c.held, c.dropped_total()), (0, 0, 0), "{c}");
+}
+
+#[test]
+fn padded_frames_load_queues_links_and_hosts_as_whole_ones() {
+    // Pushed back, offloaded and plain: 1000 B frames injected whole, or
+    // as their first 64 bytes padded to 1000 into 64-byte slots, give the
+    // same counters, queues and sends at every step.
+    let trace = |tor: TorFeatures, padded: bool| {
+        let mut e = if padded {
+            engine_with(tor, swtor::pool::HEADROOM + 64)
+        } else {
+            engine(tor)
+        };
+        let send = |e: &mut Engine<MemPort>, from: usize, to: usize, at: u64| {
+            let f = udp(from, to, 0, 1000);
+            if padded {
+                e.port_mut().inject_padded(from as i32, at, &f[..64], 1000);
+            } else {
+                e.port_mut().inject(from as i32, at, &f);
+            }
+        };
+        for k in 0..14 {
+            send(&mut e, 1, 2, EPOCH + 2_000 + k * 10);
+        }
+        for k in 0..17 {
+            send(&mut e, 1, 2, EPOCH + 3_000 + k * 1_000);
+            send(&mut e, 3, 2, EPOCH + 3_000 + k * 1_000);
+        }
+        let mut steps = Vec::new();
+        let mut t = EPOCH + 2_000;
+        while t < EPOCH + 24 * SLICE {
+            poll(&mut e, t);
+            let sent: Vec<_> = e
+                .port_mut()
+                .take_sent()
+                .into_iter()
+                .map(|f| (f.t, f.ifindex, f.data.len() + f.pad as usize))
+                .collect();
+            steps.push(format!(
+                "{} {:?} {:?} {sent:?}",
+                e.c,
+                e.queues(0),
+                e.offloaded(0)
+            ));
+            t += 100;
+        }
+        (steps, e.counters())
+    };
+    for tor in [
+        TorFeatures::default(),
+        TorFeatures {
+            pushback: Some(PushbackTrigger::FirstRejection),
+            ..Default::default()
+        },
+        TorFeatures {
+            offload_queues: Some(2),
+            ..Default::default()
+        },
+    ] {
+        let (whole, c) = trace(tor, false);
+        assert_eq!(trace(tor, true).0, whole);
+        assert_eq!((c.delivered, c.delivered_bytes), (48, 48_000), "{c}");
+        assert!(c.rerouted + c.pushbacks + c.offloaded > 0, "{c}");
+    }
 }

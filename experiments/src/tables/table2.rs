@@ -17,6 +17,13 @@ pub const TABLE2_CONFIG: &str = r#"{
   "routing": {"algorithm": "vlb", "same_slice_hops": false}
 }"#;
 
+/// [`TABLE2_CONFIG`] at the paper's own link rate, 100 Gb/s (`lighthouse
+/// experiment table2 --sim`, with compact frames: VLB holds about 17 M
+/// frames in flight).
+pub fn table2_paper_config() -> String {
+    TABLE2_CONFIG.replace("\"1Gbps\"", "\"100Gbps\"")
+}
+
 /// `base` with routing `algo` (UCMP with source routing, as its paths
 /// depend on the hop budget left).
 fn with_algorithm(base: &Config, algo: &str) -> anyhow::Result<Config> {
@@ -56,31 +63,35 @@ pub fn mean_hops(c: &Compiled) -> f64 {
 /// The workload of Table 2 on `c`: `w.load` is the core link utilization
 /// to reach (the paper's 40%), so hosts offer `w.load / mean_hops(c)` of
 /// the uplink capacity; steady state is sampled after one schedule cycle
-/// (at most half the traffic time), and the drain lasts at least two
+/// (at most half the traffic time), and the drain lasts at least three
 /// cycles so VLB's last frames arrive (a frame can wait up to a cycle for
 /// its first hop's slot when the nearest are full, then up to a cycle at
-/// its intermediate: one cycle left 478 of 1.1 M frames queued).
+/// its intermediate: one cycle left 478 of 1.1 M frames queued at 1 Gb/s).
 pub fn table2_workload(c: &Compiled, w: &Workload) -> Workload {
     let cycle = c.config.slice.duration.0 * c.schedule.slices() as u64;
     Workload {
         load: w.load / mean_hops(c),
         warmup_ns: cycle.min(w.duration_ns / 2),
-        drain_ns: w.drain_ns.max(2 * cycle + 2 * c.config.slice.duration.0),
+        drain_ns: w.drain_ns.max(3 * cycle + 2 * c.config.slice.duration.0),
         ..w.clone()
     }
 }
 
 /// `lighthouse experiment table2`: 99.9th-percentile ToR buffer usage for
 /// VLB (also with buffer offloading), HOHO and UCMP.
+/// `paper`: the paper's 100 Gb/s ([`table2_paper_config`]) unless `cfg`
+/// is given, else the scaled 1 Gb/s.
 pub fn table2(
     cfg: Option<Config>,
     w: &Workload,
     offload_queues: usize,
     out: &std::path::Path,
+    paper: bool,
 ) -> anyhow::Result<(String, Vec<Check>, crate::at_scale::Work)> {
-    let base = match cfg {
-        Some(c) => c,
-        None => Config::from_json(TABLE2_CONFIG, "table2 (built in)")?,
+    let base = match (cfg, paper) {
+        (Some(c), _) => c,
+        (None, false) => Config::from_json(TABLE2_CONFIG, "table2 (built in)")?,
+        (None, true) => Config::from_json(&table2_paper_config(), "table2 --sim (built in)")?,
     };
     // Both VLB rows run on one compilation.
     let mut compiled: Vec<(&str, Compiled)> = Vec::new();
@@ -124,7 +135,12 @@ pub fn table2(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Table 2 (scaled): 99.9%-ile buffer usage of one ToR; {}: {} ToRs x {} uplink(s) at {}, {} hosts per ToR, {} slices; core link utilization {:.0}% ({:.0}% of it as incast bursts); virtual time on MemPort",
+        "Table 2 ({}): 99.9%-ile buffer usage of one ToR; {}: {} ToRs x {} uplink(s) at {}, {} hosts per ToR, {} slices; core link utilization {:.0}% ({:.0}% of it as incast bursts); virtual time on MemPort{}",
+        if paper {
+            "the paper's setting"
+        } else {
+            "scaled"
+        },
         base.name.as_deref().unwrap_or("fabric"),
         base.tors.count,
         base.tors.uplinks,
@@ -132,7 +148,12 @@ pub fn table2(
         base.tors.hosts_per_tor,
         base.slice.duration,
         w.load * 100.0,
-        w.incast_share * 100.0
+        w.incast_share * 100.0,
+        if w.compact {
+            ", frames stored as their headers"
+        } else {
+            ""
+        }
     );
     let kb = |b: u64| format!("{:.1} KB", b as f64 / 1000.0);
     let line = |s: &mut String, name: &str, f: &dyn Fn(&RunResult) -> String| {
@@ -233,6 +254,13 @@ pub fn table2_checks(
                     && r.at_drain_end.queued_at_tors == 0
                     && r.at_drain_end.held_at_hosts == 0
             }),
+        ),
+        Check::sanity(
+            format!(
+                "no frame waited for a free slot of the frame pool (steps with waits: {})",
+                all.iter().map(|r| r.pool_waits).sum::<u64>()
+            ),
+            all.iter().all(|r| r.pool_waits == 0),
         ),
         Check::assert(
             T2_VLB,
