@@ -22,11 +22,12 @@ const RATE: u64 = 8_000_000_000;
 /// (ifindex 2) on ToR1. ToR0 to ToR1, HOHO-like: the next circuit slice
 /// first, the one after as the alternate.
 fn engine(tor: TorFeatures) -> Engine<MemPort> {
-    engine_with(tor, swtor::pool::SLOT)
+    engine_with(tor, swtor::pool::SLOT, None)
 }
 
-/// [`engine`] with `slot`-byte frame slots.
-fn engine_with(tor: TorFeatures, slot: usize) -> Engine<MemPort> {
+/// [`engine`] with `slot`-byte frame slots, and host links at `host_bps`
+/// (default: the fixture's, fast enough never to queue).
+fn engine_with(tor: TorFeatures, slot: usize, host_bps: Option<u64>) -> Engine<MemPort> {
     let mut s = Schedule::new(2, 1, 4);
     for ts in [1, 3] {
         s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
@@ -40,6 +41,9 @@ fn engine_with(tor: TorFeatures, slot: usize) -> Engine<MemPort> {
     );
     let mut tm = timing(SLICE, DARK, RATE);
     tm.model.propagation = Nanos(300);
+    if let Some(b) = host_bps {
+        tm.model.host_rate = lh_ctrl::units::BitsPerSec(b);
+    }
     let spec = spec(s, t, tm, hosts_on(&[0, 1, 0]));
     let opts = EngineOptions {
         pool_frames: 4096,
@@ -334,15 +338,19 @@ fn offloaded_frames_wait_at_the_hosts_and_return_before_their_slice() {
 
 #[test]
 fn padded_frames_load_queues_links_and_hosts_as_whole_ones() {
-    // Pushed back, offloaded and plain: 1000 B frames injected whole, or
-    // as their first 64 bytes padded to 1000 into 64-byte slots, give the
-    // same counters, queues and sends at every step.
+    // Pushed back, offloaded, estimated, paused and plain: 1000 B frames injected
+    // whole, or as their first 64 bytes padded to 1000 into 64-byte slots,
+    // give the same counters (every byte count among them), queues, uplink
+    // usage and sends at every step. h3's burst to h1 queues at h1's port,
+    // so the host link's pacing counts too; h1's flow to h2 becomes an
+    // elephant (paused at its host).
     let trace = |tor: TorFeatures, padded: bool| {
-        let mut e = if padded {
-            engine_with(tor, swtor::pool::HEADROOM + 64)
+        let slot = if padded {
+            swtor::pool::HEADROOM + 64
         } else {
-            engine(tor)
+            swtor::pool::SLOT
         };
+        let mut e = engine_with(tor, slot, Some(RATE));
         let send = |e: &mut Engine<MemPort>, from: usize, to: usize, at: u64| {
             let f = udp(from, to, 0, 1000);
             if padded {
@@ -358,6 +366,11 @@ fn padded_frames_load_queues_links_and_hosts_as_whole_ones() {
             send(&mut e, 1, 2, EPOCH + 3_000 + k * 1_000);
             send(&mut e, 3, 2, EPOCH + 3_000 + k * 1_000);
         }
+        // At 1 us a frame, more than the host port's pacing lets catch up
+        // at once (200 us).
+        for _ in 0..250 {
+            send(&mut e, 3, 1, EPOCH + 4_000);
+        }
         let mut steps = Vec::new();
         let mut t = EPOCH + 2_000;
         while t < EPOCH + 24 * SLICE {
@@ -369,10 +382,11 @@ fn padded_frames_load_queues_links_and_hosts_as_whole_ones() {
                 .map(|f| (f.t, f.ifindex, f.data.len() + f.pad as usize))
                 .collect();
             steps.push(format!(
-                "{} {:?} {:?} {sent:?}",
+                "{:?} {:?} {:?} {:?} {sent:?}",
                 e.c,
                 e.queues(0),
-                e.offloaded(0)
+                e.offloaded(0),
+                e.usage()
             ));
             t += 100;
         }
@@ -388,10 +402,24 @@ fn padded_frames_load_queues_links_and_hosts_as_whole_ones() {
             offload_queues: Some(2),
             ..Default::default()
         },
+        TorFeatures {
+            occupancy: Occupancy::Estimated {
+                update_interval: 1_000,
+            },
+            ..Default::default()
+        },
+        TorFeatures {
+            flow_pausing: Some(swtor::FlowPausing {
+                elephant_bytes: 3000,
+                aging: 1_000_000,
+            }),
+            ..Default::default()
+        },
     ] {
         let (whole, c) = trace(tor, false);
         assert_eq!(trace(tor, true).0, whole);
-        assert_eq!((c.delivered, c.delivered_bytes), (48, 48_000), "{c}");
+        assert_eq!((c.delivered, c.delivered_bytes), (298, 298_000), "{c}");
+        assert_eq!(c.sent_bytes, 298_000, "{c}");
         assert!(c.rerouted + c.pushbacks + c.offloaded > 0, "{c}");
     }
 }
