@@ -132,6 +132,7 @@ fn live_run(script: &str, args: &[&str]) -> std::process::Output {
 fn live_run_of(config: &str, script: &str, args: &[&str]) -> std::process::Output {
     let _g = common::KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let _q = common::QUIET.write().unwrap_or_else(|e| e.into_inner());
+    common::wait_until_quiet("live run", std::time::Duration::from_secs(120));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("script.lh");
     std::fs::write(&path, script).unwrap();
@@ -345,6 +346,22 @@ fn table2_quick_is_the_papers_fabric_at_a_hundredth_of_its_rate() {
 }
 
 #[test]
+fn the_quiet_check_sees_a_busy_process() {
+    let mut spin = Command::new("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let busy = common::busy_processes(std::time::Duration::from_millis(500));
+    spin.kill().unwrap();
+    spin.wait().unwrap();
+    assert!(
+        busy.iter()
+            .any(|(c, p, s)| *p == spin.id() && c == "sh" && *s > 0.5),
+        "{busy:?}"
+    );
+}
+
+#[test]
 fn sim_refuses_what_it_does_not_run() {
     let o = experiment(&["fig9", "--sim", "--quick"]);
     let err = String::from_utf8_lossy(&o.stderr);
@@ -423,7 +440,6 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
 }
 
 #[test]
-#[ignore = "issue 23: in band in 32 of 32 quiet runs alone and 21 of 21 in this binary's parallel run, but not under make test's --test-threads=1 after the CPU-bound simulations: live host delay 126 us (local, -0.75 ms) and 3.5 ms (fresh-clone CI, -5.15 ms) against the -0.3 ms bound; docs/virtual-time.md"]
 fn mice_fcts_agree_with_a_live_run() {
     // Cross-validation of the TCP path (docs/virtual-time.md): rotornet-8
     // with 1 ms slices (1 Gb/s, 7 ms cycle), 168 memcached SETs of 4.2 KB

@@ -13,6 +13,80 @@ pub static KERNEL: Mutex<()> = Mutex::new(());
 /// so the live hosts' delays are the machine's, not another test's.
 pub static QUIET: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
+/// CPU time (clock ticks) each process has used, by pid and name.
+fn cpu_ticks() -> std::collections::BTreeMap<u32, (String, u64)> {
+    let mut m = std::collections::BTreeMap::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ...": comm may hold spaces; utime and
+        // stime are the 12th and 13th fields after it.
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let comm = stat[stat.find('(').map_or(0, |i| i + 1)..close].to_string();
+        let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+        m.insert(pid, (comm, ticks(11) + ticks(12)));
+    }
+    m
+}
+
+/// Processes other than this one that used more than a twentieth of a
+/// core over `window`: (name, pid, share of a core).
+pub fn busy_processes(window: std::time::Duration) -> Vec<(String, u32, f64)> {
+    let before = cpu_ticks();
+    std::thread::sleep(window);
+    let after = cpu_ticks();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let me = std::process::id();
+    let mut busy: Vec<(String, u32, f64)> = after
+        .into_iter()
+        .filter(|(pid, _)| *pid != me)
+        .filter_map(|(pid, (comm, t))| {
+            let t0 = before.get(&pid).map_or(0, |(_, t0)| *t0);
+            let share = t.saturating_sub(t0) as f64 / hz / window.as_secs_f64();
+            (share > 0.05).then_some((comm, pid, share))
+        })
+        .collect();
+    busy.sort_by(|a, b| b.2.total_cmp(&a.2));
+    busy
+}
+
+/// Wait (up to `max`) for a second in which no other process used more
+/// than a twentieth of a core. A live run whose timing is compared with
+/// a model measures the machine: a process left running by an earlier
+/// test, or the kernel still returning a simulation's gigabytes, makes it
+/// another machine. Panics naming the busy processes when the machine
+/// never goes quiet.
+pub fn wait_until_quiet(test: &str, max: std::time::Duration) {
+    let start = std::time::Instant::now();
+    loop {
+        let busy = busy_processes(std::time::Duration::from_secs(1));
+        if busy.is_empty() {
+            if start.elapsed() > std::time::Duration::from_secs(2) {
+                eprintln!("{test}: waited {:.0?} for a quiet machine", start.elapsed());
+            }
+            return;
+        }
+        if start.elapsed() >= max {
+            let list: Vec<String> = busy
+                .iter()
+                .map(|(c, p, s)| format!("{c} (pid {p}) {:.0}% of a core", s * 100.0))
+                .collect();
+            panic!(
+                "{test}: the machine did not go quiet in {max:?}; a live reference needs it: {}",
+                list.join(", ")
+            );
+        }
+    }
+}
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
