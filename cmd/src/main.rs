@@ -189,9 +189,15 @@ enum Cmd {
         #[arg(long)]
         offload_queues: Option<usize>,
         /// Fraction of the load sent as incast bursts (table3 default 0.3,
-        /// table2 default 0).
+        /// table2 and table3 --sim default 0).
         #[arg(long)]
         incast_share: Option<f64>,
+        /// Tables: the rest of the load as flows of a trace (hadoop,
+        /// kvstore, websearch or a .cdf file), each sent whole at its host's
+        /// link rate, or `frames` for Poisson frames (table3 --sim default
+        /// hadoop, the others frames).
+        #[arg(long, value_name = "NAME")]
+        trace: Option<String>,
     },
     /// Show one ToR's time-flow table or one slice's circuits.
     Show {
@@ -412,6 +418,7 @@ fn main() -> ExitCode {
             seed,
             offload_queues,
             incast_share,
+            trace,
         } => match which {
             ExperimentKind::Fig8
             | ExperimentKind::Fig9
@@ -425,6 +432,7 @@ fn main() -> ExitCode {
                     ("--duration-ms", duration_ms.is_some()),
                     ("--offload-queues", offload_queues.is_some()),
                     ("--incast-share", incast_share.is_some()),
+                    ("--trace", trace.is_some()),
                 ];
                 figure_cmd(which, quick, sim, out, seed, &table_only)
             }
@@ -441,6 +449,7 @@ fn main() -> ExitCode {
                 seed,
                 offload_queues.unwrap_or(1),
                 incast_share,
+                trace,
                 sim,
                 quick,
             ),

@@ -93,6 +93,11 @@ fn bad_names_and_parameters_exit_2_and_leave_nothing() {
     );
     refused(&["experiment", "table3", "--quick"], &["--quick"]);
     refused(&["experiment", "fig13", "--seed", "x"], &["seed"]);
+    refused(
+        &["experiment", "table3", "--sim", "--trace", "nonsense"],
+        &["--trace", "unknown workload \"nonsense\"", "hadoop"],
+    );
+    refused(&["experiment", "fig8", "--trace", "hadoop"], &["--trace"]);
     refused(&["report", "."], &["no saved experiment"]);
     refused(&["report", ".", "--html"], &["no saved experiment"]);
 }

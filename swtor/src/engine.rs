@@ -562,6 +562,15 @@ impl<P: Port> Engine<P> {
         self.cal.queues(tor)
     }
 
+    /// Bytes host `h` (plan order, from 0) can still hold at its NIC when
+    /// paused (its memory, `EngineOptions::host_queue_bytes`, less what it
+    /// holds); `u64::MAX` when hosts never hold (no push-back, no flow
+    /// pausing). An application whose host has no room waits, as a full
+    /// socket blocks its writer.
+    pub fn host_hold_room(&self, h: usize) -> u64 {
+        self.nic.as_ref().map_or(u64::MAX, |n| n.room(h))
+    }
+
     /// Bytes hosts of each ToR sent towards each other ToR since the start
     /// (`[src][dst]`): the live traffic matrix for TA updates (§8).
     pub fn traffic_matrix(&self) -> Vec<Vec<u64>> {

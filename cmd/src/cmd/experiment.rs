@@ -71,6 +71,7 @@ pub fn experiment_cmd(
     seed: Option<u64>,
     offload_queues: usize,
     incast_share: Option<f64>,
+    trace: Option<String>,
     sim: bool,
     quick: bool,
 ) -> anyhow::Result<ExitCode> {
@@ -91,6 +92,10 @@ pub fn experiment_cmd(
     if let Some(x) = incast_share {
         w.incast_share = x;
     }
+    if let Some(t) = trace.as_ref().filter(|t| *t != "frames") {
+        lh_emu::traffic::workload::load_cdf(t).map_err(|e| anyhow::anyhow!("--trace: {e}"))?;
+        w.trace = Some(t.clone());
+    }
     // Table 2 runs for minutes: show that it is alive (a terminal only).
     let spin = lh_experiments::Progress::spinner(&format!("{which:?}").to_lowercase());
     let t0 = std::time::Instant::now();
@@ -103,6 +108,20 @@ pub fn experiment_cmd(
             // one cycle shows no loss at all).
             w.observed_tor = Some(0);
             w.transit = true;
+            // The paper's traffic is its traces (§9.3, Table 3: Hadoop,
+            // RPC, KV store): flows, each sent whole at 100 Gb/s, and no
+            // incast of our own.
+            if trace.is_none() {
+                w.trace = Some("hadoop".into());
+            }
+            if incast_share.is_none() && w.trace.is_some() {
+                w.incast_share = 0.0;
+            }
+            // Without push-back the queues hold 16 ms of traffic, with it
+            // the paused hosts hundreds of MB: frames are stored as their
+            // headers, in slots enough for all of them.
+            w.compact = true;
+            w.pool_frames = 4 << 20;
             if duration_ms.is_none() {
                 w.duration_ns = 100_000_000;
             }

@@ -47,6 +47,34 @@ pub struct Workload {
     /// frames wait at their hosts outside the fabric
     /// (`RunResult::pool_waits` counts the steps when that happened).
     pub pool_frames: usize,
+    /// The Poisson part as flows of a trace (a shipped distribution of
+    /// `workloads/`: hadoop, kvstore, websearch): each host's flows arrive
+    /// as a Poisson process, take their sizes from the trace, and are sent
+    /// one after the other, each whole, at the host's link rate
+    /// ([`FlowSender`]). None: Poisson frames, each to a random host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+}
+
+impl Workload {
+    /// What the traffic is, for a table's heading.
+    pub fn traffic(&self) -> String {
+        let incast = format!(
+            "{:.0}% as incast bursts of {} senders x {} B",
+            self.incast_share * 100.0,
+            self.incast_senders,
+            self.incast_bytes
+        );
+        match &self.trace {
+            None => incast,
+            Some(t) if self.incast_share == 0.0 => {
+                format!("flows of the {t} trace, each sent whole at its host's link rate")
+            }
+            Some(t) => format!(
+                "flows of the {t} trace, each sent whole at its host's link rate, and {incast}"
+            ),
+        }
+    }
 }
 
 /// Bytes of a compact frame that are stored: Ethernet, IPv4 and UDP
@@ -70,6 +98,7 @@ impl Default for Workload {
             transit: false,
             compact: false,
             pool_frames: 256 * 1024,
+            trace: None,
         }
     }
 }
@@ -190,10 +219,34 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
         None => 0..n,
     };
     let sending_tors = if w.observed_tor.is_some() { 1 } else { tors };
+    let trace = w
+        .trace
+        .as_deref()
+        .map(lh_emu::traffic::workload::load_cdf)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("trace: {e}"))?;
+    // Flows a ns per host, for the same bytes as the Poisson frames.
+    let flows = trace.as_ref().map(|cdf| {
+        let flow_lambda = poisson_bps / 8.0 / cdf.mean() / 1e9;
+        Flows {
+            cdf,
+            lambda: flow_lambda,
+            host_bps,
+            frame_len: w.frame_len,
+            n,
+        }
+    });
     let mut next: Vec<f64> = senders
         .clone()
         .map(|_| epoch as f64 + exp(&mut rng, lambda))
         .collect();
+    let mut flow_senders: Vec<FlowSender> = match &flows {
+        Some(fl) => senders
+            .clone()
+            .map(|_| FlowSender::new(epoch, fl, &mut rng))
+            .collect(),
+        None => Vec::new(),
+    };
     // Bursts: total burst bytes per ns over the fabric.
     let burst_bytes = (w.incast_senders as u64 * w.incast_bytes) as f64;
     let burst_rate =
@@ -203,10 +256,18 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     let mut bursting: Vec<(usize, usize, u64, f64)> = Vec::new();
     let frame_ns = w.frame_len as f64 * 8.0 / host_bps * 1e9;
     let mut transit = match w.observed_tor {
-        Some(k) if w.transit => Some(Transit::new(c, w, k, epoch, lambda * hpt as f64)),
+        Some(k) if w.transit => Some(Transit::new(
+            c,
+            w,
+            k,
+            epoch,
+            lambda * hpt as f64,
+            flows.as_ref(),
+        )),
         _ => None,
     };
 
+    let mut rooms = vec![u64::MAX; n];
     let end = epoch + w.duration_ns;
     let stop = end + w.drain_ns;
     let mut t = epoch;
@@ -221,7 +282,22 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     let mut f = Vec::with_capacity(w.frame_len);
     while t < stop {
         if t < end {
+            if let Some(fl) = &flows {
+                for (h, fs) in senders.clone().zip(flow_senders.iter_mut()) {
+                    let room = e.host_hold_room(h);
+                    fs.due(t, h, fl, &mut rng, room, &mut |d, len| {
+                        sport = sport.wrapping_add(1);
+                        swtor::testing::udp_into(&mut f, h + 1, d + 1, 1024 + sport % 64, len);
+                        inject(&mut e, w, h, t, &f);
+                        from_tor[h / hpt] += 1;
+                        to_tor[d / hpt] += 1;
+                    });
+                }
+            }
             for (h, nx) in senders.clone().zip(next.iter_mut()) {
+                if flows.is_some() {
+                    break;
+                }
                 while *nx <= t as f64 {
                     let mut d = rng.gen_range(0..n - 1);
                     if d >= h {
@@ -260,9 +336,14 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                 next_burst += exp(&mut rng, burst_rate);
             }
             if let Some(tr) = transit.as_mut() {
-                tr.arrivals(t, n, hpt, &mut |s, d| {
+                if flows.is_some() {
+                    for (h, r) in rooms.iter_mut().enumerate() {
+                        *r = e.host_hold_room(h);
+                    }
+                }
+                tr.arrivals(t, n, hpt, flows.as_ref(), &rooms, &mut |s, d, len| {
                     sport = sport.wrapping_add(1);
-                    swtor::testing::udp_into(&mut f, s + 1, d + 1, 1024 + sport % 64, w.frame_len);
+                    swtor::testing::udp_into(&mut f, s + 1, d + 1, 1024 + sport % 64, len);
                     inject(&mut e, w, s, t, &f);
                     from_tor[s / hpt] += 1;
                     to_tor[d / hpt] += 1;
@@ -416,12 +497,22 @@ struct Transit {
     /// Each ToR's next Poisson arrival (all its hosts together).
     next: Vec<f64>,
     tor_lambda: f64,
+    frame_len: usize,
+    /// With a trace: every other ToR's hosts' flows, by host.
+    flows: Vec<FlowSender>,
     next_burst: f64,
     burst_rate: f64,
 }
 
 impl Transit {
-    fn new(c: &Compiled, w: &Workload, k: usize, epoch: u64, tor_lambda: f64) -> Transit {
+    fn new(
+        c: &Compiled,
+        w: &Workload,
+        k: usize,
+        epoch: u64,
+        tor_lambda: f64,
+        flows: Option<&Flows>,
+    ) -> Transit {
         let tors = c.config.tors.count as usize;
         let slices = c.schedule.slices().max(1) as u64;
         let mut via = vec![false; tors * slices as usize * tors];
@@ -449,6 +540,12 @@ impl Transit {
                 }
             })
             .collect();
+        let flows = match flows {
+            Some(fl) => (0..fl.n)
+                .map(|_| FlowSender::new(epoch, fl, &mut rng))
+                .collect(),
+            None => Vec::new(),
+        };
         let uplink_bps = c.config.tors.link_rate.0 as f64 * c.config.tors.uplinks as f64;
         let burst_bytes = (w.incast_senders as u64 * w.incast_bytes) as f64;
         let burst_rate =
@@ -464,6 +561,8 @@ impl Transit {
             rng,
             next,
             tor_lambda,
+            frame_len: w.frame_len,
+            flows,
             burst_rate,
         }
     }
@@ -473,9 +572,34 @@ impl Transit {
         self.via[(a * self.slices as usize + s as usize) * self.tors + b]
     }
 
-    /// The Poisson arrivals due by `t`: `send(src host, dst host)` for each
-    /// one kept (hosts from 0, `n` of them, `hpt` per ToR).
-    fn arrivals(&mut self, t: u64, n: usize, hpt: usize, send: &mut dyn FnMut(usize, usize)) {
+    /// The Poisson arrivals due by `t`: `send(src host, dst host, length)`
+    /// for each one kept (hosts from 0, `n` of them, `hpt` per ToR); with
+    /// a trace, the frames of the flows due.
+    fn arrivals(
+        &mut self,
+        t: u64,
+        n: usize,
+        hpt: usize,
+        flows: Option<&Flows>,
+        rooms: &[u64],
+        send: &mut dyn FnMut(usize, usize, usize),
+    ) {
+        if let Some(fl) = flows {
+            let s = ((t - self.epoch) / self.slice_ns % self.slices) as usize;
+            let (slices, tors, via) = (self.slices as usize, self.tors, &self.via);
+            for (h, (fs, &room)) in self.flows.iter_mut().zip(rooms).enumerate().take(n) {
+                let a = h / hpt;
+                if a == self.k {
+                    continue;
+                }
+                fs.due(t, h, fl, &mut self.rng, room, &mut |d, len| {
+                    if via[(a * slices + s) * tors + d / hpt] {
+                        send(h, d, len);
+                    }
+                });
+            }
+            return;
+        }
         for a in 0..self.tors {
             while self.next[a] <= t as f64 {
                 let s = a * hpt + self.rng.gen_range(0..hpt);
@@ -484,7 +608,7 @@ impl Transit {
                     d += 1;
                 }
                 if self.crosses(t, a, d / hpt) {
-                    send(s, d);
+                    send(s, d, self.frame_len);
                 }
                 self.next[a] += exp(&mut self.rng, self.tor_lambda);
             }
@@ -514,6 +638,103 @@ impl Transit {
                 }
             }
             self.next_burst += exp(&mut self.rng, self.burst_rate);
+        }
+    }
+}
+
+/// A trace's flows ([`Workload::trace`]): sizes, arrival rate per host
+/// (flows a ns), the hosts' link rate, frame length and host count.
+pub struct Flows<'a> {
+    pub cdf: &'a lh_emu::traffic::workload::cdf::SizeCdf,
+    pub lambda: f64,
+    pub host_bps: f64,
+    pub frame_len: usize,
+    pub n: usize,
+}
+
+/// One host's flows: Poisson arrivals, each to a random other host with a
+/// size from the trace, queued and sent one after the other, each whole,
+/// in frames of `frame_len` bytes (the last one shorter) back to back at
+/// the host's link rate. Open loop, as the tables' frames are: no
+/// congestion control, no retransmission.
+pub struct FlowSender {
+    next_flow: f64,
+    /// When the link is free for the next frame.
+    next_frame: f64,
+    /// (destination host from 0, bytes left), the first one being sent.
+    queue: std::collections::VecDeque<(usize, u64)>,
+}
+
+/// The shortest frame sent: Ethernet, IPv4 and UDP headers with a payload.
+const MIN_FRAME: usize = 64;
+
+/// Room a host's NIC keeps free for the frames a step sends before the
+/// engine takes them (the engine counts held bytes when it polls).
+pub const ROOM: u64 = 64 * 1024;
+
+impl FlowSender {
+    pub fn new(epoch: u64, fl: &Flows, rng: &mut SmallRng) -> FlowSender {
+        FlowSender {
+            next_flow: epoch as f64 + exp(rng, fl.lambda),
+            next_frame: epoch as f64,
+            queue: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Everything host `h` does by `t`, in time order: the flows that
+    /// arrive, and `send(destination, frame length)` for each frame due.
+    /// `room`: bytes its NIC can still hold (`Engine::host_hold_room`);
+    /// the host stops sending for this step while less than [`ROOM`] of it
+    /// would be left, as an application blocks on a full socket, instead
+    /// of sending past a pause.
+    pub fn due(
+        &mut self,
+        t: u64,
+        h: usize,
+        fl: &Flows,
+        rng: &mut SmallRng,
+        room: u64,
+        send: &mut dyn FnMut(usize, usize),
+    ) {
+        let t = t as f64;
+        let mut room = room;
+        loop {
+            let frame_due = if self.queue.is_empty() {
+                f64::INFINITY
+            } else {
+                self.next_frame
+            };
+            if self.next_flow <= t && self.next_flow <= frame_due {
+                if self.queue.is_empty() {
+                    self.next_frame = self.next_frame.max(self.next_flow);
+                }
+                let mut d = rng.gen_range(0..fl.n - 1);
+                if d >= h {
+                    d += 1;
+                }
+                let size = fl.cdf.quantile(rng.gen_range(0.0..1.0)).max(1);
+                self.queue.push_back((d, size));
+                self.next_flow += exp(rng, fl.lambda);
+            } else if frame_due <= t {
+                if room < ROOM + fl.frame_len as u64 {
+                    // Blocked: the link's time passes unused.
+                    self.next_frame = self.next_frame.max(t);
+                    break;
+                }
+                let (d, left) = self.queue.front_mut().expect("a flow is queued");
+                let bytes = (*left).min(fl.frame_len as u64);
+                *left -= bytes;
+                let dst = *d;
+                if *left == 0 {
+                    self.queue.pop_front();
+                }
+                let len = (bytes as usize).max(MIN_FRAME);
+                room = room.saturating_sub(len as u64);
+                self.next_frame += len as f64 * 8.0 / fl.host_bps * 1e9;
+                send(dst, len);
+            } else {
+                break;
+            }
         }
     }
 }

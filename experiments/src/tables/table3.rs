@@ -77,7 +77,7 @@ pub fn table3(
     use std::fmt::Write;
     let _ = writeln!(
         s,
-        "Table 3 ({}): {}; {} ToRs x {} uplink(s) at {}, {} slices; load {:.0}%{} ({:.0}% as incast bursts of {} senders x {} B){}; virtual time on MemPort",
+        "Table 3 ({}): {}; {} ToRs x {} uplink(s) at {}, {} slices; load {:.0}%{} ({}){}; virtual time on MemPort",
         if paper {
             "the paper's setting"
         } else {
@@ -97,9 +97,7 @@ pub fn table3(
         } else {
             String::new()
         },
-        w.incast_share * 100.0,
-        w.incast_senders,
-        w.incast_bytes,
+        w.traffic(),
         match w.observed_tor {
             Some(k) if w.transit => format!(
                 ", sent by the hosts of one observed ToR (s{}) and, for its transit, by the others",
@@ -182,10 +180,24 @@ pub fn table3_checks(r: &[&RunResult]) -> Vec<Check> {
     };
     let pc = |x: f64| format!("{:.2}%", x * 100.0);
     let conserved = r.iter().all(|x| x.counters.conservation_holds());
+    let overflow: u64 = r.iter().map(|x| x.counters.hold_overflow).sum();
     vec![
         Check::sanity(
             "every column conserves frames (sent = delivered + dropped + queued + held)".into(),
             conserved,
+        ),
+        Check::sanity(
+            format!(
+                "no paused host sent past its pause for want of memory (hold_overflow: {overflow})"
+            ),
+            overflow == 0,
+        ),
+        Check::sanity(
+            format!(
+                "no frame waited for a free slot of the frame pool (steps with waits: {})",
+                r.iter().map(|x| x.pool_waits).sum::<u64>()
+            ),
+            r.iter().all(|x| x.pool_waits == 0),
         ),
         Check::assert(
             T3_NONE,

@@ -444,6 +444,13 @@ fn an_observed_tor_alone_offers_the_load_of_its_own_uplinks() {
 
 #[test]
 fn an_observed_tors_transit_comes_from_the_others_and_leaves_its_own_traffic_as_it_was() {
+    // Poisson frames, and a trace's flows.
+    for trace in [None, Some("kvstore".to_string())] {
+        transit_of_tor_3(trace);
+    }
+}
+
+fn transit_of_tor_3(trace: Option<String>) {
     let c =
         lh_ctrl::compile::compile(&Config::from_json(TABLE3_CONFIG, "table3").unwrap()).unwrap();
     let w = |transit| Workload {
@@ -452,6 +459,7 @@ fn an_observed_tors_transit_comes_from_the_others_and_leaves_its_own_traffic_as_
         drain_ns: 0,
         observed_tor: Some(3),
         transit,
+        trace: trace.clone(),
         ..Workload::default()
     };
     let alone = run(&c, TorFeatures::default(), &w(false)).unwrap();
@@ -478,4 +486,121 @@ fn an_observed_tors_transit_comes_from_the_others_and_leaves_its_own_traffic_as_
     let to3 = |r: &RunResult| r.sent_to_tor[3];
     assert_eq!(to3(&with), to3(&alone));
     assert_eq!(with.counters.dropped(swtor::DropReason::NoRoute), 0);
+}
+
+/// Flows with sizes from `cdf`, `per_us` a microsecond per host, among
+/// `n` hosts on 1 Gb/s links, in 1500-byte frames.
+fn every_flow(cdf: &lh_emu::traffic::workload::cdf::SizeCdf, per_us: f64, n: usize) -> Flows<'_> {
+    Flows {
+        cdf,
+        lambda: per_us / 1000.0,
+        host_bps: 1e9,
+        frame_len: 1500,
+        n,
+    }
+}
+
+/// Every flow `bytes` long.
+fn constant(bytes: u64) -> lh_emu::traffic::workload::cdf::SizeCdf {
+    lh_emu::traffic::workload::cdf::SizeCdf::parse("test", &format!("{bytes} 0\n{bytes} 1\n"))
+        .unwrap()
+}
+
+/// The frames `FlowSender` sends from host 2 of 4 over 1 ms at 1 Gb/s,
+/// every flow 3700 bytes, `per_us` flows arriving per microsecond:
+/// (step time, destination, length).
+fn flow_frames(per_us: f64) -> Vec<(u64, usize, usize)> {
+    let cdf = constant(3700);
+    let fl = every_flow(&cdf, per_us, 4);
+    let mut rng = SmallRng::seed_from_u64(7);
+    let epoch = 1_000_000;
+    let mut fs = FlowSender::new(epoch, &fl, &mut rng);
+    let mut sent = Vec::new();
+    for k in 0..2000u64 {
+        let t = epoch + k * 500;
+        fs.due(t, 2, &fl, &mut rng, u64::MAX, &mut |d, len| {
+            sent.push((t, d, len))
+        });
+    }
+    sent
+}
+
+#[test]
+fn a_hosts_flows_go_whole_one_after_the_other_at_its_link_rate() {
+    // 0.74 Gb/s offered (idle gaps between flows), then 1.48 Gb/s (the
+    // link always busy).
+    for per_us in [1.0 / 40.0, 1.0 / 20.0] {
+        let sent = flow_frames(per_us);
+        assert!(sent.len() > 30, "{sent:?}");
+        for flow in sent.chunks(3) {
+            // Whole, in order, to one other host: 1500 + 1500 + 700.
+            let lens: Vec<usize> = flow.iter().map(|f| f.2).collect();
+            assert_eq!(lens, [1500, 1500, 700][..lens.len()], "{sent:?}");
+            assert!(flow.iter().all(|f| f.1 == flow[0].1 && f.1 != 2 && f.1 < 4));
+        }
+        // Back to back at 1 Gb/s: a frame's 8 ns a byte before the next
+        // (a step is 500 ns).
+        for w in sent.windows(2) {
+            assert!(w[1].0 + 500 >= w[0].0 + w[0].2 as u64 * 8, "{w:?}");
+        }
+        let bytes: usize = sent.iter().map(|f| f.2).sum();
+        if per_us > 1.0 / 25.0 {
+            // More offered than the link carries: it never idles.
+            assert!((110_000..=126_500).contains(&bytes), "{bytes}");
+        } else {
+            // About what is offered: 37 flows of 3700 B a millisecond.
+            assert!((60_000..=125_000).contains(&bytes), "{bytes}");
+        }
+    }
+}
+
+#[test]
+fn a_short_flow_is_one_short_frame() {
+    let cdf = constant(10);
+    let fl = every_flow(&cdf, 1.0 / 10.0, 2);
+    let mut rng = SmallRng::seed_from_u64(1);
+    let mut fs = FlowSender::new(0, &fl, &mut rng);
+    let mut sent = Vec::new();
+    fs.due(1_000_000, 0, &fl, &mut rng, u64::MAX, &mut |d, len| {
+        sent.push((d, len))
+    });
+    assert!(sent.len() > 50, "{sent:?}");
+    assert!(sent.iter().all(|&s| s == (1, 64)), "{sent:?}");
+}
+
+#[test]
+fn a_host_without_room_waits_then_sends_at_its_link_rate() {
+    let cdf = constant(3700);
+    let fl = every_flow(&cdf, 1.0 / 5.0, 4);
+    let mut rng = SmallRng::seed_from_u64(3);
+    let mut fs = FlowSender::new(0, &fl, &mut rng);
+    let mut sent = Vec::new();
+    for k in 0..1000u64 {
+        // Room for less than ROOM and a frame: blocked for 250 us.
+        let room = if k < 500 { ROOM + 1499 } else { u64::MAX };
+        let t = k * 500;
+        fs.due(t, 1, &fl, &mut rng, room, &mut |d, len| {
+            sent.push((t, d, len))
+        });
+    }
+    assert!(sent.iter().all(|f| f.0 >= 250_000), "{sent:?}");
+    assert!(sent.len() > 15, "{sent:?}");
+    // No burst to catch up: one frame's time between frames.
+    for w in sent.windows(2) {
+        assert!(w[1].0 + 500 >= w[0].0 + w[0].2 as u64 * 8, "{w:?}");
+    }
+}
+
+#[test]
+fn a_step_sends_no_more_than_the_room_its_host_has() {
+    let cdf = constant(30_000);
+    let fl = every_flow(&cdf, 1.0 / 5.0, 4);
+    let mut rng = SmallRng::seed_from_u64(3);
+    let mut fs = FlowSender::new(0, &fl, &mut rng);
+    let mut sent = 0;
+    // 100 us due at once (8 frames at 1 Gb/s), room for two.
+    fs.due(100_000, 1, &fl, &mut rng, ROOM + 4000, &mut |_, _| {
+        sent += 1
+    });
+    assert_eq!(sent, 2);
 }
