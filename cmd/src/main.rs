@@ -192,10 +192,10 @@ enum Cmd {
         /// table2 and table3 --sim default 0).
         #[arg(long)]
         incast_share: Option<f64>,
-        /// Tables: the rest of the load as flows of a trace (hadoop,
+        /// Table 3: the rest of the load as flows of a trace (hadoop,
         /// kvstore, websearch or a .cdf file), each sent whole at its host's
-        /// link rate, or `frames` for Poisson frames (table3 --sim default
-        /// hadoop, the others frames).
+        /// link rate, or `frames` for Poisson frames (default: hadoop with
+        /// --sim, frames without).
         #[arg(long, value_name = "NAME")]
         trace: Option<String>,
     },

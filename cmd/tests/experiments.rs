@@ -98,6 +98,17 @@ fn bad_names_and_parameters_exit_2_and_leave_nothing() {
         &["--trace", "unknown workload \"nonsense\"", "hadoop"],
     );
     refused(&["experiment", "fig8", "--trace", "hadoop"], &["--trace"]);
+    refused(
+        &[
+            "experiment",
+            "table2",
+            "--sim",
+            "--quick",
+            "--trace",
+            "hadoop",
+        ],
+        &["--trace is for table3"],
+    );
     refused(&["report", "."], &["no saved experiment"]);
     refused(&["report", ".", "--html"], &["no saved experiment"]);
 }

@@ -135,7 +135,7 @@ pub fn table2(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Table 2 ({}): 99.9%-ile buffer usage of one ToR; {}: {} ToRs x {} uplink(s) at {}, {} hosts per ToR, {} slices; core link utilization {:.0}% ({}); virtual time on MemPort{}",
+        "Table 2 ({}): 99.9%-ile buffer usage of one ToR; {}: {} ToRs x {} uplink(s) at {}, {} hosts per ToR, {} slices; core link utilization {:.0}% ({:.0}% of it as incast bursts); virtual time on MemPort{}",
         if paper {
             "the paper's setting"
         } else {
@@ -148,10 +148,7 @@ pub fn table2(
         base.tors.hosts_per_tor,
         base.slice.duration,
         w.load * 100.0,
-        match &w.trace {
-            None => format!("{:.0}% of it as incast bursts", w.incast_share * 100.0),
-            Some(_) => w.traffic(),
-        },
+        w.incast_share * 100.0,
         if w.compact {
             ", frames stored as their headers"
         } else {
