@@ -188,8 +188,8 @@ enum Cmd {
         /// (default 1).
         #[arg(long)]
         offload_queues: Option<usize>,
-        /// Fraction of the load sent as incast bursts (table3 default 0.3,
-        /// table2 and table3 --sim default 0).
+        /// Fraction of the load sent as incast bursts (default 0.3 with
+        /// Poisson frames, 0 with a trace and for table2).
         #[arg(long)]
         incast_share: Option<f64>,
         /// Table 3: the rest of the load as flows of a trace (hadoop,

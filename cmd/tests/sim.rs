@@ -284,8 +284,9 @@ fn fig8_at_the_papers_scale_is_the_same_on_every_run() {
 fn table3_at_the_papers_scale_is_the_same_on_every_run() {
     // HOHO on Opera-108 at 100 Gb/s with 300 us slices, one observed ToR
     // and its transit at 70% core link utilization, the Hadoop trace's
-    // flows: the five claims hold (docs/experiments.md, "Table 3 at the
-    // paper's setting"), each pinned with its figures.
+    // flows: the five claims hold for this seed (on 4 of seeds 1-8;
+    // docs/experiments.md, "Table 3 at the paper's setting"), each pinned
+    // with its figures.
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     for f in [&a, &b] {
@@ -303,6 +304,7 @@ fn table3_at_the_papers_scale_is_the_same_on_every_run() {
         for w in [
             "Table 3 (the paper's setting): HOHO on Opera-108 at 100 Gb/s; 108 ToRs x 6 uplink(s) at 100Gbps, 300us slices; load 70% core link utilization (hosts offer 27.3%) (flows of the hadoop trace, each sent whole at its host's link rate)",
             "sent by the hosts of one observed ToR (s1) and, for its transit, by the others",
+            "Offered by s1's hosts          26.5%         26.5%         25.8%",
             "[ok] every column conserves frames",
             "[ok] no paused host sent past its pause for want of memory (hold_overflow: 0)",
             "[ok] no frame waited for a free slot of the frame pool (steps with waits: 0)",
@@ -347,6 +349,8 @@ fn table2_quick_is_the_papers_fabric_at_a_hundredth_of_its_rate() {
 
 #[test]
 fn the_quiet_check_sees_a_busy_process() {
+    // A busy process of its own: never beside a live run of this binary.
+    let _q = common::QUIET.read().unwrap_or_else(|e| e.into_inner());
     let mut spin = Command::new("sh")
         .args(["-c", "while :; do :; done"])
         .spawn()

@@ -237,14 +237,14 @@ impl Nic {
     /// Whether host `h`'s frame towards ToR `dst` must wait at ToR time
     /// `tnow` (paused, or earlier frames still held).
     #[inline]
-    /// Bytes host `h` can still hold.
-    pub(crate) fn room(&self, h: usize) -> u64 {
-        self.limit.saturating_sub(self.host_bytes[h])
-    }
-
     pub(crate) fn must_hold(&self, h: u16, dst: TorId, tnow: u64) -> bool {
         let k = h as usize * self.tors + dst as usize;
         self.pause_until[k] > tnow || self.held[k].frames > 0
+    }
+
+    /// Bytes host `h` can still hold.
+    pub(crate) fn room(&self, h: usize) -> u64 {
+        self.limit.saturating_sub(self.host_bytes[h])
     }
 
     /// Holds frame `i`; false (not taken) if the host's memory is full.

@@ -95,12 +95,16 @@ pub fn experiment_cmd(
     if trace.is_some() && !matches!(which, ExperimentKind::Table3) {
         // At 1 Gb/s 100 ms holds too few of Hadoop's flows to reach the
         // load, and the KV store's small frames overflow the frame pool
-        // (docs/experiments.md, "Table 3 at the paper's setting").
+        // (docs/experiments.md, "Not yet: Table 2 on the traces").
         anyhow::bail!("--trace is for table3; table2 sends Poisson frames");
     }
     if let Some(t) = trace.as_ref().filter(|t| *t != "frames") {
         lh_emu::traffic::workload::load_cdf(t).map_err(|e| anyhow::anyhow!("--trace: {e}"))?;
         w.trace = Some(t.clone());
+        // The trace is the traffic: no incast of our own unless asked.
+        if incast_share.is_none() {
+            w.incast_share = 0.0;
+        }
     }
     // Table 2 runs for minutes: show that it is alive (a terminal only).
     let spin = lh_experiments::Progress::spinner(&format!("{which:?}").to_lowercase());
@@ -110,7 +114,7 @@ pub fn experiment_cmd(
             // The paper's setting (docs/experiments.md): one observed ToR's
             // six hosts at 70% of its 600 Gb/s, over three of Opera-108's
             // 32.4 ms cycles, then two cycles of drain. It takes about
-            // 24 s, so --quick runs it as it is (queues fill over cycles:
+            // 12 s, so --quick runs it as it is (queues fill over cycles:
             // one cycle shows no loss at all).
             w.observed_tor = Some(0);
             w.transit = true;

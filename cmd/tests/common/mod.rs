@@ -23,15 +23,17 @@ fn cpu_ticks() -> std::collections::BTreeMap<u32, (String, u64)> {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue;
         };
-        // "pid (comm) state ppid ...": comm may hold spaces; utime and
-        // stime are the 12th and 13th fields after it.
+        // "pid (comm) state ppid ...": comm may hold spaces; utime, stime,
+        // cutime and cstime are the 12th to 15th fields after it (the
+        // children's, so a burst of short jobs that exit within the window
+        // still counts for the shell that waited for them).
         let Some(close) = stat.rfind(')') else {
             continue;
         };
         let comm = stat[stat.find('(').map_or(0, |i| i + 1)..close].to_string();
         let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
         let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
-        m.insert(pid, (comm, ticks(11) + ticks(12)));
+        m.insert(pid, (comm, ticks(11) + ticks(12) + ticks(13) + ticks(14)));
     }
     m
 }

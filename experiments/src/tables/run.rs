@@ -35,10 +35,13 @@ pub struct Workload {
     /// they arrive in) crosses it. They are drawn as that run draws its
     /// arrivals and kept by their path; the rest of the other ToRs'
     /// traffic is not simulated, so their own queues are nearly empty.
+    /// The observed ToR's own arrivals are the same with and without
+    /// (a generator of their own); with push-back and a trace, when its
+    /// blocked hosts send them may differ.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub transit: bool,
     /// Frames store their headers alone ([`STORED`] bytes), and count
-    /// `frame_len` on the wire (`MemPort::inject_padded`): small slots,
+    /// their whole length on the wire (`MemPort::inject_padded`): small slots,
     /// so millions of frames in flight (100 Gb/s) fit in memory. The
     /// engine reads headers only, so the results are the same.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -125,6 +128,11 @@ pub struct RunResult {
     /// fraction of the uplinks' capacity (the paper's "core link
     /// utilization"; a two-hop path counts twice).
     pub core_utilization: f64,
+    /// With an observed ToR: the bytes its own hosts sent while traffic
+    /// was offered, as a fraction of its uplinks' capacity (what the load
+    /// asked for, as measured: a trace's heavy tail makes it vary).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed_offered: Option<f64>,
     /// Largest total of bytes held at host NICs.
     pub host_held_max_bytes: u64,
     /// Engine steps after which frames still waited at their hosts for a
@@ -278,6 +286,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     let mut core_tx = 0u64;
     let mut sport = 0u16;
     let (mut from_tor, mut to_tor) = (vec![0u64; tors], vec![0u64; tors]);
+    let mut from_tor_bytes = vec![0u64; tors];
     // One buffer for every generated frame (the port copies it).
     let mut f = Vec::with_capacity(w.frame_len);
     while t < stop {
@@ -290,6 +299,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                         swtor::testing::udp_into(&mut f, h + 1, d + 1, 1024 + sport % 64, len);
                         inject(&mut e, w, h, t, &f);
                         from_tor[h / hpt] += 1;
+                        from_tor_bytes[h / hpt] += len as u64;
                         to_tor[d / hpt] += 1;
                     });
                 }
@@ -307,6 +317,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                     swtor::testing::udp_into(&mut f, h + 1, d + 1, 1024 + sport % 64, w.frame_len);
                     inject(&mut e, w, h, t, &f);
                     from_tor[h / hpt] += 1;
+                    from_tor_bytes[h / hpt] += w.frame_len as u64;
                     to_tor[d / hpt] += 1;
                     *nx += exp(&mut rng, lambda);
                 }
@@ -346,6 +357,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                     swtor::testing::udp_into(&mut f, s + 1, d + 1, 1024 + sport % 64, len);
                     inject(&mut e, w, s, t, &f);
                     from_tor[s / hpt] += 1;
+                    from_tor_bytes[s / hpt] += len as u64;
                     to_tor[d / hpt] += 1;
                 });
                 tr.bursts(t, n, hpt, w, &mut bursting);
@@ -355,6 +367,7 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                     swtor::testing::udp_into(&mut f, *s + 1, *dst, 4000, w.frame_len);
                     inject(&mut e, w, *s, t, &f);
                     from_tor[*s / hpt] += 1;
+                    from_tor_bytes[*s / hpt] += w.frame_len as u64;
                     to_tor[(*dst - 1) / hpt] += 1;
                     *left = left.saturating_sub(w.frame_len as u64);
                     *nx += frame_ns;
@@ -418,6 +431,9 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
         tor_buffer_max_bytes: buf_samples.last().copied().unwrap_or(0),
         core_utilization: core_tx as f64 * 8.0
             / (uplink_bps * tors as f64 * w.duration_ns as f64 / 1e9),
+        observed_offered: w
+            .observed_tor
+            .map(|k| from_tor_bytes[k] as f64 * 8.0 / (uplink_bps * w.duration_ns as f64 / 1e9)),
         host_held_max_bytes: held_max,
         pool_waits,
         at_traffic_end: Ledger::of(&during),

@@ -126,6 +126,11 @@ pub fn table3(
         let _ = write!(s, "{:>14}", mark(f.pushback.is_some()));
     }
     s.push('\n');
+    if let Some(k) = w.observed_tor {
+        row(&mut s, &format!("Offered by s{}'s hosts", k + 1), &|r| {
+            format!("{:.1}%", r.observed_offered.unwrap_or(0.0) * 100.0)
+        });
+    }
     row(&mut s, "Throughput (Gbps)", &|r| {
         format!("{:.1}", r.throughput_gbps)
     });
