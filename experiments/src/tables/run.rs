@@ -284,42 +284,33 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
     let mut pool_waits = 0u64;
     let mut at_end = None;
     let mut core_tx = 0u64;
-    let mut sport = 0u16;
-    let (mut from_tor, mut to_tor) = (vec![0u64; tors], vec![0u64; tors]);
-    let mut from_tor_bytes = vec![0u64; tors];
-    // One buffer for every generated frame (the port copies it).
-    let mut f = Vec::with_capacity(w.frame_len);
+    let mut sent = Sent {
+        sport: 0,
+        hpt,
+        from_tor: vec![0; tors],
+        from_tor_bytes: vec![0; tors],
+        to_tor: vec![0; tors],
+        f: Vec::with_capacity(w.frame_len),
+    };
     while t < stop {
         if t < end {
             if let Some(fl) = &flows {
                 for (h, fs) in senders.clone().zip(flow_senders.iter_mut()) {
                     let room = e.host_hold_room(h);
                     fs.due(t, h, fl, &mut rng, room, &mut |d, len| {
-                        sport = sport.wrapping_add(1);
-                        swtor::testing::udp_into(&mut f, h + 1, d + 1, 1024 + sport % 64, len);
-                        inject(&mut e, w, h, t, &f);
-                        from_tor[h / hpt] += 1;
-                        from_tor_bytes[h / hpt] += len as u64;
-                        to_tor[d / hpt] += 1;
+                        sent.frame(&mut e, w, (h, d), len, t, None)
                     });
                 }
-            }
-            for (h, nx) in senders.clone().zip(next.iter_mut()) {
-                if flows.is_some() {
-                    break;
-                }
-                while *nx <= t as f64 {
-                    let mut d = rng.gen_range(0..n - 1);
-                    if d >= h {
-                        d += 1;
+            } else {
+                for (h, nx) in senders.clone().zip(next.iter_mut()) {
+                    while *nx <= t as f64 {
+                        let mut d = rng.gen_range(0..n - 1);
+                        if d >= h {
+                            d += 1;
+                        }
+                        sent.frame(&mut e, w, (h, d), w.frame_len, t, None);
+                        *nx += exp(&mut rng, lambda);
                     }
-                    sport = sport.wrapping_add(1);
-                    swtor::testing::udp_into(&mut f, h + 1, d + 1, 1024 + sport % 64, w.frame_len);
-                    inject(&mut e, w, h, t, &f);
-                    from_tor[h / hpt] += 1;
-                    from_tor_bytes[h / hpt] += w.frame_len as u64;
-                    to_tor[d / hpt] += 1;
-                    *nx += exp(&mut rng, lambda);
                 }
             }
             while next_burst <= t as f64 {
@@ -353,22 +344,13 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
                     }
                 }
                 tr.arrivals(t, n, hpt, flows.as_ref(), &rooms, &mut |s, d, len| {
-                    sport = sport.wrapping_add(1);
-                    swtor::testing::udp_into(&mut f, s + 1, d + 1, 1024 + sport % 64, len);
-                    inject(&mut e, w, s, t, &f);
-                    from_tor[s / hpt] += 1;
-                    from_tor_bytes[s / hpt] += len as u64;
-                    to_tor[d / hpt] += 1;
+                    sent.frame(&mut e, w, (s, d), len, t, None)
                 });
                 tr.bursts(t, n, hpt, w, &mut bursting);
             }
             bursting.retain_mut(|(s, dst, left, nx)| {
                 while *left > 0 && *nx <= t as f64 {
-                    swtor::testing::udp_into(&mut f, *s + 1, *dst, 4000, w.frame_len);
-                    inject(&mut e, w, *s, t, &f);
-                    from_tor[*s / hpt] += 1;
-                    from_tor_bytes[*s / hpt] += w.frame_len as u64;
-                    to_tor[(*dst - 1) / hpt] += 1;
+                    sent.frame(&mut e, w, (*s, *dst - 1), w.frame_len, t, Some(4000));
                     *left = left.saturating_sub(w.frame_len as u64);
                     *nx += frame_ns;
                 }
@@ -431,17 +413,53 @@ pub fn run(c: &Compiled, tor: TorFeatures, w: &Workload) -> anyhow::Result<RunRe
         tor_buffer_max_bytes: buf_samples.last().copied().unwrap_or(0),
         core_utilization: core_tx as f64 * 8.0
             / (uplink_bps * tors as f64 * w.duration_ns as f64 / 1e9),
-        observed_offered: w
-            .observed_tor
-            .map(|k| from_tor_bytes[k] as f64 * 8.0 / (uplink_bps * w.duration_ns as f64 / 1e9)),
+        observed_offered: w.observed_tor.map(|k| {
+            sent.from_tor_bytes[k] as f64 * 8.0 / (uplink_bps * w.duration_ns as f64 / 1e9)
+        }),
         host_held_max_bytes: held_max,
         pool_waits,
         at_traffic_end: Ledger::of(&during),
         at_drain_end: Ledger::of(&c_end),
         counters: c_end,
-        sent_from_tor: from_tor,
-        sent_to_tor: to_tor,
+        sent_from_tor: sent.from_tor,
+        sent_to_tor: sent.to_tor,
     })
+}
+
+/// What the generator sent: frames by the source's and the destination's
+/// ToR, bytes by the source's; the last UDP source port it chose, and one
+/// buffer for every frame (the port copies it).
+struct Sent {
+    sport: u16,
+    hpt: usize,
+    from_tor: Vec<u64>,
+    from_tor_bytes: Vec<u64>,
+    to_tor: Vec<u64>,
+    f: Vec<u8>,
+}
+
+impl Sent {
+    /// Sends a UDP frame of `len` bytes from host `s` to host `d` (hosts
+    /// from 0) at `t`, from port `sport` or, None, the next of 64 ports.
+    fn frame(
+        &mut self,
+        e: &mut Engine<MemPort>,
+        w: &Workload,
+        (s, d): (usize, usize),
+        len: usize,
+        t: u64,
+        sport: Option<u16>,
+    ) {
+        let port = sport.unwrap_or_else(|| {
+            self.sport = self.sport.wrapping_add(1);
+            1024 + self.sport % 64
+        });
+        swtor::testing::udp_into(&mut self.f, s + 1, d + 1, port, len);
+        inject(e, w, s, t, &self.f);
+        self.from_tor[s / self.hpt] += 1;
+        self.from_tor_bytes[s / self.hpt] += len as u64;
+        self.to_tor[d / self.hpt] += 1;
+    }
 }
 
 /// Injects `f`, from host `h` (from 0), whole or as its headers
