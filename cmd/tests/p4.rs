@@ -202,6 +202,36 @@ fn missing_toolchain_says_how_to_install_and_leaves_nothing() {
 }
 
 #[test]
+fn a_shared_tor_buffer_on_bmv2_names_the_field_and_leaves_nothing() {
+    if skip_unless_root("a_shared_tor_buffer_on_bmv2_names_the_field_and_leaves_nothing") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let p = free_prefix();
+    let dir = tempfile::tempdir().unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rotornet_1ms()).unwrap()).unwrap();
+    v["tors"]["buffer_capacity"] = serde_json::json!(64_000_000);
+    let cfg = dir.path().join("shared.json");
+    std::fs::write(&cfg, v.to_string()).unwrap();
+    let o = run(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--prefix",
+        &p,
+        "--tor",
+        "bmv2:s2",
+        "--test",
+        "pingall",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("$.tors.buffer_capacity"), "{e}");
+    assert!(e.contains("native ToRs only"), "{e}");
+    assert!(!mine(&p), "run {p} left state behind");
+}
+
+#[test]
 fn a_p4_compile_error_names_file_and_line_and_leaves_nothing() {
     if skip("a_p4_compile_error_names_file_and_line_and_leaves_nothing") {
         return;

@@ -115,6 +115,12 @@ pub struct Tors {
     /// as queue full. Default: [`Config::queue_capacity_bytes`].
     #[serde(default)]
     pub queue_capacity: Option<u64>,
+    /// Bytes of buffer a ToR shares among all its calendar queues (a
+    /// switch's packet buffer, such as Tofino2's 64 MB); a packet beyond it
+    /// is dropped as queue full, whatever its queue holds. Default: no
+    /// limit beyond each queue's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_capacity: Option<u64>,
     /// Largest frame in bytes, Ethernet header included (default
     /// [`DEFAULT_MAX_FRAME`]). Routing uses a circuit in a slice only if its
     /// usable window carries one such frame (docs/time-model.md).
@@ -813,6 +819,9 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         "$.tors.hosts_per_tor" => "hosts under each ToR, an integer >= 1",
         "$.tors.host_link_rate" => "a rate with a unit, like \"10Gbps\"",
         "$.tors.queue_capacity" => "bytes per calendar queue, a positive integer",
+        "$.tors.buffer_capacity" => {
+            "bytes of buffer a ToR shares among its calendar queues, an integer >= 1500"
+        }
         "$.tors.max_frame" => "the largest frame in bytes, an integer 64..=65535",
         "$.tors.electrical_rate" => "a rate with a unit, like \"100Mbps\"",
         "$.ocs" => "an object {count, ports, reconfiguration_delay, cabling}",

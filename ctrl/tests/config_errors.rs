@@ -1068,3 +1068,18 @@ fn fat_tree_errors_name_the_field() {
     v["tor"] = json!({"slice_miss_detection": false});
     rejects(&v, "$.tor", &["no `tor` section"]);
 }
+
+#[test]
+fn shared_buffer_below_one_frame() {
+    let mut v = rotornet();
+    v["tors"]["buffer_capacity"] = json!(1000);
+    both_reject(
+        &v,
+        "$.tors.buffer_capacity",
+        &["at least one 1500-byte frame", "got 1000"],
+    );
+    v["tors"]["buffer_capacity"] = json!(1500);
+    let c = Config::from_json(&v.to_string(), "t.json").unwrap();
+    assert_eq!(c.tors.buffer_capacity, Some(1500));
+    assert!(schema_errors(&v).is_empty());
+}

@@ -649,7 +649,7 @@ impl PyNet {
         let mut c = self.ensure_compiled()?.clone();
         c.config.monitoring = self.facade()?.monitors();
         let mut plan = lh_emu::plan::Plan::from_config(&self.config);
-        plan.targets = lh_emu::plan::target::parse(tor, plan.tors)
+        plan.targets = lh_emu::plan::target::parse_for(tor, plan.tors, &self.config)
             .map_err(|e| PyValueError::new_err(format!("start(tor={tor:?}): {e}")))?;
         if !plan.bmv2_tors().is_empty() {
             bmv2_thrift::toolchain()

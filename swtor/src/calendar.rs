@@ -45,6 +45,11 @@ pub(crate) struct Calendar {
     uplinks: usize,
     dark: u64,
     capacity: u64,
+    /// Bytes a ToR's calendar queues share (`u64::MAX`: no shared limit),
+    /// and what each ToR's queues hold now (frames offloaded to hosts are
+    /// not in the ToR's buffer).
+    buffer: u64,
+    tor_bytes: Vec<u64>,
     tor_clock_offset: i64,
     /// Per uplink index: its serialisation rate (electrical ports of a
     /// hybrid fabric run at `Timing::electrical_rate`).
@@ -111,6 +116,8 @@ impl Calendar {
             uplinks,
             dark: timing.dark().0,
             capacity: timing.model.queue_capacity,
+            buffer: timing.model.buffer_capacity,
+            tor_bytes: vec![0; tors],
             tor_clock_offset: timing.tor_clock_offset,
             rate: timing.model.port_rates(schedule),
             elec: electrical_ports(schedule),
@@ -266,7 +273,12 @@ impl Calendar {
         } else {
             0
         };
-        if self.cal[q].bytes + off + len > self.capacity {
+        // A frame for a queue the hosts hold (offloading) is not in the
+        // ToR's buffer until it returns.
+        let at_hosts = !elec && self.offload.is_some_and(|n| rank >= n as u64);
+        if self.cal[q].bytes + off + len > self.capacity
+            || (!at_hosts && self.tor_bytes[tor as usize] + len > self.buffer)
+        {
             return Err(Refusal::Full);
         }
         let queued = match &self.est {
@@ -310,6 +322,7 @@ impl Calendar {
             depart as usize
         };
         let q = (tor as usize * self.uplinks + port as usize) * self.s + d;
+        // (No shared-buffer test: BMv2 ToRs refuse `tors.buffer_capacity`.)
         if self.cal[q].bytes + len > self.capacity {
             return Err(Refusal::Full);
         }
@@ -355,6 +368,7 @@ impl Calendar {
             }
         }
         self.cal[q].push(pool, i);
+        self.tor_bytes[tor as usize] += pool.meta(i).wire_len();
         self.pending[tu] += 1;
         self.wake(tor as usize, tnow);
         c.queued += 1;
@@ -531,6 +545,7 @@ impl Calendar {
             }
             let q = tu * self.s + if self.elec[p] { 0 } else { n.slice };
             self.cal[q].pop(pool);
+            self.tor_bytes[tor] -= pool.meta(i).wire_len();
             self.pending[tu] -= 1;
             self.tor_pending[tor] -= 1;
             self.next_free[tu] = done;
@@ -578,7 +593,10 @@ impl Calendar {
                 c.offloaded -= 1;
                 c.offloaded_bytes -= len;
                 c.offload_returned += 1;
+                // Returned whatever the shared buffer holds (the hosts
+                // cannot keep it past its slice).
                 self.cal[q].push(pool, i);
+                self.tor_bytes[tu / self.uplinks] += len;
                 self.pending[tu] += 1;
                 self.wake(tu / self.uplinks, tnow);
                 c.queued += 1;

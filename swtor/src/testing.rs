@@ -117,6 +117,7 @@ pub fn timing(slice: u64, guardband: u64, link_bps: u64) -> Timing {
             electrical_rate: None,
             host_rate: BitsPerSec(800_000_000_000),
             queue_capacity: 1 << 20,
+            buffer_capacity: u64::MAX,
         },
         tor_clock_offset: 0,
     }

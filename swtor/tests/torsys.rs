@@ -22,12 +22,18 @@ const RATE: u64 = 8_000_000_000;
 /// (ifindex 2) on ToR1. ToR0 to ToR1, HOHO-like: the next circuit slice
 /// first, the one after as the alternate.
 fn engine(tor: TorFeatures) -> Engine<MemPort> {
-    engine_with(tor, swtor::pool::SLOT, None)
+    engine_with(tor, swtor::pool::SLOT, None, None)
 }
 
 /// [`engine`] with `slot`-byte frame slots, and host links at `host_bps`
-/// (default: the fixture's, fast enough never to queue).
-fn engine_with(tor: TorFeatures, slot: usize, host_bps: Option<u64>) -> Engine<MemPort> {
+/// (default: the fixture's, fast enough never to queue), and a ToR buffer
+/// of `buffer` bytes its queues share (default: none).
+fn engine_with(
+    tor: TorFeatures,
+    slot: usize,
+    host_bps: Option<u64>,
+    buffer: Option<u64>,
+) -> Engine<MemPort> {
     let mut s = Schedule::new(2, 1, 4);
     for ts in [1, 3] {
         s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
@@ -44,6 +50,7 @@ fn engine_with(tor: TorFeatures, slot: usize, host_bps: Option<u64>) -> Engine<M
     if let Some(b) = host_bps {
         tm.model.host_rate = lh_ctrl::units::BitsPerSec(b);
     }
+    tm.model.buffer_capacity = buffer.unwrap_or(u64::MAX);
     let spec = spec(s, t, tm, hosts_on(&[0, 1, 0]));
     let opts = EngineOptions {
         pool_frames: 4096,
@@ -297,17 +304,25 @@ fn paused_elephant_moves_only_in_its_circuits_slices_while_mice_flow() {
 
 #[test]
 fn offloaded_frames_wait_at_the_hosts_and_return_before_their_slice() {
-    // The ToR keeps 2 calendar queues per uplink (ranks 0 and 1).
-    let mut e = engine(TorFeatures {
-        offload_queues: Some(2),
-        ..Default::default()
-    });
+    // The ToR keeps 2 calendar queues per uplink (ranks 0 and 1), and its
+    // queues share 9 frames' bytes: offloaded frames are not in them.
+    let mut e = engine_with(
+        TorFeatures {
+            offload_queues: Some(2),
+            ..Default::default()
+        },
+        swtor::pool::SLOT,
+        None,
+        Some(9_000),
+    );
     // Slice 0: 14 x 1000 B for ToR1; 9 fill slice 1 (rank 1, on the ToR),
     // 5 are rerouted to slice 3 (rank 3): offloaded.
-    for k in 0..14 {
-        e.port_mut()
-            .inject(1, EPOCH + 2_000 + k * 10, &udp(1, 2, 0, 1000));
-    }
+    let burst = |e: &mut Engine<MemPort>, at: u64| {
+        for k in 0..14 {
+            e.port_mut().inject(1, at + k * 10, &udp(1, 2, 0, 1000));
+        }
+    };
+    burst(&mut e, EPOCH + 2_000);
     poll(&mut e, EPOCH + 2_200);
     assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 0]);
     assert_eq!(e.offloaded(0)[0], vec![0, 0, 0, 5000]);
@@ -334,6 +349,13 @@ fn offloaded_frames_wait_at_the_hosts_and_return_before_their_slice() {
     let c = e.counters();
     assert_eq!(c.delivered, 14, "{c}");
     assert_eq!((c.queued, c.held, c.dropped_total()), (0, 0, 0), "{c}");
+    // The returned frames left the shared buffer when they were sent: the
+    // next cycle takes the same burst the same way.
+    burst(&mut e, EPOCH + 8 * SLICE + 2_000);
+    poll(&mut e, EPOCH + 8 * SLICE + 2_200);
+    assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 0]);
+    assert_eq!(e.offloaded(0)[0], vec![0, 0, 0, 5000]);
+    assert_eq!(e.c.dropped_total(), 0);
 }
 
 #[test]
@@ -350,7 +372,7 @@ fn padded_frames_load_queues_links_and_hosts_as_whole_ones() {
         } else {
             swtor::pool::SLOT
         };
-        let mut e = engine_with(tor, slot, Some(RATE));
+        let mut e = engine_with(tor, slot, Some(RATE), None);
         let send = |e: &mut Engine<MemPort>, from: usize, to: usize, at: u64| {
             let f = udp(from, to, 0, 1000);
             if padded {

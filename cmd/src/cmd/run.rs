@@ -128,7 +128,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             banner!("*** {n}");
         }
     }
-    plan.targets = lh_emu::plan::target::parse(&a.tor, plan.tors)?;
+    plan.targets = lh_emu::plan::target::parse_for(&a.tor, plan.tors, &cfg)?;
     let p4_src = match &a.p4 {
         Some(f) if !f.is_file() => anyhow::bail!("--p4 {}: no such file", f.display()),
         Some(f) => lh_emu::tor::bmv2::P4Source::File(f.clone()),

@@ -294,6 +294,14 @@ fn check_tors(c: &mut Checker, cfg: &Config) -> bool {
             "$.tors.queue_capacity: {q} bytes cannot hold one 1500-byte frame; large packets will always miss their slice"
         );
     }
+    if let Some(b) = t.buffer_capacity.filter(|b| *b < 1500) {
+        c.err(
+            "$.tors.buffer_capacity",
+            format!(
+                "expected the bytes a ToR's calendar queues share, at least one 1500-byte frame (or leave it out for no shared limit), got {b}"
+            ),
+        );
+    }
     // (A zero rate is refused by the parser.)
     if t.electrical_rate.is_some() {
         if cfg.fabric == FabricKind::Electrical {

@@ -28,6 +28,9 @@ pub struct TimeModel {
     pub host_rate: BitsPerSec,
     /// Bytes per calendar queue.
     pub queue_capacity: u64,
+    /// Bytes a ToR's calendar queues share (`tors.buffer_capacity`;
+    /// `u64::MAX`: no shared limit).
+    pub buffer_capacity: u64,
 }
 
 impl TimeModel {
@@ -45,6 +48,7 @@ impl TimeModel {
             electrical_rate: cfg.electrical_rate(),
             host_rate: cfg.tors.host_link_rate,
             queue_capacity: cfg.queue_capacity_bytes(),
+            buffer_capacity: cfg.tors.buffer_capacity.unwrap_or(u64::MAX),
         }
     }
 

@@ -23,6 +23,24 @@ pub enum TargetError {
     },
     #[error("--tor {spec:?}: {name} is listed twice")]
     Duplicate { spec: String, name: String },
+    #[error(
+        "--tor {spec:?}: $.tors.buffer_capacity (a buffer a ToR's calendar queues share) is modelled by native ToRs only: the P4 program limits each queue (tors.queue_capacity); leave it out or run the ToRs native"
+    )]
+    SharedBuffer { spec: String },
+}
+
+/// One target per ToR of `tors`, from a `--tor` value; a setting of `cfg`
+/// the chosen targets cannot model is refused.
+pub fn parse_for(
+    spec: &str,
+    tors: usize,
+    cfg: &lh_ctrl::config::Config,
+) -> Result<Vec<TorTarget>, TargetError> {
+    let v = parse(spec, tors)?;
+    if cfg.tors.buffer_capacity.is_some() && v.contains(&TorTarget::Bmv2) {
+        return Err(TargetError::SharedBuffer { spec: spec.into() });
+    }
+    Ok(v)
 }
 
 /// One target per ToR, from a `--tor` value.
@@ -72,6 +90,26 @@ mod tests {
             parse("bmv2:s3,s1", 4).unwrap(),
             vec![Bmv2, Native, Bmv2, Native]
         );
+    }
+
+    #[test]
+    fn bmv2_tors_refuse_a_shared_buffer() {
+        let mut cfg = lh_ctrl::config::Config::from_json(
+            include_str!("../../../topologies/rotornet-8.json"),
+            "rotornet-8",
+        )
+        .unwrap();
+        assert_eq!(parse_for("bmv2:s2", 8, &cfg).unwrap()[1], Bmv2);
+        cfg.tors.buffer_capacity = Some(64_000_000);
+        assert_eq!(parse_for("native", 8, &cfg).unwrap(), vec![Native; 8]);
+        let e = parse_for("bmv2:s2", 8, &cfg).unwrap_err();
+        assert_eq!(
+            e,
+            TargetError::SharedBuffer {
+                spec: "bmv2:s2".into()
+            }
+        );
+        assert!(e.to_string().contains("$.tors.buffer_capacity"), "{e}");
     }
 
     #[test]

@@ -25,6 +25,11 @@ const RATE: u64 = 8_000_000_000;
 /// (so both change: 1 us dark); 8 Gb/s = 1 byte/ns; ToR0 sends to ToR1
 /// departing in slice 3, alternate slice 1.
 fn engine(offset: i64, depart: u16) -> Engine<MemPort> {
+    engine_buffered(offset, depart, u64::MAX)
+}
+
+/// [`engine`] with ToR buffer of `buffer` bytes its queues share.
+fn engine_buffered(offset: i64, depart: u16, buffer: u64) -> Engine<MemPort> {
     let mut s = Schedule::new(2, 1, 4);
     s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 1)
         .unwrap();
@@ -42,6 +47,7 @@ fn engine(offset: i64, depart: u16) -> Engine<MemPort> {
     tm.model.reconfiguration = Nanos(500);
     tm.model.propagation = Nanos(300);
     tm.model.queue_capacity = 100_000;
+    tm.model.buffer_capacity = buffer;
     tm.tor_clock_offset = offset;
     test_engine(&spec(s, t, tm, hosts_on(&[0, 1])))
 }
@@ -79,6 +85,36 @@ fn rank_picks_the_departure_slice_queue_and_admission_caps_it() {
     assert_eq!(e.port.pending(), 0);
     assert_eq!(e.queues(0)[0][3], 100_000);
     assert_eq!(e.c.dropped(DropReason::QueueFull), 10);
+    assert!(e.c.conservation_holds());
+}
+
+#[test]
+fn a_tors_queues_share_its_buffer() {
+    // 25 frames: far below any one queue's 100 000 bytes.
+    let mut e = engine_buffered(0, 3, 25_000);
+    // Slice 0: 9 frames fill slice 3's window, 9 slice 1's, 7 more wait a
+    // cycle in slice 3's queue; then the ToR's 25 000 bytes are taken and
+    // the last 5 are dropped, though each queue has room.
+    for _ in 0..30 {
+        e.port.inject(1, 0, &frame(1000));
+    }
+    e.poll(EPOCH + 2_000).unwrap();
+    assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 16_000]);
+    assert_eq!((e.c.rerouted, e.c.deferred), (9, 7));
+    assert_eq!(e.c.dropped(DropReason::QueueFull), 5);
+    // Slice 1 sends its 9 frames: what left frees the shared buffer.
+    e.poll(EPOCH + SLICE + DARK).unwrap();
+    e.poll(EPOCH + SLICE + DARK + 8_000).unwrap();
+    assert_eq!(e.c.uplink_tx, 9);
+    e.poll(EPOCH + 2 * SLICE + 500).unwrap();
+    for _ in 0..10 {
+        e.port.inject(1, 0, &frame(1000));
+    }
+    e.poll(EPOCH + 2 * SLICE + 600).unwrap();
+    // Slice 3's queue is over its window: 9 go to the next slice 1, and
+    // the tenth finds the 25 000 bytes taken again.
+    assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 16_000]);
+    assert_eq!(e.c.dropped(DropReason::QueueFull), 6);
     assert!(e.c.conservation_holds());
 }
 
