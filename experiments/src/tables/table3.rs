@@ -139,6 +139,10 @@ pub fn table3(
     });
     row(&mut s, "Average delay", &|r| fmt_us(r.mean_delay_us));
     row(&mut s, "95%-ile delay", &|r| fmt_us(r.p95_delay_us));
+    // Sampled every 10 us at s1; Tofino2 shares 64 MB (`tors.buffer_capacity`).
+    row(&mut s, "ToR buffer (max)", &|r| {
+        format!("{:.1} MB", r.tor_buffer_max_bytes as f64 / 1e6)
+    });
     row(&mut s, "Held at hosts (max)", &|r| {
         format!("{} KB", r.host_held_max_bytes / 1000)
     });
