@@ -4,6 +4,7 @@ the CLI, and nothing left behind on any way out (normal end, exception,
 SIGINT, SIGTERM)."""
 
 import importlib.util
+import json
 import re
 import signal
 import subprocess
@@ -91,6 +92,20 @@ def test_what_the_script_built_runs_on_a_bmv2_tor_too(capfd):
     out = capfd.readouterr()
     assert "(conservation OK)" in out.out + out.err
     assert leftovers(prefix) == []
+
+
+@needs_root
+def test_a_shared_tor_buffer_on_a_bmv2_tor_is_refused_naming_the_field(tmp_path):
+    cfg = json.loads(ROTORNET.read_text())
+    cfg["tors"]["buffer_capacity"] = 64_000_000
+    path = tmp_path / "shared.json"
+    path.write_text(json.dumps(cfg))
+    before = namespaces()
+    with lighthouse.LighthouseNet(path) as net:
+        with pytest.raises(ValueError, match=r"\$\.tors\.buffer_capacity.*native ToRs only"):
+            net.start(tor="bmv2:s2")
+        assert net.prefix is None or leftovers(net.prefix) == []
+    assert namespaces() == before
 
 
 @needs_root
