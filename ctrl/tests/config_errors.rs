@@ -1012,6 +1012,14 @@ fn fat_tree_errors_name_the_field() {
     v["tors"]["hosts_per_tor"] = json!(3);
     rejects(&v, "$.tors.hosts_per_tor", &["expected 2", "got 3"]);
 
+    let mut v = fat();
+    v["tors"]["buffer_capacity"] = json!(64_000_000);
+    rejects(
+        &v,
+        "$.tors.buffer_capacity",
+        &["expected none", "no calendar queues"],
+    );
+
     // opera on a fat tree.
     let mut v = fat();
     v["routing"]["algorithm"] = json!("opera");

@@ -302,6 +302,13 @@ impl<P: Port> Engine<P> {
             }
             n
         });
+        if !spec.external.is_empty() && timing.model.buffer_capacity != u64::MAX {
+            // The P4 program limits each queue only (`parse_for` says so
+            // with the field's name first, where a front end can).
+            return Err(crate::FabricError::Spec(
+                "tors.buffer_capacity (a buffer a ToR's calendar queues share) is modelled by native ToRs only, not by external (P4) ToRs".into(),
+            ));
+        }
         let sw = match opts.fattree {
             Some(o) => {
                 let sw = Switches::new(

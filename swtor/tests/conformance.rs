@@ -192,6 +192,16 @@ fn external_uplink_checks_tag_buffer_and_lateness() {
 }
 
 #[test]
+fn external_tors_refuse_a_shared_buffer() {
+    let mut spec = rotornet(TorUnderTest(0));
+    spec.timing.model.buffer_capacity = 64_000;
+    let e = mem_engine(&spec, clock(&spec), EngineOptions::default());
+    let msg = e.err().expect("refused").to_string();
+    assert!(msg.contains("tors.buffer_capacity"), "{msg}");
+    assert!(msg.contains("external (P4) ToRs"), "{msg}");
+}
+
+#[test]
 fn failed_tor_link_drops_both_directions_as_link_down_until_restored() {
     let spec = rotornet(TorUnderTest(0));
     let (mut e, _) = runner(&spec);

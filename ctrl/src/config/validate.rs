@@ -392,6 +392,12 @@ fn check_fattree(c: &mut Checker, cfg: &Config) {
             "expected no `tor` section: a fat tree's switches have no calendar queues, push-back or offloading",
         );
     }
+    if cfg.tors.buffer_capacity.is_some() {
+        c.err(
+            "$.tors.buffer_capacity",
+            "expected none: a fat tree's switches have no calendar queues to share a buffer (each port has `queue_capacity`)",
+        );
+    }
     if let Err(e) = crate::fattree::FatTree::new(k) {
         return c.err("$.topology.k", format!("expected an even k: {e}"));
     }
