@@ -25,6 +25,11 @@ use std::collections::BinaryHeap;
 /// iteration can catch up with a short burst instead of losing capacity.
 pub const PACE_SLACK_NS: u64 = 200_000;
 
+/// Offloading: how long before it can leave a frame the hosts return
+/// reaches the ToR, the paper's "marginally earlier" (§9.3), covering its
+/// hosts' RTT variance (0.75 us, Fig. 14).
+pub const RETURN_LEAD_NS: u64 = 1_000;
+
 /// Why a calendar queue refused a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
@@ -357,7 +362,8 @@ impl Calendar {
             let slice = self.clock.slot(tnow) % self.s as u64;
             let rank = ((q % self.s) as u64 + self.s as u64 - slice) % self.s as u64;
             if rank >= n as u64 {
-                // Sent down to a host, which returns it ahead of its slice.
+                // Sent down to a host, which returns it in its slice, just
+                // before it can leave (`return_offloaded`).
                 let len = pool.meta(i).wire_len();
                 self.off[q].push(pool, i);
                 c.held += 1;
@@ -424,13 +430,15 @@ impl Calendar {
     ) -> bool {
         let n = self.at(now);
         self.advance_estimator(n.tnow);
-        if let Some(k) = self.offload
-            && self.returned_slot != n.slot
-        {
-            // Nothing is offloaded into that queue during its slot (its
-            // rank is below N): once per slot is enough.
+        if self.offload.is_some() && self.returned_slot != n.slot {
+            // The hosts start returning this slice's queues; `send` keeps
+            // them coming.
             self.returned_slot = n.slot;
-            self.return_offloaded(pool, c, (n.slice + k - 1) % self.s, n.tnow);
+            for tu in 0..self.tors * self.uplinks {
+                if !self.elec[tu % self.uplinks] {
+                    self.return_offloaded(pool, c, tu, n.slice, n.tnow);
+                }
+            }
         }
         if self.cur_slot != n.slot {
             self.new_slot(pool, c, &n);
@@ -545,12 +553,16 @@ impl Calendar {
             }
             let q = tu * self.s + if self.elec[p] { 0 } else { n.slice };
             self.cal[q].pop(pool);
+            debug_assert!(self.tor_bytes[tor] >= pool.meta(i).wire_len());
             self.tor_bytes[tor] -= pool.meta(i).wire_len();
             self.pending[tu] -= 1;
             self.tor_pending[tor] -= 1;
             self.next_free[tu] = done;
             self.tx_bytes[tu] += pool.meta(i).wire_len();
             c.uplink_tx += 1;
+            if self.offload.is_some() && !self.elec[p] {
+                self.return_offloaded(pool, c, tu, n.slice, n.tnow);
+            }
             ocs.carry(
                 pool,
                 c,
@@ -581,26 +593,39 @@ impl Calendar {
         Some(offset(best, -self.tor_clock_offset))
     }
 
-    /// Offloading: the hosts return every frame of calendar queue `d`
-    /// (now `N − 1` slices ahead) to the ToR.
-    fn return_offloaded(&mut self, pool: &mut FramePool, c: &mut Counters, d: usize, tnow: u64) {
-        for tu in 0..self.tors * self.uplinks {
-            let q = tu * self.s + d;
-            while let Some(i) = self.off[q].pop(pool) {
-                let len = pool.meta(i).wire_len();
-                c.held -= 1;
-                c.held_bytes -= len;
-                c.offloaded -= 1;
-                c.offloaded_bytes -= len;
-                c.offload_returned += 1;
-                // Returned whatever the shared buffer holds (the hosts
-                // cannot keep it past its slice).
-                self.cal[q].push(pool, i);
-                self.tor_bytes[tu / self.uplinks] += len;
-                self.pending[tu] += 1;
-                self.wake(tu / self.uplinks, tnow);
-                c.queued += 1;
-            }
+    /// Offloading: the hosts return the frames of uplink `tu`'s calendar
+    /// queue `d` during its slice, paced, each shortly before it can leave
+    /// (paper §9.3: "Packets arriving marginally earlier are buffered on the
+    /// ToR consuming minimal memory"): the ToR's queue is topped up to what
+    /// the uplink sends in [`RETURN_LEAD_NS`], and to one frame at least.
+    /// Frames its slice cannot carry stay at the hosts for the next cycle.
+    fn return_offloaded(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        tu: usize,
+        d: usize,
+        tnow: u64,
+    ) {
+        let q = tu * self.s + d;
+        let lead = self.rate[tu % self.uplinks].bytes_in(Nanos(RETURN_LEAD_NS));
+        while self.cal[q].bytes < lead.max(1) {
+            let Some(i) = self.off[q].pop(pool) else {
+                break;
+            };
+            let len = pool.meta(i).wire_len();
+            c.held -= 1;
+            c.held_bytes -= len;
+            c.offloaded -= 1;
+            c.offloaded_bytes -= len;
+            c.offload_returned += 1;
+            // Returned whatever the shared buffer holds (the hosts
+            // cannot keep it past its slice).
+            self.cal[q].push(pool, i);
+            self.tor_bytes[tu / self.uplinks] += len;
+            self.pending[tu] += 1;
+            self.wake(tu / self.uplinks, tnow);
+            c.queued += 1;
         }
     }
 

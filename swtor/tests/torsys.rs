@@ -303,7 +303,7 @@ fn paused_elephant_moves_only_in_its_circuits_slices_while_mice_flow() {
 }
 
 #[test]
-fn offloaded_frames_wait_at_the_hosts_and_return_before_their_slice() {
+fn offloaded_frames_wait_at_the_hosts_and_return_paced_in_their_slice() {
     // The ToR keeps 2 calendar queues per uplink (ranks 0 and 1), and its
     // queues share 9 frames' bytes: offloaded frames are not in them.
     let mut e = engine_with(
@@ -327,25 +327,29 @@ fn offloaded_frames_wait_at_the_hosts_and_return_before_their_slice() {
     assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 0]);
     assert_eq!(e.offloaded(0)[0], vec![0, 0, 0, 5000]);
     assert_eq!((e.c.held, e.c.held_bytes, e.c.offloaded), (5, 5000, 5));
-    // Through slice 1 they stay at the hosts, ToR buffer only 9000 B.
+    // Through slices 1 and 2 they stay at the hosts, ToR buffer at most
+    // 9000 B.
     let mut t = EPOCH + 2_300;
-    while t < EPOCH + 2 * SLICE {
+    while t < EPOCH + 3 * SLICE {
         poll(&mut e, t);
         assert_eq!(e.c.offloaded, 5, "at {t}");
         assert_eq!(e.queues(0)[0][3], 0);
         t += 100;
     }
-    // Slice 2 (one slice ahead of theirs): returned to the ToR.
-    poll(&mut e, EPOCH + 2 * SLICE);
-    assert_eq!(e.offloaded(0)[0], vec![0, 0, 0, 0]);
-    assert_eq!(e.queues(0)[0][3], 5000);
-    assert_eq!((e.c.held, e.c.offload_returned), (0, 5));
-    // They leave in slice 3 and are delivered.
-    let mut t = EPOCH + 2 * SLICE + 100;
+    // Slice 3, theirs: the hosts return them paced, each about 1 us (at
+    // 1 B/ns, one frame) before it can leave, so the ToR holds one at a
+    // time.
+    poll(&mut e, EPOCH + 3 * SLICE);
+    assert_eq!(e.offloaded(0)[0], vec![0, 0, 0, 4000]);
+    assert_eq!(e.queues(0)[0][3], 1000);
+    assert_eq!((e.c.held, e.c.offload_returned), (4, 1));
+    let mut t = EPOCH + 3 * SLICE + 100;
     while t < EPOCH + 5 * SLICE {
         poll(&mut e, t);
+        assert!(e.queues(0)[0][3] <= 1000, "at {t}");
         t += 100;
     }
+    assert_eq!(e.c.offload_returned, 5);
     let c = e.counters();
     assert_eq!(c.delivered, 14, "{c}");
     assert_eq!((c.queued, c.held, c.dropped_total()), (0, 0, 0), "{c}");

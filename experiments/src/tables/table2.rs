@@ -277,7 +277,7 @@ pub fn table2_checks(
         Check::assert(
             T2_OFFLOAD,
             format!(
-                "offloaded VLB's 99.9%-ile buffer below VLB's and at most HOHO's and UCMP's (+1 frame): {} vs {}, {}, {} (VLB / offloaded {:.1}x; the paper 6.4-8.2x)",
+                "offloaded VLB's 99.9%-ile buffer below VLB's and at most HOHO's and UCMP's (+1 frame): {} vs {}, {}, {} (VLB / offloaded {:.1}x; the paper 7.2-8.2x: 9.48/1.26, 9.96/1.38, 12.78/1.56 MB)",
                 kb(off),
                 kb(vlb),
                 kb(hoho),
