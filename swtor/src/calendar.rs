@@ -68,6 +68,9 @@ pub(crate) struct Calendar {
     /// `[slice][tor * uplinks + port]`: circuit differs from previous slice
     /// (the ToRs' view of the schedule).
     changed: Vec<bool>,
+    /// `[slice][tor * uplinks + port]`: the slices before and after it in
+    /// which the uplink's circuit is the same one ([`CircuitRuns`]).
+    runs: CircuitRuns,
     /// Per uplink: until when it is dark after a runtime reconfiguration
     /// (compared with the ToR's clock).
     dark_until: Vec<u64>,
@@ -112,7 +115,8 @@ impl Calendar {
     pub(crate) fn new(schedule: &Schedule, timing: &Timing, clock: SliceClock) -> Calendar {
         let (tors, uplinks, s) = (schedule.tors(), schedule.uplinks(), schedule.slices());
         let n = tors * uplinks;
-        let (_, changed) = crate::ocs::circuit_tables(schedule);
+        let (peer, changed) = crate::ocs::circuit_tables(schedule);
+        let runs = CircuitRuns::new(&peer, s, n);
         Calendar {
             clock,
             s,
@@ -127,6 +131,7 @@ impl Calendar {
             rate: timing.model.port_rates(schedule),
             elec: electrical_ports(schedule),
             changed,
+            runs,
             dark_until: vec![0; n],
             cal: vec![FrameQueue::default(); n * s],
             pending: vec![0; n],
@@ -214,7 +219,9 @@ impl Calendar {
                 self.dark_until[tu] = now + self.dark;
             }
         }
-        self.changed = crate::ocs::circuit_tables(schedule).1;
+        let (peer, changed) = crate::ocs::circuit_tables(schedule);
+        self.runs = CircuitRuns::new(&peer, self.s, self.tors * self.uplinks);
+        self.changed = changed;
         // Dark times and rates changed: schedule every uplink anew.
         self.cur_slot = u64::MAX;
         self.rate = timing.model.port_rates(schedule);
@@ -244,6 +251,59 @@ impl Calendar {
         } else {
             0
         }
+    }
+
+    /// Late source-route hops: a frame that reaches `tor` in slice
+    /// `arrival`, after its hop's departure slice `depart` has ended, whose
+    /// uplink `port` has kept the same circuit since then. It can leave now:
+    /// parked in `depart`'s queue it would wait a whole cycle for a circuit
+    /// that is up. (Opera's low-latency paths use only such circuits, so
+    /// that a packet late by less than a slice still finds its path.)
+    #[inline]
+    pub(crate) fn still_up(
+        &self,
+        tor: TorId,
+        port: PortId,
+        depart: SliceId,
+        arrival: SliceId,
+    ) -> bool {
+        if !self.rotation || port as usize >= self.uplinks || self.elec[port as usize] {
+            return false;
+        }
+        let late = (arrival as usize + self.s - depart as usize % self.s) % self.s;
+        let tu = tor as usize * self.uplinks + port as usize;
+        late > 0 && self.runs.before(arrival as usize, tu) >= late
+    }
+
+    /// A source-route hop whose departure slice is full (a slice miss):
+    /// the first later slice in which uplink `step.port` still has the same
+    /// circuit and the frame fits: its queue. `None` if the circuit changes
+    /// first.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn admit_while_up(
+        &self,
+        tor: TorId,
+        step: Step,
+        arrival: SliceId,
+        slot: u64,
+        tnow: u64,
+        len: u64,
+    ) -> Option<usize> {
+        if !self.rotation || step.port as usize >= self.uplinks || self.elec[step.port as usize] {
+            return None;
+        }
+        let d = step.depart.unwrap_or(arrival) as usize % self.s;
+        let tu = tor as usize * self.uplinks + step.port as usize;
+        // Stay within the cycle: a rank past it would be read as an earlier slice.
+        let rank = (d + self.s - arrival as usize) % self.s;
+        let more = self.runs.after(d, tu).min(self.s - 1 - rank);
+        (1..=more).find_map(|k| {
+            let next = Step {
+                port: step.port,
+                depart: Some(((d + k) % self.s) as SliceId),
+            };
+            self.admit(tor, next, arrival, slot, tnow, len).ok()
+        })
     }
 
     /// Admission (§6.2): the calendar queue index for `step`, or why the
@@ -703,4 +763,72 @@ struct Now {
     slice: usize,
     start: u64,
     end: u64,
+}
+
+/// How long each uplink keeps a circuit: `[slice][uplink]`, the slices
+/// right before and right after `slice` in which the uplink's peer is the
+/// one it has in `slice` (cyclic, at most `S - 1`; 0 where there is no
+/// circuit).
+#[derive(Clone, Debug, Default)]
+struct CircuitRuns {
+    n: usize,
+    before: Vec<u16>,
+    after: Vec<u16>,
+}
+
+impl CircuitRuns {
+    fn new(peer: &[u32], s: usize, n: usize) -> CircuitRuns {
+        let cap = (s.saturating_sub(1)).min(u16::MAX as usize);
+        let mut r = CircuitRuns {
+            n,
+            before: vec![0; s * n],
+            after: vec![0; s * n],
+        };
+        for tu in 0..n {
+            let p = |ts: usize| peer[(ts % s) * n + tu];
+            let set = |v: &mut Vec<u16>, ts: usize, k: usize| {
+                if p(ts) != crate::ocs::NONE {
+                    v[(ts % s) * n + tu] = k.min(cap) as u16;
+                }
+            };
+            // A slice where the peer changes; none: the same all cycle.
+            let Some(c) = (0..s).find(|&ts| p(ts) != p(ts + s - 1)) else {
+                for ts in 0..s {
+                    set(&mut r.before, ts, cap);
+                    set(&mut r.after, ts, cap);
+                }
+                continue;
+            };
+            // One pass each way from the change, in O(S).
+            let mut k = 0;
+            for ts in c..c + s {
+                k = if ts > c && p(ts) == p(ts - 1) {
+                    k + 1
+                } else {
+                    0
+                };
+                set(&mut r.before, ts, k);
+            }
+            k = 0;
+            for ts in (c..c + s).rev() {
+                k = if ts + 1 < c + s && p(ts) == p(ts + 1) {
+                    k + 1
+                } else {
+                    0
+                };
+                set(&mut r.after, ts, k);
+            }
+        }
+        r
+    }
+
+    #[inline]
+    fn before(&self, slice: usize, tu: usize) -> usize {
+        self.before[slice * self.n + tu] as usize
+    }
+
+    #[inline]
+    fn after(&self, slice: usize, tu: usize) -> usize {
+        self.after[slice * self.n + tu] as usize
+    }
 }

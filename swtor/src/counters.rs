@@ -120,6 +120,10 @@ pub struct Counters {
     /// Frames that fit no action's slice but were kept in the primary
     /// calendar queue's buffer (slice miss without loss: they wait a cycle).
     pub deferred: u64,
+    /// Source-routed frames that reached a ToR after their hop's departure
+    /// slice and left at once, their circuit still up (late source-route
+    /// hops, `Calendar::still_up`).
+    pub late_hops: u64,
     /// Frames put on an uplink towards the OCS.
     pub uplink_tx: u64,
     /// Frames the OCS delivered to a ToR.

@@ -20,7 +20,7 @@ use std::collections::BinaryHeap;
 /// destination ToR (same port index) at any time.
 const ELECTRICAL: u32 = u32::MAX - 1;
 /// Peer-table marker: no circuit.
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// The OCS: circuit and dark-time tables and one delay line per uplink.
 pub struct Ocs {

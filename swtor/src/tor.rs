@@ -137,22 +137,39 @@ impl Pipeline {
             let Some((port, depart)) = wire::srh_pop(x.pool, i) else {
                 return x.drop_frame(i, DropReason::BadHeader);
             };
-            let step = Step {
-                port,
-                depart: (depart != wire::SRH_NOW).then_some(depart),
+            let depart = match (depart != wire::SRH_NOW).then_some(depart) {
+                // Late, on a circuit that is still up: it leaves now.
+                Some(d) if x.cal.still_up(tor, port, d, arrival) => {
+                    x.c.late_hops += 1;
+                    None
+                }
+                d => d,
             };
+            let step = Step { port, depart };
             let len = x.pool.meta(i).wire_len();
             return match x.cal.admit(tor, step, arrival, slot, tnow, len) {
                 Ok(q) => x.cal.enqueue(x.pool, x.c, tor, dst, step.port, q, i, tnow),
                 Err(Refusal::Miss(q)) => {
-                    x.c.deferred += 1;
+                    // A full slice: a later one while the same circuit is
+                    // up, or (like a calendar queue without push-back) the
+                    // full queue, a cycle later.
+                    let q = match x.cal.admit_while_up(tor, step, arrival, slot, tnow, len) {
+                        Some(later) => {
+                            x.c.rerouted += 1;
+                            later
+                        }
+                        None => {
+                            x.c.deferred += 1;
+                            q
+                        }
+                    };
                     x.cal.enqueue(x.pool, x.c, tor, dst, step.port, q, i, tnow)
                 }
                 Err(r) => x.drop_frame(i, refusal_reason(r)),
             };
         }
 
-        let (class, bucket) = self.class_and_bucket(x.pool, tor, i, len);
+        let (class, bucket) = self.class_and_bucket(x.pool, tor, fabric, i, len);
         let Some(entry) = self.ix.lookup(tor, dst, arrival, fabric, class, bucket) else {
             return x.drop_frame(i, DropReason::NoRoute);
         };
@@ -262,7 +279,19 @@ impl Pipeline {
         self.tm.chunks(self.tors).map(|r| r.to_vec()).collect()
     }
 
-    fn class_and_bucket(&mut self, pool: &FramePool, tor: TorId, i: u32, len: u64) -> (u8, u8) {
+    /// The frame's flow-size class and multipath bucket. A flow's bytes
+    /// are counted where it enters the fabric (`!fabric`), once: a ToR
+    /// further on reads the count the source ToR keeps (the class a
+    /// header would carry), so per-hop lookup does not count a frame at
+    /// every hop.
+    fn class_and_bucket(
+        &mut self,
+        pool: &FramePool,
+        tor: TorId,
+        fabric: bool,
+        i: u32,
+        len: u64,
+    ) -> (u8, u8) {
         let needs_hash = self.multipath == Multipath::Flow || !self.flow_bytes.is_empty();
         let h = if needs_hash {
             wire::flow_hash(pool.data(i))
@@ -283,7 +312,9 @@ impl Pipeline {
             0
         } else {
             let b = &mut self.flow_bytes[h as usize % FLOW_SLOTS];
-            *b += len;
+            if !fabric {
+                *b += len;
+            }
             let seen = *b;
             self.thresholds
                 .iter()

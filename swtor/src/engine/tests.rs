@@ -356,6 +356,109 @@ fn flow_size_classes_move_a_growing_flow_to_its_class_entry() {
 }
 
 #[test]
+fn flow_size_classes_count_a_flow_once_however_many_tors_look_it_up() {
+    // Per-hop lookup through ToR1 (ToR0 -> ToR1 -> ToR2), classes as
+    // above. The one 1000-byte frame is class 0 at every ToR: counted
+    // again at ToR1, it would look like 2000 bytes and turn bulk there
+    // (issue 45: a flow turned bulk after threshold / hops bytes).
+    let mut s = Schedule::new(3, 2, 4);
+    for ts in 0..4 {
+        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
+            .unwrap();
+        s.connect(Endpoint::new(1, 1), Endpoint::new(2, 0), ts)
+            .unwrap();
+    }
+    let class = |c, d| Entry {
+        m: Match {
+            class: Some(c),
+            ..match_dst(2)
+        },
+        action: hop(1, Some(d)),
+        alternates: vec![],
+    };
+    let t = Tables {
+        classes: Some(lh_ctrl::routing::ClassThresholds {
+            thresholds: vec![0, 1500],
+        }),
+        ..tables(
+            4,
+            Lookup::Hop,
+            vec![
+                (0, vec![entry(2, None, hop(0, None), vec![])]),
+                (1, vec![class(0, 1), class(1, 3)]),
+            ],
+        )
+    };
+    let mut e = test_engine(&spec(s, t, timing(SLICE, DARK, RATE), hosts_on(&[0, 2])));
+    e.port.inject(1, 0, &frame(1000));
+    for t in [5, 100, 1_500, 3_000, 5_000] {
+        e.poll(EPOCH + t).unwrap();
+    }
+    assert_eq!(e.c.uplink_tx, 1, "{}", e.c);
+    assert_eq!(e.queues(1)[1], vec![0, 1000, 0, 0], "{}", e.c);
+}
+
+/// ToR0 -> ToR1 in slice 0, then ToR1 -> ToR2 in the slices `on`
+/// (1 uplink, 4 slices, 1 byte/ns); a source route departing ToR1 in
+/// slice 1, and a propagation delay of 2.5 slices, so the frame reaches
+/// ToR1 in slice 2, late. The time it reaches h2, if it does by 60 us.
+fn late_hop(on: &[u16]) -> (Option<u64>, Counters) {
+    let mut s = Schedule::new(3, 1, 4);
+    s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), 0)
+        .unwrap();
+    for &ts in on {
+        s.connect(Endpoint::new(1, 0), Endpoint::new(2, 0), ts)
+            .unwrap();
+    }
+    let route = lh_ctrl::tables::Action::Source(vec![
+        lh_ctrl::tables::Step {
+            port: 0,
+            depart: Some(0),
+        },
+        lh_ctrl::tables::Step {
+            port: 0,
+            depart: Some(1),
+        },
+    ]);
+    let t = tables(
+        4,
+        Lookup::Source,
+        vec![(0, vec![entry(2, None, route, vec![])])],
+    );
+    let mut tm = timing(SLICE, DARK, RATE);
+    tm.model.propagation = Nanos(25_000);
+    let mut e = test_engine(&spec(s, t, tm, hosts_on(&[0, 2])));
+    e.port.inject(1, 0, &frame(1000));
+    let mut at = None;
+    for k in 0..=120 {
+        e.poll(EPOCH + 5 + k * 500).unwrap();
+        if at.is_none() && e.c.delivered == 1 {
+            at = Some(k * 500);
+        }
+    }
+    (at, e.c.clone())
+}
+
+#[test]
+fn a_late_source_route_hop_leaves_at_once_while_its_circuit_is_up() {
+    // The ToR1-ToR2 circuit of slice 1 is still up in slice 2: the frame
+    // leaves ToR1 on arrival (~26 us) and reaches ToR2 2.5 slices later.
+    let (at, c) = late_hop(&[1, 2]);
+    assert_eq!(c.late_hops, 1, "{c}");
+    let at = at.expect("delivered by 60 us");
+    assert!((50_000..56_000).contains(&at), "delivered at {at} ns: {c}");
+    // Gone in slice 2: it waits for slice 1 of the next cycle (50-60 us)
+    // and arrives 25 us after that.
+    let (at, c) = late_hop(&[1, 3]);
+    assert_eq!((at, c.late_hops), (None, 0), "{c}");
+    assert_eq!(
+        (c.delivered, c.dropped_total()),
+        (0, 0),
+        "still on its way: {c}"
+    );
+}
+
+#[test]
 fn timing_from_config_uses_the_larger_dark_time_and_a_slice_of_buffer() {
     let cfg = lh_ctrl::config::Config::from_json(
         r#"{"mode": "TO",
