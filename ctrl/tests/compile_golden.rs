@@ -47,7 +47,7 @@ const GOLDEN: &[(&str, &str, u64, u64, u64)] = &[
     ("clos-8.json", "", 0x885b400906bbc365, 0x7a6c918017c25a56, 0xd3fa93ab186ad98c),
     ("jupiter-8.json", "", 0xda1767d651a89c4d, 0x99adefa97400c816, 0x698e5f8009624b84),
     ("mordia-8.json", "", 0x6db6c46b1c95500c, 0xcee2d15168729ceb, 0x36fdef56bec0724f),
-    ("opera-8.json", "", 0xdd50f4535c59d70c, 0x0aa0ba8d1c627359, 0x2b59b1a101644c53),
+    ("opera-8.json", "", 0x8ecdce87885ec6d7, 0xd746f4c45ae96f96, 0x8f0e1b5b531fc1ad),
     ("rotornet-8-1ms.json", "", 0x08e71545c9075392, 0x297081c9f9d0d993, 0x9e792ee4fa791ac2),
     ("rotornet-8-direct.json", "", 0x08e71545c9075392, 0x297081c9f9d0d993, 0x9e792ee4fa791ac2),
     ("rotornet-8-hoho.json", "", 0x3e36861ae3ab0c96, 0x9d57f4da07f54ef3, 0x4e16b19e45839597),
@@ -59,7 +59,7 @@ const GOLDEN: &[(&str, &str, u64, u64, u64)] = &[
     ("opera-8.json", "direct", 0xde8ceb1ff7d37bca, 0x7e658850dc498115, 0xfe4acf4d9888e67d),
     ("opera-8.json", "vlb", 0xfb9d1aa1317dd108, 0x092799c3b5d33deb, 0xc9540bd1342f3707),
     ("opera-8.json", "hoho", 0x9ee886c42860750e, 0x39453c22d5b7e27f, 0xb4270dc633ebdab3),
-    ("opera-8.json", "opera", 0xdd50f4535c59d70c, 0x0aa0ba8d1c627359, 0x2b59b1a101644c53),
+    ("opera-8.json", "opera", 0x8ecdce87885ec6d7, 0xd746f4c45ae96f96, 0x8f0e1b5b531fc1ad),
     ("opera-8.json", "ucmp", 0x23a9f75fc90e332f, 0xd11e240b1a763112, 0x48de349047a76cce),
     ("rotornet-8.json", "direct", 0x08e71545c9075392, 0x297081c9f9d0d993, 0x9e792ee4fa791ac2),
     ("rotornet-8.json", "vlb", 0x6861a6c861f9a442, 0xfd04ed4e9141d84b, 0x8b4f4541b2ec3f96),
@@ -69,7 +69,7 @@ const GOLDEN: &[(&str, &str, u64, u64, u64)] = &[
     ("opera-108.json", "direct", 0xc3dbb307feccfdc7, 0x96e5398050af45cb, 0xecb6a5f27ca2a179),
     ("opera-108.json", "vlb", 0xc8c44a2ff96a7721, 0x9e4246d6a7a78150, 0x9f5dff5a095853ea),
     ("opera-108.json", "hoho", 0x1f77a0d316956537, 0xed190c7c72a40283, 0xb1c9788c5c80000c),
-    ("opera-108.json", "opera", 0x25534ce0cb39e56d, 0xaf39281f603da4ef, 0x620feb413e6b59d0),
+    ("opera-108.json", "opera", 0x0773be38587f2838, 0xa1c506ecb70c9ad0, 0x7db3b13fea341010),
     ("opera-108.json", "ucmp", 0xd5a266037c5e7751, 0x9b268cf212e98cb3, 0x9623ad7fa0d3ded7),
 ];
 

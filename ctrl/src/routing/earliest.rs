@@ -94,7 +94,21 @@ pub struct Adjacency {
 }
 
 impl Adjacency {
+    /// Every circuit of every slice.
     pub fn new(s: &Schedule) -> Self {
+        Self::build(s, false)
+    }
+
+    /// Only the circuits of a slice that stay up, to the same ToR, in the
+    /// next slice: Opera's low-latency paths in a slice avoid the rotor
+    /// that reconfigures at its end (Opera, NSDI'20, §4: each slice's
+    /// expander is the u-1 rotors that stay up), so a packet late by less
+    /// than a slice still finds each of its circuits.
+    pub fn stable(s: &Schedule) -> Self {
+        Self::build(s, true)
+    }
+
+    fn build(s: &Schedule, stable: bool) -> Self {
         let (n, slices) = (s.tors(), s.slices());
         let mut a = Adjacency {
             tors: n,
@@ -107,9 +121,19 @@ impl Adjacency {
         a.start.push(0);
         a.rstart.push(0);
         let mut into: Vec<Vec<TorId>> = vec![Vec::new(); n];
+        let mut then: Vec<(PortId, TorId)> = Vec::new();
         for ts in 0..slices {
             for x in 0..n {
+                if stable {
+                    then.clear();
+                    s.for_each_link(x as TorId, ((ts + 1) % slices) as SliceId, |p, y| {
+                        then.push((p, y))
+                    });
+                }
                 s.for_each_link(x as TorId, ts as SliceId, |p, y| {
+                    if stable && !then.contains(&(p, y)) {
+                        return;
+                    }
                     a.port.push(p);
                     a.next.push(y);
                     if into[y as usize].last() != Some(&(x as TorId)) {

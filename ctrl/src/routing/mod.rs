@@ -143,6 +143,9 @@ pub struct RoutingOptions {
     /// Emit multipath alternatives where the algorithm has a choice (VLB:
     /// up to `k` intermediates). Set from config `routing.multipath`.
     pub multipath: bool,
+    /// Opera's bulk threshold in bytes (config `routing.bulk_threshold`;
+    /// `None`: [`opera::bulk_threshold`]'s default).
+    pub bulk_threshold: Option<u64>,
 }
 
 impl RoutingOptions {
@@ -156,6 +159,7 @@ impl RoutingOptions {
             seed: r.seed.unwrap_or(1),
             bytes_per_slice: bytes_per_slice.max(1),
             multipath: r.multipath != config::Multipath::None,
+            bulk_threshold: r.bulk_threshold,
         }
     }
 }
@@ -169,6 +173,7 @@ impl Default for RoutingOptions {
             seed: 1,
             bytes_per_slice: 1,
             multipath: false,
+            bulk_threshold: None,
         }
     }
 }
@@ -204,19 +209,47 @@ pub(crate) fn paths_per_destination(
 ) -> Result<Paths, RoutingError> {
     paths_per_destination_with(
         s,
-        &[(max_hop, same_slice_hops, transit)],
+        &[Search {
+            transit,
+            ..Search::new(max_hop, same_slice_hops)
+        }],
         per_dst,
         |dps, out| f(&dps[0], out),
     )
 }
 
+/// One earliest-arrival search of [`paths_per_destination_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Search {
+    /// Hop budget, or [`UNLIMITED`].
+    pub max_hop: u8,
+    /// Opera-style transit (a hop may leave in the slot it arrived).
+    pub same_slice: bool,
+    /// Keep the transit values ([`earliest::Dp::transit_step`]).
+    pub transit: bool,
+    /// Only circuits that stay up into the next slice
+    /// ([`earliest::Adjacency::stable`]).
+    pub stable: bool,
+}
+
+impl Search {
+    pub(crate) fn new(max_hop: u8, same_slice: bool) -> Search {
+        Search {
+            max_hop,
+            same_slice,
+            transit: false,
+            stable: false,
+        }
+    }
+}
+
 /// [`paths_per_destination`] with several searches per destination, one per
-/// `(max_hop, same_slice_hops, transit)` in `dps`, all solved for the same
+/// [`Search`] in `dps`, all solved for the same
 /// destination before `f` runs: algorithms that interleave several kinds of
 /// path (Opera's classes) emit them in one pass, with no second copy.
 pub(crate) fn paths_per_destination_with(
     s: &Schedule,
-    dps: &[(u8, bool, bool)],
+    dps: &[Search],
     per_dst: usize,
     f: impl Fn(&[earliest::Dp], &mut Paths) -> Result<(), RoutingError> + Sync,
 ) -> Result<Paths, RoutingError> {
@@ -233,18 +266,29 @@ pub(crate) fn paths_per_destination_with(
 /// every path.
 pub(crate) fn paths_per_destination_parts(
     s: &Schedule,
-    dps: &[(u8, bool, bool)],
+    dps: &[Search],
     per_dst: usize,
     f: impl Fn(&[earliest::Dp], &mut Paths) -> Result<(), RoutingError> + Sync,
 ) -> Result<Vec<Paths>, RoutingError> {
     let n = s.tors();
     let adj = earliest::Adjacency::new(s);
+    let stable = dps
+        .iter()
+        .any(|d| d.stable)
+        .then(|| earliest::Adjacency::stable(s));
     let threads = worker_threads().clamp(1, n.max(1));
     let chunk = n.div_ceil(threads).max(1);
     let run = |lo: usize, hi: usize, mut out: Paths| -> Result<Paths, RoutingError> {
         let mut dp: Vec<earliest::Dp> = dps
             .iter()
-            .map(|&(h, same, transit)| earliest::Dp::new(s, &adj, h, same).with_transit(transit))
+            .map(|d| {
+                let a = if d.stable {
+                    stable.as_ref().expect("built when a search is stable")
+                } else {
+                    &adj
+                };
+                earliest::Dp::new(s, a, d.max_hop, d.same_slice).with_transit(d.transit)
+            })
             .collect();
         for d in lo..hi {
             for x in &mut dp {

@@ -21,7 +21,8 @@
 
 use super::earliest::Dp;
 use super::{
-    ClassThresholds, Paths, RouteSet, RoutingError, RoutingOptions, paths_per_destination_parts,
+    ClassThresholds, Paths, RouteSet, RoutingError, RoutingOptions, Search,
+    paths_per_destination_parts,
 };
 use crate::schedule::Schedule;
 use crate::{SliceId, Slot, TorId};
@@ -101,7 +102,7 @@ pub fn ucmp(s: &Schedule, opts: &RoutingOptions) -> Result<RouteSet, RoutingErro
     // paths (sharing their hops) without deriving them again.
     let per_dst = n.saturating_sub(1) * slices * 3;
     let runs_of = std::sync::Mutex::new(Vec::with_capacity(n));
-    let searches = [(cap, opts.same_slice_hops, false)];
+    let searches = [Search::new(cap, opts.same_slice_hops)];
     let parts = paths_per_destination_parts(s, &searches, per_dst, |dp, out| {
         let dp = &dp[0];
         let d = dp.dst();
