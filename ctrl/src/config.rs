@@ -293,6 +293,11 @@ pub struct Routing {
     /// elephants. Default [`DEFAULT_HEDERA_INTERVAL`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hedera_interval: Option<Nanos>,
+    /// Opera: flows of at least this many bytes are bulk (the direct
+    /// path). Default: one cycle of one uplink (`routing::opera::bulk_threshold`);
+    /// the Opera authors ran 15 MB and 30 MB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bulk_threshold: Option<u64>,
 }
 
 /// Default `routing.hedera_interval`.
@@ -417,6 +422,23 @@ pub struct HostTcp {
     /// Whole milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_min: Option<Nanos>,
+    /// The maximum retransmission timeout (`net.ipv4.tcp_rto_max_ms`,
+    /// Linux >= 6.15, 1 s to 120 s live; any whole ms in virtual time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_max: Option<Nanos>,
+    /// The retransmission timeout before the first RTT sample (RFC 6298's
+    /// 1 s). Virtual time only: the kernel fixes it, so a live run refuses
+    /// it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_initial: Option<Nanos>,
+    /// The initial congestion window in segments (a route's `initcwnd`
+    /// metric; Linux: 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_window: Option<u32>,
+    /// The largest congestion window in segments (a locked `cwnd` route
+    /// metric clamps it; default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_window: Option<u32>,
     /// OTCP (docs/otcp.md): per-destination TCP parameters computed from
     /// the routes and pushed to every host; absent: off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -452,6 +474,10 @@ pub const MIN_TCP_RECEIVE_BUFFER: u64 = 4096;
 pub const MAX_TCP_RECEIVE_BUFFER: u64 = 64 << 20;
 /// The kernel's TCP_RTO_MAX.
 pub const MAX_RTO_MIN_MS: u64 = 120_000;
+/// Largest `hosts.tcp.initial_window` and `max_window`, segments (the
+/// route metrics are 32-bit; a window past this many full-size segments,
+/// about 95 MB, is no cap on any link the tool models).
+pub const MAX_TCP_WINDOW: u32 = 65_535;
 /// Limits of `hosts.tcp.otcp.fan_in`.
 pub const MAX_OTCP_FAN_IN: u32 = 65_535;
 /// The kernel's range of `TCP_RTO_MAX_MS` / `net.ipv4.tcp_rto_max_ms`

@@ -1091,3 +1091,66 @@ fn shared_buffer_below_one_frame() {
     assert_eq!(c.tors.buffer_capacity, Some(1500));
     assert!(schema_errors(&v).is_empty());
 }
+
+#[test]
+fn transport_knobs_and_bulk_threshold() {
+    // Valid: the Opera authors' window (20 segments), and every RTO knob.
+    let mut v = rotornet();
+    v["hosts"] = json!({"tcp": {"initial_window": 20, "max_window": 20, "rto_min": "1ms",
+                                "rto_max": "1s", "rto_initial": "10ms"}});
+    let c = Config::from_json(&v.to_string(), "t.json").expect("valid transport knobs");
+    let t = c.hosts.unwrap().tcp.unwrap();
+    assert_eq!((t.initial_window, t.max_window), (Some(20), Some(20)));
+    assert_eq!(t.rto_max, Some(lh_ctrl::units::Nanos(1_000_000_000)));
+    assert_eq!(t.rto_initial, Some(lh_ctrl::units::Nanos(10_000_000)));
+    assert!(schema_errors(&v).is_empty(), "{:?}", schema_errors(&v));
+
+    for (field, bad, needle) in [
+        (
+            "initial_window",
+            json!(0),
+            "expected segments 1..=65535, got 0",
+        ),
+        (
+            "max_window",
+            json!(65536),
+            "expected segments 1..=65535, got 65536",
+        ),
+        ("rto_max", json!("500us"), "whole milliseconds"),
+        ("rto_initial", json!("0ms"), "whole milliseconds"),
+    ] {
+        v["hosts"] = json!({"tcp": {field: bad}});
+        rejects(&v, &format!("$.hosts.tcp.{field}"), &[needle]);
+    }
+    v["hosts"] = json!({"tcp": {"max_window": 65536}});
+    both_reject(&v, "$.hosts.tcp.max_window", &["got 65536"]);
+    v["hosts"] = json!({"tcp": {"initial_window": 30, "max_window": 20}});
+    rejects(
+        &v,
+        "$.hosts.tcp.initial_window",
+        &["at most max_window (20), got 30"],
+    );
+    v["hosts"] = json!({"tcp": {"rto_min": "5ms", "rto_max": "2ms"}});
+    rejects(&v, "$.hosts.tcp.rto_max", &["at least rto_min (5ms)"]);
+    v["hosts"] = json!({"tcp": {"initial_window": 4, "otcp": {"fan_in": 8}}});
+    rejects(
+        &v,
+        "$.hosts.tcp.initial_window",
+        &["OTCP sets initial_window per destination route"],
+    );
+
+    // routing.bulk_threshold: Opera's only, and at least a byte.
+    let mut v = rotornet();
+    v["routing"]["bulk_threshold"] = json!(15_000_000);
+    rejects(
+        &v,
+        "$.routing.bulk_threshold",
+        &["only routing.algorithm \"opera\""],
+    );
+    v["routing"]["algorithm"] = json!("opera");
+    let c = Config::from_json(&v.to_string(), "t.json").expect("opera takes it");
+    assert_eq!(c.routing.bulk_threshold, Some(15_000_000));
+    assert_eq!(c.routing_options().bulk_threshold, Some(15_000_000));
+    v["routing"]["bulk_threshold"] = json!(0);
+    both_reject(&v, "$.routing.bulk_threshold", &["at least 1 byte"]);
+}

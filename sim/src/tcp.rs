@@ -59,6 +59,65 @@ impl Default for TcpConfig {
     }
 }
 
+impl TcpConfig {
+    /// The config's `hosts.tcp` as the simulated stack takes it: Linux's
+    /// defaults where a field is absent. A field the stack does not model
+    /// is refused with its JSON path rather than ignored: SACK, another
+    /// congestion control than Reno's, a threshold that adapts
+    /// (`max_reordering` above `reordering`), the receive buffer, OTCP.
+    pub fn from_host_tcp(
+        t: Option<&lh_ctrl::config::HostTcp>,
+    ) -> Result<TcpConfig, crate::SimError> {
+        let mut c = TcpConfig::default();
+        let Some(t) = t else { return Ok(c) };
+        let no = |field: &str, why: &str| crate::SimError::Unsupported {
+            field: format!("$.hosts.tcp.{field}"),
+            why: format!(
+                "{why} (virtual time's TCP is NewReno without SACK: docs/virtual-time.md)"
+            ),
+        };
+        if t.sack == Some(true) {
+            return Err(no(
+                "sack",
+                "true: the simulated stack has no selective ACKs",
+            ));
+        }
+        if let Some(cc) = t.congestion_control.as_deref().filter(|cc| *cc != "reno") {
+            return Err(no(
+                "congestion_control",
+                &format!("{cc:?}: only \"reno\" is simulated"),
+            ));
+        }
+        if let Some(m) = t
+            .max_reordering
+            .filter(|&m| m != t.reordering.unwrap_or(c.dupthresh))
+        {
+            return Err(no(
+                "max_reordering",
+                &format!(
+                    "{m}: the simulated threshold does not adapt; leave it out or make it equal reordering"
+                ),
+            ));
+        }
+        if t.receive_buffer.is_some() {
+            return Err(no(
+                "receive_buffer",
+                "no receive window is simulated; use max_window",
+            ));
+        }
+        if t.otcp.is_some() {
+            return Err(no("otcp", "per-route parameters are not simulated"));
+        }
+        c.dupthresh = t.reordering.unwrap_or(c.dupthresh);
+        c.init_cwnd = t.initial_window.unwrap_or(c.init_cwnd);
+        c.max_cwnd = t.max_window.or(c.max_cwnd);
+        c.rto_min_ns = t.rto_min.map_or(c.rto_min_ns, |r| r.0);
+        c.rto_max_ns = t.rto_max.map_or(c.rto_max_ns, |r| r.0);
+        c.rto_init_ns = t.rto_initial.map_or(c.rto_init_ns, |r| r.0);
+        Ok(c)
+    }
+}
+
 /// A connection, and one of its two ends (0: the side that connected).
 pub type ConnId = usize;
 

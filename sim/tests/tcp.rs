@@ -199,3 +199,53 @@ fn tcp_runs_are_deterministic() {
         assert_eq!(apps_run(name), apps_run(name), "{name}");
     }
 }
+
+#[test]
+fn the_configs_host_tcp_maps_onto_the_knobs_or_is_refused_by_field() {
+    let tcp =
+        |j: serde_json::Value| -> lh_ctrl::config::HostTcp { serde_json::from_value(j).unwrap() };
+    assert_eq!(
+        TcpConfig::from_host_tcp(None).unwrap(),
+        TcpConfig::default()
+    );
+    let c = TcpConfig::from_host_tcp(Some(&tcp(serde_json::json!({
+        "reordering": 96, "initial_window": 20, "max_window": 20,
+        "rto_min": "1ms", "rto_max": "2s", "rto_initial": "10ms",
+        "sack": false, "congestion_control": "reno", "max_reordering": 96
+    }))))
+    .unwrap();
+    assert_eq!(
+        c,
+        TcpConfig {
+            dupthresh: 96,
+            init_cwnd: 20,
+            max_cwnd: Some(20),
+            rto_min_ns: 1_000_000,
+            rto_max_ns: 2_000_000_000,
+            rto_init_ns: 10_000_000,
+            ..TcpConfig::default()
+        }
+    );
+    for (j, field) in [
+        (serde_json::json!({"sack": true}), "$.hosts.tcp.sack"),
+        (
+            serde_json::json!({"congestion_control": "cubic"}),
+            "$.hosts.tcp.congestion_control",
+        ),
+        (
+            serde_json::json!({"max_reordering": 300}),
+            "$.hosts.tcp.max_reordering",
+        ),
+        (
+            serde_json::json!({"receive_buffer": 65536}),
+            "$.hosts.tcp.receive_buffer",
+        ),
+        (
+            serde_json::json!({"otcp": {"fan_in": 4}}),
+            "$.hosts.tcp.otcp",
+        ),
+    ] {
+        let e = TcpConfig::from_host_tcp(Some(&tcp(j.clone()))).unwrap_err();
+        assert!(e.to_string().starts_with(field), "{j}: {e}");
+    }
+}

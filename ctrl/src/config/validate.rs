@@ -47,7 +47,8 @@ pub fn validate_all(cfg: &Config, file: &str) -> Vec<ConfigError> {
 /// that runs the network (checked at bring-up, naming the same path).
 fn check_hosts(c: &mut Checker, cfg: &Config) {
     use crate::config::{
-        MAX_RTO_MIN_MS, MAX_TCP_RECEIVE_BUFFER, MAX_TCP_REORDERING, MIN_TCP_RECEIVE_BUFFER,
+        MAX_RTO_MIN_MS, MAX_TCP_RECEIVE_BUFFER, MAX_TCP_REORDERING, MAX_TCP_WINDOW,
+        MIN_TCP_RECEIVE_BUFFER,
     };
     let Some(t) = cfg.hosts.as_ref().and_then(|h| h.tcp.as_ref()) else {
         return;
@@ -100,12 +101,57 @@ fn check_hosts(c: &mut Checker, cfg: &Config) {
             );
         }
     }
-    if let Some(o) = &t.otcp {
-        if t.rto_min.is_some() {
+    for (path, v) in [
+        ("$.hosts.tcp.rto_max", t.rto_max),
+        ("$.hosts.tcp.rto_initial", t.rto_initial),
+    ] {
+        if let Some(r) = v {
+            let ms = r.0 / 1_000_000;
+            if r.0 % 1_000_000 != 0 || ms == 0 || ms > MAX_RTO_MIN_MS {
+                c.err(
+                    path,
+                    format!("expected whole milliseconds from 1ms to {MAX_RTO_MIN_MS}ms, got {r}"),
+                );
+            } else if let Some(lo) = t.rto_min.filter(|lo| lo.0 > r.0)
+                && path.ends_with("rto_max")
+            {
+                c.err(path, format!("expected at least rto_min ({lo}), got {r}"));
+            }
+        }
+    }
+    for (path, v) in [
+        ("$.hosts.tcp.initial_window", t.initial_window),
+        ("$.hosts.tcp.max_window", t.max_window),
+    ] {
+        if let Some(w) = v.filter(|w| !(1..=MAX_TCP_WINDOW).contains(w)) {
             c.err(
-                "$.hosts.tcp.rto_min",
-                "expected no global rto_min with hosts.tcp.otcp: OTCP sets rto_min per destination route",
+                path,
+                format!("expected segments 1..={MAX_TCP_WINDOW}, got {w}"),
             );
+        }
+    }
+    if let (Some(iw), Some(max)) = (t.initial_window, t.max_window)
+        && iw > max
+    {
+        c.err(
+            "$.hosts.tcp.initial_window",
+            format!("expected at most max_window ({max}), got {iw}"),
+        );
+    }
+    if let Some(o) = &t.otcp {
+        for (path, set) in [
+            ("$.hosts.tcp.rto_min", t.rto_min.is_some()),
+            ("$.hosts.tcp.rto_max", t.rto_max.is_some()),
+            ("$.hosts.tcp.initial_window", t.initial_window.is_some()),
+            ("$.hosts.tcp.max_window", t.max_window.is_some()),
+        ] {
+            if set {
+                let field = path.rsplit('.').next().unwrap_or(path);
+                c.err(
+                    path,
+                    format!("expected no global {field} with hosts.tcp.otcp: OTCP sets {field} per destination route"),
+                );
+            }
         }
         check_otcp(c, o);
     }
@@ -690,6 +736,17 @@ fn check_routing(c: &mut Checker, cfg: &Config) {
             "$.routing.failure_detection",
             "expected no failure_detection: only a fat tree (fabric \"fattree\") withdraws paths over failed links",
         );
+    }
+    match r.bulk_threshold {
+        Some(_) if r.algorithm != Algorithm::Opera => c.err(
+            "$.routing.bulk_threshold",
+            "expected no bulk_threshold: only routing.algorithm \"opera\" has a bulk class (UCMP computes its own thresholds)",
+        ),
+        Some(0) => c.err(
+            "$.routing.bulk_threshold",
+            "expected at least 1 byte, got 0",
+        ),
+        _ => {}
     }
     if r.k == Some(0) {
         c.err("$.routing.k", "expected at least 1, got 0");

@@ -1,9 +1,11 @@
 //! The config's `hosts.tcp` knobs applied inside one host namespace:
 //! `net.ipv4.tcp_reordering`, `tcp_max_reordering`, `tcp_sack`, `tcp_rmem`
 //! and `tcp_congestion_control` are per-namespace sysctls (written through /proc/sys/net from a thread inside
-//! the namespace), and the minimum RTO is a locked `rto_min` metric on each
-//! of the host's IPv4 routes (`ip route change ... rto_min 5ms`), because
-//! not every kernel has a sysctl for it.
+//! the namespace), and so is `tcp_rto_max_ms` (`rto_max`); the minimum RTO,
+//! the initial window and the window's cap are metrics on each of the
+//! host's IPv4 routes (`ip route change ... rto_min lock 5ms initcwnd 20
+//! cwnd lock 20`), because not every kernel has a sysctl for them. The
+//! initial RTO has no kernel knob: a live run refuses it.
 //!
 //! OTCP (`hosts.tcp.otcp`, docs/otcp.md): [`apply_otcp`] adds one /32 route
 //! per destination host with the controller's per-route parameters as
@@ -52,12 +54,52 @@ pub fn read_sysctl(key: &str) -> std::io::Result<String> {
 /// not have is an error naming `$.hosts.tcp.congestion_control` and what
 /// is available.
 pub fn apply(ns: &Path, tcp: &HostTcp) -> Result<(), HostTcpError> {
+    refuse_unsupported(tcp)?;
     netns::run_in(Some(ns), || apply_sysctls(tcp))??;
-    if let Some(r) = tcp.rto_min {
-        let ms = (r.0 / 1_000_000) as u32;
-        netlink::with_netlink(Some(ns), |h| async move { set_rto_min(&h, ms).await })?;
+    let metrics = route_metrics(tcp);
+    if !metrics.is_empty() {
+        netlink::with_netlink(
+            Some(ns),
+            |h| async move { set_route_metrics(&h, metrics).await },
+        )?;
     }
     Ok(())
+}
+
+/// What a kernel host cannot do: an error naming the field, before
+/// anything is changed.
+pub fn refuse_unsupported(tcp: &HostTcp) -> Result<(), HostTcpError> {
+    if let Some(r) = tcp.rto_initial {
+        return Err(HostTcpError::Refused {
+            path: "$.hosts.tcp.rto_initial",
+            msg: format!(
+                "{r}: the kernel's initial RTO is fixed (TCP_TIMEOUT_INIT, 1 s) and has no knob; only virtual time (`lighthouse sim`) models it"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The route metrics `tcp` sets on every route: `rto_min` (locked),
+/// `initcwnd`, and a locked `cwnd` (the window's cap).
+fn route_metrics(tcp: &HostTcp) -> Vec<RouteMetric> {
+    let mut lock = 0;
+    let mut m = Vec::new();
+    if let Some(r) = tcp.rto_min {
+        lock |= 1 << RTAX_RTO_MIN;
+        m.push(RouteMetric::RtoMin((r.0 / 1_000_000) as u32));
+    }
+    if let Some(w) = tcp.initial_window {
+        m.push(RouteMetric::InitCwnd(w));
+    }
+    if let Some(w) = tcp.max_window {
+        lock |= 1 << RTAX_CWND;
+        m.push(RouteMetric::Cwnd(w));
+    }
+    if !m.is_empty() && lock != 0 {
+        m.insert(0, RouteMetric::Lock(lock));
+    }
+    m
 }
 
 fn apply_sysctls(tcp: &HostTcp) -> Result<(), HostTcpError> {
@@ -79,6 +121,11 @@ fn apply_sysctls(tcp: &HostTcp) -> Result<(), HostTcpError> {
             tcp.sack.map(|s| u8::from(s).to_string()),
         ),
         ("$.hosts.tcp.receive_buffer", "net.ipv4.tcp_rmem", rmem),
+        (
+            "$.hosts.tcp.rto_max",
+            SYSCTL_RTO_MAX,
+            tcp.rto_max.map(|r| (r.0 / 1_000_000).to_string()),
+        ),
     ];
     for (path, key, v) in plain {
         if let Some(v) = v {
@@ -103,9 +150,13 @@ fn apply_sysctls(tcp: &HostTcp) -> Result<(), HostTcpError> {
     Ok(())
 }
 
-/// `ip route change ROUTE rto_min MS` for every unicast route of the main
-/// table: the route is replaced with the same keys and a locked metric.
-async fn set_rto_min(h: &rtnetlink::Handle, ms: u32) -> Result<(), LinkError> {
+/// `ip route change ROUTE METRICS` for every unicast route of the main
+/// table (e.g. `rto_min lock 5ms initcwnd 20 cwnd lock 20`): the route is
+/// replaced with the same keys and `metrics`.
+async fn set_route_metrics(
+    h: &rtnetlink::Handle,
+    metrics: Vec<RouteMetric>,
+) -> Result<(), LinkError> {
     let q = rtnetlink::RouteMessageBuilder::<std::net::Ipv4Addr>::new().build();
     let routes: Vec<_> = h
         .route()
@@ -129,22 +180,19 @@ async fn set_rto_min(h: &rtnetlink::Handle, ms: u32) -> Result<(), LinkError> {
         }
         m.attributes
             .retain(|a| !matches!(a, RouteAttribute::Metrics(_)));
-        m.attributes.push(RouteAttribute::Metrics(vec![
-            RouteMetric::Lock(1 << RTAX_RTO_MIN),
-            RouteMetric::RtoMin(ms),
-        ]));
+        m.attributes.push(RouteAttribute::Metrics(metrics.clone()));
         h.route()
             .add(m)
             .replace()
             .execute()
             .await
-            .map_err(|e| LinkError::Other(format!("set rto_min {ms}ms on a route: {e}")))?;
+            .map_err(|e| LinkError::Other(format!("set {metrics:?} on a route: {e}")))?;
         changed += 1;
     }
     if changed == 0 {
-        return Err(LinkError::Other(
-            "set rto_min: the host has no route to change".into(),
-        ));
+        return Err(LinkError::Other(format!(
+            "set {metrics:?}: the host has no route to change"
+        )));
     }
     Ok(())
 }
@@ -248,6 +296,32 @@ async fn add_otcp_route(h: &rtnetlink::Handle, idx: u32, r: &OtcpRoute) -> Resul
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_live_host_refuses_the_initial_rto_and_sets_the_windows_as_route_metrics() {
+        use rtnetlink::packet_route::route::RouteMetric;
+        let t: lh_ctrl::config::HostTcp = serde_json::from_value(serde_json::json!({
+            "rto_min": "5ms", "initial_window": 20, "max_window": 40
+        }))
+        .unwrap();
+        assert!(super::refuse_unsupported(&t).is_ok());
+        assert_eq!(
+            super::route_metrics(&t),
+            vec![
+                RouteMetric::Lock((1 << super::RTAX_RTO_MIN) | (1 << super::RTAX_CWND)),
+                RouteMetric::RtoMin(5),
+                RouteMetric::InitCwnd(20),
+                RouteMetric::Cwnd(40),
+            ]
+        );
+        let iw: lh_ctrl::config::HostTcp =
+            serde_json::from_value(serde_json::json!({"initial_window": 4})).unwrap();
+        assert_eq!(super::route_metrics(&iw), vec![RouteMetric::InitCwnd(4)]);
+        let t: lh_ctrl::config::HostTcp =
+            serde_json::from_value(serde_json::json!({"rto_initial": "10ms"})).unwrap();
+        let e = super::refuse_unsupported(&t).unwrap_err().to_string();
+        assert!(e.starts_with("config $.hosts.tcp.rto_initial: 10ms"), "{e}");
+    }
+
     #[test]
     fn otcp_assumes_the_data_planes_host_queue() {
         assert_eq!(

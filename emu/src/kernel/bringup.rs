@@ -133,6 +133,10 @@ impl Net {
     /// Bring up the kernel side of `plan`. On error everything made so far is
     /// removed again before returning.
     pub fn bring_up(plan: Plan, opts: &NetOptions) -> Result<Net, OrchError> {
+        // A knob no kernel host has is refused before anything is made.
+        if let Some(t) = &opts.host_tcp {
+            crate::host::tcp::refuse_unsupported(t)?;
+        }
         // Leftovers of crashed runs first, so their names cannot collide.
         let rep = clean::clean(clean::Scope::Stale);
         for l in rep.lines().iter().filter(|_| !rep.is_empty()) {
