@@ -7,14 +7,7 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
 
-fn sim(args: &[&str]) -> std::process::Output {
-    Command::new(BIN)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .arg("sim")
-        .args(args)
-        .output()
-        .expect("run lighthouse")
-}
+use common::sim;
 
 #[test]
 fn json_output_is_the_same_on_every_run() {

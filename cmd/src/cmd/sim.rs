@@ -39,6 +39,19 @@ pub struct SimArgs {
     /// distribution (websearch, hadoop, kvstore, or a CDF file).
     #[arg(long, value_name = "CDF", conflicts_with = "ping")]
     pub workload: Option<String>,
+    /// Replay a flow list in htsim's format (`src dst bytes start_ns` per
+    /// line, hosts from 0: the Opera authors' published flow lists) over
+    /// TCP, each flow on its own connection at its start time.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["ping", "workload", "memcached"])]
+    pub flows: Option<PathBuf>,
+    /// --workload, --flows: write one CSV line per flow (src, dst, bytes,
+    /// start, FCT, retransmits, timeouts; an unfinished flow has no FCT).
+    #[arg(long, value_name = "FILE")]
+    pub fct_csv: Option<PathBuf>,
+    /// --workload, --flows: how long after the last start the flows may
+    /// take to finish (virtual time; default: --timeout).
+    #[arg(long)]
+    pub drain: Option<String>,
     /// --workload: offered load per host, a fraction of its link rate.
     #[arg(long, default_value_t = 0.1)]
     pub load: f64,
@@ -77,6 +90,18 @@ fn nanos(flag: &str, v: &str) -> anyhow::Result<u64> {
         .map_err(|e| anyhow::anyhow!("{flag} {v:?}: {e}"))
 }
 
+/// `--fct-csv`: one line per flow (`lh_emu::traffic::workload::fct::csv`).
+fn write_fct_csv(
+    path: Option<&std::path::Path>,
+    recs: &[lh_emu::traffic::workload::fct::FlowRecord],
+) -> anyhow::Result<()> {
+    if let Some(p) = path {
+        std::fs::write(p, lh_emu::traffic::workload::fct::csv(recs))
+            .with_context(|| format!("--fct-csv {}", p.display()))?;
+    }
+    Ok(())
+}
+
 pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
     let cfg = lh_ctrl::config::Config::load(&a.config)?;
     lh_sim::check(&cfg, &a.tor)?;
@@ -92,6 +117,20 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
         host_rx_seed: a.seed,
         ..Default::default()
     };
+    // The hosts' TCP from the config (refused, naming the field, where
+    // the simulated stack cannot do what it asks), if anything uses TCP.
+    let tcp = if a.memcached.is_some() || a.workload.is_some() || a.flows.is_some() {
+        lh_sim::TcpConfig::from_host_tcp(cfg.hosts.as_ref().and_then(|h| h.tcp.as_ref()))?
+    } else {
+        lh_sim::TcpConfig::default()
+    };
+    let drain = a
+        .drain
+        .as_deref()
+        .map_or(Ok(timeout), |d| nanos("--drain", d))?;
+    if a.fct_csv.is_some() && a.workload.is_none() && a.flows.is_none() {
+        anyhow::bail!("--fct-csv: only with --workload or --flows");
+    }
     let mut sim = lh_sim::Sim::new(&c, opts)?;
     let t0 = Instant::now();
     let mut out = serde_json::Map::new();
@@ -121,7 +160,7 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
                 server,
                 &clients,
                 &load,
-                lh_sim::TcpConfig::default(),
+                tcp,
                 timeout.saturating_mul(load.count as u64 + 1),
             )?;
             let name = |h: usize| format!("h{}", h + 1);
@@ -144,6 +183,21 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
             out.insert("memcached".into(), serde_json::to_value(&m)?);
             ok
         }
+        _ if a.flows.is_some() => {
+            use lh_emu::traffic::workload::{fct, flowfile};
+            let path = a.flows.as_deref().expect("checked");
+            let specs =
+                flowfile::load(path, sim.hosts()).map_err(|e| anyhow::anyhow!("--flows {e}"))?;
+            let recs = lh_sim::apps::flows(&mut sim, &specs, tcp, drain)?;
+            let sum = fct::summarize(&recs, fct::Buckets::default());
+            if !a.json {
+                println!("*** {} TCP flows from {}", specs.len(), path.display());
+                print!("{}", sum.table());
+            }
+            write_fct_csv(a.fct_csv.as_deref(), &recs)?;
+            out.insert("flows".into(), serde_json::to_value(&sum)?);
+            recs.iter().all(|r| r.fct_ns.is_some())
+        }
         (None, Some(w)) => {
             use lh_emu::traffic::workload::{arrivals, fct, load_cdf};
             if !(a.load > 0.0 && a.load <= 1.0) {
@@ -164,8 +218,8 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
                 seed: a.seed,
             };
             let specs = arrivals::generate(&cdf, &spec);
-            let recs =
-                lh_sim::apps::flows(&mut sim, &specs, lh_sim::TcpConfig::default(), timeout)?;
+            let recs = lh_sim::apps::flows(&mut sim, &specs, tcp, drain)?;
+            write_fct_csv(a.fct_csv.as_deref(), &recs)?;
             let sum = fct::summarize(&recs, fct::Buckets::default());
             if !a.json {
                 println!(

@@ -375,3 +375,14 @@ pub fn scratch_dirs() -> Vec<String> {
         .filter(|n| n.starts_with("lighthouse-mn-"))
         .collect()
 }
+
+/// `lighthouse sim ARGS`, from the repository's root (virtual time: no
+/// root needed).
+pub fn sim(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .arg("sim")
+        .args(args)
+        .output()
+        .expect("run lighthouse")
+}

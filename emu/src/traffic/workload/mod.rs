@@ -8,6 +8,7 @@
 pub mod arrivals;
 pub mod cdf;
 pub mod fct;
+pub mod flowfile;
 pub mod run;
 
 use arrivals::{Pattern, Spec};
