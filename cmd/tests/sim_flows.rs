@@ -17,13 +17,17 @@ fn config(dir: &std::path::Path, tcp: serde_json::Value) -> String {
     p.display().to_string()
 }
 
-/// (src, dst, bytes, start_ns, fct_ns) of each CSV line.
-fn csv_rows(path: &std::path::Path) -> Vec<(String, String, u64, u64, Option<u64>)> {
+/// (src, dst, bytes, start_ns, fct_ns, data_fct_ns) of each CSV line.
+type Row = (String, String, u64, u64, Option<u64>, Option<u64>);
+
+fn csv_rows(path: &std::path::Path) -> Vec<Row> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("id,src,dst,size_bytes,start_ns,fct_ns,retrans,timeouts,reord_seen,ooo_pkts")
+        Some(
+            "id,src,dst,size_bytes,start_ns,fct_ns,retrans,timeouts,reord_seen,ooo_pkts,data_fct_ns"
+        )
     );
     lines
         .map(|l| {
@@ -34,6 +38,7 @@ fn csv_rows(path: &std::path::Path) -> Vec<(String, String, u64, u64, Option<u64
                 f[3].parse().unwrap(),
                 f[4].parse().unwrap(),
                 f[5].parse().ok(),
+                f[10].parse().ok(),
             )
         })
         .collect()
@@ -74,6 +79,14 @@ fn a_flow_list_replays_with_the_configs_window_and_writes_each_flow() {
         ]
     );
     assert!(wide.iter().all(|r| r.4.is_some()), "{wide:?}");
+    // As htsim measures it (first data out to the last ACK back): no
+    // handshake, so shorter than connect-to-receipt for a one-packet flow
+    // (the handshake is a round trip, the last ACK half of one).
+    let (fct, data) = (wide[0].4.unwrap(), wide[0].5.unwrap());
+    assert!(
+        data < fct,
+        "1000 B: {data} ns from data to ACK, {fct} ns from connect"
+    );
     // A window capped at 2 segments takes more round trips for 200 KB: the
     // config's knob reaches the simulated stack (virtual time: the same
     // figures on every run).

@@ -106,7 +106,7 @@ pub fn memcached(
                     }
                     self.issue(sim, c, at);
                 }
-                Event::Message { .. } => {}
+                Event::Message { .. } | Event::Acked { .. } => {}
             }
         }
         fn done(&self) -> bool {
@@ -154,6 +154,7 @@ pub fn memcached(
                     start_ns: f.map_or(0, |x| x.0),
                 },
                 fct_ns: f.map(|x| x.1),
+                data_fct_ns: None,
                 retrans: if last { s.retrans } else { 0 },
                 reord_seen: 0,
                 ooo_pkts: if last { r.ooo_pkts } else { 0 },
@@ -311,15 +312,36 @@ pub fn flows(
     tcp: TcpConfig,
     drain_ns: u64,
 ) -> Result<Vec<FlowRecord>, SimError> {
+    /// One flow's progress: when its data began to leave (the connection
+    /// open), when the receiver held it all, when the sender held the last
+    /// ACK.
+    #[derive(Clone, Copy, Default)]
+    struct Progress {
+        data_at: Option<u64>,
+        received: Option<u64>,
+        acked: Option<u64>,
+    }
     struct Flows<'a> {
         specs: &'a [FlowSpec],
         t0: u64,
         /// conn -> flow index.
         by_conn: std::collections::BTreeMap<ConnId, usize>,
-        done: Vec<Option<u64>>,
+        p: Vec<Progress>,
         stats: Vec<crate::tcp::TcpStats>,
         left: usize,
         tcp: TcpConfig,
+    }
+    impl Flows<'_> {
+        /// Received and acknowledged: the flow's connection is done.
+        fn maybe_close(&mut self, sim: &mut Sim, conn: ConnId, i: usize) {
+            let p = self.p[i];
+            if p.received.is_some() && p.acked.is_some() {
+                self.by_conn.remove(&conn);
+                self.stats[i] = merged(sim.tcp_stats(conn));
+                sim.close(conn);
+                self.left -= 1;
+            }
+        }
     }
     impl App for Flows<'_> {
         fn start(&mut self, sim: &mut Sim) {
@@ -335,19 +357,22 @@ pub fn flows(
                     let c = sim.connect(f.src + 1, f.dst + 1, FLOW_PORT, self.tcp);
                     self.by_conn.insert(c, tag as usize);
                 }
-                Event::Connected { conn, .. } => {
+                Event::Connected { conn, at } => {
                     let i = self.by_conn[&conn];
+                    self.p[i].data_at = Some(at);
                     sim.write(conn, 0, self.specs[i].size, i as u64);
                 }
                 Event::Message {
                     conn, end: 1, at, ..
                 } => {
-                    let i = self.by_conn.remove(&conn).expect("a flow");
-                    let f = &self.specs[i];
-                    self.done[i] = Some(at - self.t0 - f.start_ns);
-                    self.stats[i] = merged(sim.tcp_stats(conn));
-                    sim.close(conn);
-                    self.left -= 1;
+                    let i = self.by_conn[&conn];
+                    self.p[i].received = Some(at);
+                    self.maybe_close(sim, conn, i);
+                }
+                Event::Acked { conn, end: 0, at } => {
+                    let i = self.by_conn[&conn];
+                    self.p[i].acked.get_or_insert(at);
+                    self.maybe_close(sim, conn, i);
                 }
                 _ => {}
             }
@@ -361,7 +386,7 @@ pub fn flows(
         specs,
         t0: 0,
         by_conn: Default::default(),
-        done: vec![None; specs.len()],
+        p: vec![Progress::default(); specs.len()],
         stats: vec![Default::default(); specs.len()],
         left: specs.len(),
         tcp,
@@ -371,12 +396,16 @@ pub fn flows(
         app.stats[i] = merged(sim.tcp_stats(c));
         sim.close(c);
     }
+    let t0 = app.t0;
     Ok(specs
         .iter()
-        .zip(app.done.iter().zip(&app.stats))
-        .map(|(f, (fct, s))| FlowRecord {
+        .zip(app.p.iter().zip(&app.stats))
+        .map(|(f, (p, s))| FlowRecord {
             flow: *f,
-            fct_ns: *fct,
+            fct_ns: p.received.map(|at| at - t0 - f.start_ns),
+            // As htsim measures an NDP flow, which has no handshake: from
+            // its first data leaving to the sender holding the last ACK.
+            data_fct_ns: p.acked.zip(p.data_at).map(|(a, d)| a - d),
             retrans: s.retrans,
             reord_seen: 0,
             ooo_pkts: s.ooo_pkts,

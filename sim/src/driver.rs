@@ -117,6 +117,8 @@ pub enum Event {
         tag: u64,
         at: u64,
     },
+    /// Every byte end `end` of `conn` has written is acknowledged.
+    Acked { conn: ConnId, end: usize, at: u64 },
     /// The application's timer `tag`.
     Timer { tag: u64, at: u64 },
 }
@@ -430,6 +432,11 @@ impl Sim {
                     conn,
                     end,
                     tag,
+                    at: at - start,
+                },
+                TcpEvent::Acked { conn, end, at } => Event::Acked {
+                    conn,
+                    end,
                     at: at - start,
                 },
             });

@@ -133,6 +133,8 @@ pub enum TcpEvent {
         tag: u64,
         at: u64,
     },
+    /// Every byte end `end` has written is acknowledged.
+    Acked { conn: ConnId, end: usize, at: u64 },
 }
 
 /// Per-connection counters, as `TCP_INFO` names them.
@@ -520,6 +522,13 @@ impl Tcp {
             let e = &mut self.conns[id].as_mut().expect("live").ends[end];
             if let Some(m) = cfg.max_cwnd {
                 e.cwnd = e.cwnd.min(u64::from(m) * mss);
+            }
+            if e.snd_una == e.snd_end {
+                self.events.push(TcpEvent::Acked {
+                    conn: id,
+                    end,
+                    at: now,
+                });
             }
             e.deadline = None;
             if e.snd_max > e.snd_una {

@@ -170,6 +170,7 @@ pub fn run_clients(
                     start_ns: s.map_or(0, |x| x.0),
                 },
                 fct_ns: s.map(|x| x.1),
+                data_fct_ns: None,
                 retrans: tc.total_retrans,
                 reord_seen: tc.reord_seen,
                 ooo_pkts: tc.rcv_ooopack,

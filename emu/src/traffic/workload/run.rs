@@ -122,6 +122,7 @@ pub fn run(
                 (Some(a), Some(b)) => Some(b.saturating_duration_since(a).as_nanos() as u64),
                 _ => None,
             },
+            data_fct_ns: None,
             retrans: x.sender.total_retrans,
             reord_seen: x.sender.reord_seen,
             ooo_pkts: x.receiver.rcv_ooopack,
