@@ -140,6 +140,42 @@ impl PyNet {
         NetworkError::new_err(e.to_string())
     }
 
+    /// The config's `hosts.tcp` as virtual time's TCP (a field it cannot
+    /// model is a ValueError naming its JSON path).
+    fn sim_tcp(&self) -> PyResult<lh_sim::TcpConfig> {
+        lh_sim::TcpConfig::from_host_tcp(self.config.hosts.as_ref().and_then(|h| h.tcp.as_ref()))
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Runs `specs` in virtual time: `flows()`'s value, and the per-flow
+    /// CSV at `csv` if given.
+    fn sim_flows(
+        &mut self,
+        py: Python<'_>,
+        specs: &[lh_emu::traffic::workload::arrivals::FlowSpec],
+        head: String,
+        grace_ns: u64,
+        csv: Option<&std::path::Path>,
+    ) -> PyResult<Py<PyAny>> {
+        use lh_emu::traffic::workload::fct;
+        let tcp = self.sim_tcp()?;
+        let s = self.sim.as_mut().expect("called in virtual time");
+        let t0 = s.now();
+        let records = lh_sim::apps::flows(s, specs, tcp, grace_ns).map_err(Self::sim_err)?;
+        if let Some(path) = csv {
+            std::fs::write(path, fct::csv(&records))
+                .map_err(|e| PyValueError::new_err(format!("csv={}: {e}", path.display())))?;
+        }
+        let v = lh_emu::traffic::workload::FlowSummary {
+            head,
+            summary: fct::summarize(&records, fct::Buckets::default()),
+            records,
+            // Virtual seconds: the simulation's result has no wall time.
+            elapsed_s: (s.now() - t0) as f64 / 1e9,
+        };
+        to_py(py, &v)
+    }
+
     /// `start(backend="sim")`: the compiled network in virtual time.
     fn start_sim(&mut self, tor: &str, dashboard: bool) -> PyResult<()> {
         if dashboard {
@@ -802,7 +838,7 @@ impl PyNet {
 
     /// `flows("websearch permutation 0.3 2")`: the CLI's `flows` arguments.
     fn flows(&mut self, py: Python<'_>, args: &str) -> PyResult<Py<PyAny>> {
-        if let Some(s) = self.sim.as_mut() {
+        if let Some(s) = self.sim.as_ref() {
             let a: Vec<&str> = args.split_whitespace().collect();
             let bps = self.config.tors.host_link_rate.0 as f64;
             let req = lh_emu::traffic::workload::parse_request(
@@ -813,27 +849,15 @@ impl PyNet {
             )
             .map_err(|e| PyValueError::new_err(format!("flows({args:?}): {e}")))?;
             let specs = lh_emu::traffic::workload::arrivals::generate(&req.cdf, &req.spec);
-            let t0 = s.now();
+            let head = format!(
+                "*** Flows: {} {} flows ({:?}, load {}, in virtual time)\n",
+                specs.len(),
+                req.cdf_name,
+                req.spec.pattern,
+                req.spec.load
+            );
             let grace = (req.grace_s * 1e9) as u64;
-            let records = lh_sim::apps::flows(s, &specs, lh_sim::TcpConfig::default(), grace)
-                .map_err(Self::sim_err)?;
-            let v = lh_emu::traffic::workload::FlowSummary {
-                head: format!(
-                    "*** Flows: {} {} flows ({:?}, load {}, in virtual time)\n",
-                    specs.len(),
-                    req.cdf_name,
-                    req.spec.pattern,
-                    req.spec.load
-                ),
-                summary: lh_emu::traffic::workload::fct::summarize(
-                    &records,
-                    lh_emu::traffic::workload::fct::Buckets::default(),
-                ),
-                records,
-                // Virtual seconds: the simulation's result has no wall time.
-                elapsed_s: (s.now() - t0) as f64 / 1e9,
-            };
-            return to_py(py, &v);
+            return self.sim_flows(py, &specs, head, grace, req.csv.as_deref());
         }
         let n = self.live()?;
         let a: Vec<&str> = args.split_whitespace().collect();
@@ -846,6 +870,45 @@ impl PyNet {
         .map_err(|e| PyValueError::new_err(format!("flows({args:?}): {e}")))?;
         let v = n.flows(&req).map_err(|e| net_err(py, e))?;
         to_py(py, &v)
+    }
+
+    /// `flow_list(path, csv=None, grace=1.0)`: replays a flow list in
+    /// htsim's format (`src dst bytes start_ns` per line, hosts from 0: the
+    /// Opera authors' published lists, docs/fidelity.md) in virtual time,
+    /// each flow on its own connection with the config's `hosts.tcp`;
+    /// `flows()`'s value, and one CSV line per flow at `csv`.
+    #[pyo3(signature = (path, csv=None, grace=None))]
+    fn flow_list(
+        &mut self,
+        py: Python<'_>,
+        path: &str,
+        csv: Option<&str>,
+        grace: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
+        let Some(s) = self.sim.as_ref() else {
+            return Err(NetworkError::new_err(
+                "flow_list(): flow lists replay in virtual time: start(backend=\"sim\")",
+            ));
+        };
+        let specs = lh_emu::traffic::workload::flowfile::load(path.as_ref(), s.hosts())
+            .map_err(|e| PyValueError::new_err(format!("flow_list(): {e}")))?;
+        let grace = grace.unwrap_or(1.0);
+        if !(grace > 0.0 && grace <= 3600.0) {
+            return Err(PyValueError::new_err(format!(
+                "flow_list(grace={grace}): seconds in (0, 3600]"
+            )));
+        }
+        let head = format!(
+            "*** Flows: {} flows from {path} (in virtual time)\n",
+            specs.len()
+        );
+        self.sim_flows(
+            py,
+            &specs,
+            head,
+            (grace * 1e9) as u64,
+            csv.map(std::path::Path::new),
+        )
     }
 
     /// `queues(tor)`: bytes in each calendar queue of each uplink.

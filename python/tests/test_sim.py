@@ -2,6 +2,7 @@
 (docs/virtual-time.md): no root, no namespaces, the same results on every
 run, and clear errors for what it does not model."""
 
+import json
 import os
 
 import pytest
@@ -86,3 +87,36 @@ def test_needs_no_root():
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_flow_list_replays_in_virtual_time_with_the_configs_tcp(tmp_path):
+    flows = tmp_path / "f.htsim"
+    # htsim's format: src dst bytes start_ns, hosts from 0.
+    flows.write_text("0 5 1000 0\n3 12 200000 50000\n")
+    csv = tmp_path / "fct.csv"
+
+    def replay(tcp):
+        cfg = json.loads(ROTORNET.read_text())
+        cfg["hosts"] = {"tcp": tcp}
+        path = tmp_path / "cfg.json"
+        path.write_text(json.dumps(cfg))
+        net = lighthouse.LighthouseNet(str(path))
+        assert net.topo(circle)
+        net.start(backend="sim")
+        try:
+            return net.flow_list(str(flows), csv=str(csv))
+        finally:
+            net.stop()
+
+    wide = replay({"initial_window": 20})
+    rows = csv.read_text().splitlines()
+    assert rows[0].endswith(",data_fct_ns") and len(rows) == 3
+    assert [(r["flow"]["src"], r["flow"]["dst"]) for r in wide["records"]] == [(0, 5), (3, 12)]
+    narrow = replay({"initial_window": 2, "max_window": 2})
+    # The config's window reaches the simulated TCP.
+    assert narrow["records"][1]["fct_ns"] > wide["records"][1]["fct_ns"]
+    with pytest.raises(ValueError, match=r"\$\.hosts\.tcp\.sack"):
+        replay({"sack": True})
+    flows.write_text("0 5 x 0\n")
+    with pytest.raises(ValueError, match=r"f\.htsim:1: bytes"):
+        replay({})

@@ -267,13 +267,28 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
     let c = sim.counters();
     let stats = sim.stats();
     let wall = t0.elapsed().as_secs_f64();
+    // What the calendar queues did with frames that missed their slice
+    // (rerouted to an alternate or a later slice on the same circuit,
+    // deferred a cycle, carried over a slice end) and late source-route
+    // hops sent on a circuit still up.
+    let misses = serde_json::json!({
+        "rerouted": c.rerouted,
+        "deferred": c.deferred,
+        "carried_over": c.carried_over,
+        "late_hops": c.late_hops,
+    });
     if a.json {
+        out.insert("slice_misses".into(), misses);
         out.insert("stats".into(), serde_json::to_value(stats)?);
         out.insert("conservation_holds".into(), c.conservation_holds().into());
         println!("{}", serde_json::Value::Object(out));
     } else {
         // The `drops` verb's text: every reason and the conservation line.
         print!("{}", lh_emu::text::render::format_counters(&c));
+        println!(
+            "*** slice misses: rerouted {} deferred {} carried_over {} late_hops {}",
+            c.rerouted, c.deferred, c.carried_over, c.late_hops
+        );
     }
     // Wall time is not part of the (deterministic) result: stderr.
     eprintln!(
