@@ -169,7 +169,7 @@ impl Pipeline {
             };
         }
 
-        let (class, bucket) = self.class_and_bucket(x.pool, tor, fabric, i, len);
+        let (class, bucket) = self.class_and_bucket(x.pool, tor, i, len);
         let Some(entry) = self.ix.lookup(tor, dst, arrival, fabric, class, bucket) else {
             return x.drop_frame(i, DropReason::NoRoute);
         };
@@ -279,19 +279,12 @@ impl Pipeline {
         self.tm.chunks(self.tors).map(|r| r.to_vec()).collect()
     }
 
-    /// The frame's flow-size class and multipath bucket. A flow's bytes
-    /// are counted where it enters the fabric (`!fabric`), once: a ToR
-    /// further on reads the count the source ToR keeps (the class a
-    /// header would carry), so per-hop lookup does not count a frame at
-    /// every hop.
-    fn class_and_bucket(
-        &mut self,
-        pool: &FramePool,
-        tor: TorId,
-        fabric: bool,
-        i: u32,
-        len: u64,
-    ) -> (u8, u8) {
+    /// The frame's flow-size class and multipath bucket. Each ToR counts
+    /// the bytes of a flow it forwards itself, as the P4 program's
+    /// per-switch `flow_bytes` register does: the one table of every native
+    /// ToR is keyed by ToR and flow hash, so per-hop lookup does not add a
+    /// frame's bytes once per ToR it crosses to one count.
+    fn class_and_bucket(&mut self, pool: &FramePool, tor: TorId, i: u32, len: u64) -> (u8, u8) {
         let needs_hash = self.multipath == Multipath::Flow || !self.flow_bytes.is_empty();
         let h = if needs_hash {
             wire::flow_hash(pool.data(i))
@@ -311,10 +304,8 @@ impl Pipeline {
         let class = if self.flow_bytes.is_empty() {
             0
         } else {
-            let b = &mut self.flow_bytes[h as usize % FLOW_SLOTS];
-            if !fabric {
-                *b += len;
-            }
+            let b = &mut self.flow_bytes[flow_slot(tor, h)];
+            *b += len;
             let seen = *b;
             self.thresholds
                 .iter()
@@ -323,6 +314,14 @@ impl Pipeline {
         };
         (class, bucket)
     }
+}
+
+/// ToR `tor`'s slot for flow hash `h` in the flow byte counters: the P4
+/// register's index (`h` mod [`FLOW_SLOTS`]) moved by a per-ToR constant,
+/// so each ToR's counts are its own (a bijection on the slots for each ToR).
+#[inline]
+fn flow_slot(tor: TorId, h: u32) -> usize {
+    (h as usize ^ (tor as usize).wrapping_mul(0x9E37_79B9)) & (FLOW_SLOTS - 1)
 }
 
 pub(crate) fn refusal_reason(r: Refusal) -> DropReason {

@@ -358,8 +358,9 @@ fn flow_size_classes_move_a_growing_flow_to_its_class_entry() {
 #[test]
 fn flow_size_classes_count_a_flow_once_however_many_tors_look_it_up() {
     // Per-hop lookup through ToR1 (ToR0 -> ToR1 -> ToR2), classes as
-    // above. The one 1000-byte frame is class 0 at every ToR: counted
-    // again at ToR1, it would look like 2000 bytes and turn bulk there
+    // above. The one 1000-byte frame is class 0 at every ToR: each ToR
+    // counts what it forwards, as each P4 switch's register does. Added to
+    // ToR0's count, it would look like 2000 bytes and turn bulk at ToR1
     // (issue 45: a flow turned bulk after threshold / hops bytes).
     let mut s = Schedule::new(3, 2, 4);
     for ts in 0..4 {
