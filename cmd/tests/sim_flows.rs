@@ -248,3 +248,67 @@ fn the_opera_authors_websearch_flows_agree_with_their_fcts() {
         );
     }
 }
+
+#[test]
+fn a_lone_opera_flow_never_waits_a_cycle_for_a_circuit_that_is_up() {
+    // Issue 45's second defect: with source routes, a window of 20, RTO
+    // min 10 ms and no duplicate-ACK retransmit, a lone 15.76 MB flow from
+    // host 642 to host 622 stalled with frames parked a cycle at transit
+    // ToRs (538 ms where this takes 173 ms; carried_over 136 there).
+    let dir = tempfile::tempdir().unwrap();
+    let root = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../topologies/opera-108-htsim-fig9.json"
+    );
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root).unwrap()).unwrap();
+    v["hosts"]["tcp"] = serde_json::json!({"initial_window": 20, "max_window": 20,
+        "rto_min": "10ms", "reordering": 300, "max_reordering": 300});
+    let flows = dir.path().join("lone.htsim");
+    std::fs::write(&flows, "642 622 15759080 0\n").unwrap();
+    let fct = |bulk: Option<u64>| {
+        let mut v = v.clone();
+        match bulk {
+            Some(b) => v["routing"]["bulk_threshold"] = b.into(),
+            None => {
+                v["routing"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("bulk_threshold");
+            }
+        }
+        let cfg = dir.path().join("lone.json");
+        std::fs::write(&cfg, v.to_string()).unwrap();
+        let csv = dir.path().join("lone.csv");
+        let o = sim(&[
+            cfg.to_str().unwrap(),
+            "--flows",
+            flows.to_str().unwrap(),
+            "--fct-csv",
+            csv.to_str().unwrap(),
+            "--drain",
+            "3s",
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let m = &out["slice_misses"];
+        assert_eq!(
+            (&m["carried_over"], &m["deferred"]),
+            (&0.into(), &0.into()),
+            "{m}"
+        );
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+        assert_eq!(row[7], "0", "no timeout: {row:?}");
+        row[5].parse::<u64>().unwrap()
+    };
+    // Under the 30 MB threshold the flow stays on low-latency paths: near
+    // the line rate (15 759 080 B in 1460-byte segments of 1514 wire bytes
+    // at 10 Gb/s: 13.07 ms).
+    let ll = fct(Some(30_000_000));
+    assert!(ll < 13_070_000 * 12 / 10, "{ll} ns");
+    // Past the default threshold (one cycle of one uplink) it waits for its
+    // direct circuit, and still no frame waits a cycle it need not.
+    assert!(fct(None) > ll);
+}
