@@ -326,6 +326,21 @@ pub struct Monitor {
     pub interval: Nanos,
 }
 
+/// `tor.on_slice_miss`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SliceMissAction {
+    #[default]
+    Defer,
+    Drop,
+}
+
+impl SliceMissAction {
+    fn is_default(&self) -> bool {
+        *self == SliceMissAction::Defer
+    }
+}
+
 /// `tor`: optional mechanisms of the ToR and host systems (paper §6–§7).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -337,6 +352,11 @@ pub struct TorSystem {
     /// calendar queue while its buffer lasts. Default true.
     #[serde(default = "yes")]
     pub slice_miss_detection: bool,
+    /// What a frame that fits no action's slice meets: `defer` (the
+    /// primary calendar queue keeps it, a cycle later: UCMP, HOHO) or
+    /// `drop` (Opera caps its queues and drops, §6.2 [29]). Default defer.
+    #[serde(default, skip_serializing_if = "SliceMissAction::is_default")]
+    pub on_slice_miss: SliceMissAction,
     /// Traffic push-back (§7); absent: off.
     #[serde(default)]
     pub pushback: Option<PushbackWhen>,

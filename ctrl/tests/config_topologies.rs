@@ -314,4 +314,20 @@ fn tor_system_section_parses_and_errors_name_the_path() {
         path(r#"{"occupancy": {"estimated": {"interval": "1us"}}}"#).starts_with("$.tor.occupancy")
     );
     assert!(path(r#"{"bogus": 1}"#).starts_with("$.tor"));
+    // What a frame that fits no slice meets: deferred a cycle by default,
+    // or dropped (Opera).
+    use lh_ctrl::config::SliceMissAction;
+    assert_eq!(
+        with("{}").unwrap().tor.unwrap().on_slice_miss,
+        SliceMissAction::Defer
+    );
+    assert_eq!(
+        with(r#"{"on_slice_miss": "drop"}"#)
+            .unwrap()
+            .tor
+            .unwrap()
+            .on_slice_miss,
+        SliceMissAction::Drop
+    );
+    assert_eq!(path(r#"{"on_slice_miss": "later"}"#), "$.tor.on_slice_miss");
 }

@@ -32,6 +32,7 @@ fn main() {
             update_interval: lh_ctrl::units::Nanos(1_000),
         },
         slice_miss_detection: true,
+        on_slice_miss: Default::default(),
         pushback: Some(lh_ctrl::config::PushbackWhen::FirstRejection),
         flow_pausing: Some(lh_ctrl::config::FlowPausingCfg {
             elephant_bytes: 100_000,

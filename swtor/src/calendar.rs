@@ -99,6 +99,8 @@ pub(crate) struct Calendar {
     /// Slice-miss detection (§6.2); off, only the buffer limit is checked
     /// (paper Table 3, first column).
     detection: bool,
+    /// `tor.on_slice_miss: drop`.
+    drop_on_miss: bool,
     /// The occupancy estimator (§6.2), when admission uses it.
     est: Option<Estimator>,
     /// Buffer offloading (§7): the ToR keeps this many calendar queues per
@@ -144,6 +146,7 @@ impl Calendar {
             next_free: vec![0; n],
             last_slot: vec![u64::MAX; tors],
             detection: true,
+            drop_on_miss: false,
             est: None,
             offload: None,
             off: Vec::new(),
@@ -162,6 +165,16 @@ impl Calendar {
 
     /// Turns slice-miss detection on or off and picks how admission learns
     /// occupancy (exact, or the §6.2 estimator).
+    pub(crate) fn set_drop_on_miss(&mut self, on: bool) {
+        self.drop_on_miss = on;
+    }
+
+    /// A frame that fits no slice is dropped rather than deferred a cycle.
+    #[inline]
+    pub(crate) fn drop_on_miss(&self) -> bool {
+        self.drop_on_miss
+    }
+
     pub(crate) fn set_admission(&mut self, detection: bool, occupancy: Occupancy) {
         self.detection = detection;
         self.est = match occupancy {

@@ -107,6 +107,10 @@ pub struct TorFeatures {
     /// Slice-miss detection (§6.2). Off, every frame goes to its primary
     /// calendar queue while the buffer lasts (paper Table 3, column 1).
     pub slice_miss_detection: bool,
+    /// A frame that fits no action's slice is dropped (`slice_miss`), as
+    /// Opera's capped queues do, instead of waiting a cycle in its primary
+    /// calendar queue (config `tor.on_slice_miss`).
+    pub drop_on_miss: bool,
     /// Traffic push-back (§7), and when it fires.
     pub pushback: Option<PushbackTrigger>,
     /// Flow pausing at the hosts (§7): elephants wait for their direct
@@ -122,6 +126,7 @@ impl Default for TorFeatures {
         TorFeatures {
             occupancy: Occupancy::Exact,
             slice_miss_detection: true,
+            drop_on_miss: false,
             pushback: None,
             flow_pausing: None,
             offload_queues: None,
@@ -144,6 +149,7 @@ impl TorFeatures {
                 },
             },
             slice_miss_detection: t.slice_miss_detection,
+            drop_on_miss: t.on_slice_miss == lh_ctrl::config::SliceMissAction::Drop,
             pushback: t.pushback.map(|p| match p {
                 PushbackWhen::FirstRejection => PushbackTrigger::FirstRejection,
                 PushbackWhen::AfterReroutes(n) => PushbackTrigger::AfterReroutes(n),
@@ -284,6 +290,7 @@ impl<P: Port> Engine<P> {
         }
         let mut cal = Calendar::new(schedule, &timing, clock);
         cal.set_admission(opts.tor.slice_miss_detection, opts.tor.occupancy);
+        cal.set_drop_on_miss(opts.tor.drop_on_miss);
         cal.set_offload(opts.tor.offload_queues);
         let pb = opts
             .tor
@@ -307,6 +314,11 @@ impl<P: Port> Engine<P> {
             // with the field's name first, where a front end can).
             return Err(crate::FabricError::Spec(
                 "tors.buffer_capacity (a buffer a ToR's calendar queues share) is modelled by native ToRs only, not by external (P4) ToRs".into(),
+            ));
+        }
+        if !spec.external.is_empty() && opts.tor.drop_on_miss {
+            return Err(crate::FabricError::Spec(
+                "tor.on_slice_miss \"drop\" is modelled by native ToRs only: an external (P4) ToR defers a frame that fits no slice".into(),
             ));
         }
         let sw = match opts.fattree {

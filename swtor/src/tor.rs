@@ -158,6 +158,9 @@ impl Pipeline {
                             x.c.rerouted += 1;
                             later
                         }
+                        None if x.cal.drop_on_miss() => {
+                            return x.drop_frame(i, DropReason::SliceMiss);
+                        }
                         None => {
                             x.c.deferred += 1;
                             q
@@ -224,7 +227,7 @@ impl Pipeline {
         // No action fits its slice. Like a calendar queue without push-back
         // (paper Table 3), the primary queue still takes the frame while its
         // buffer lasts; what its slice cannot carry waits a cycle.
-        if let Some(Refusal::Miss(q)) = first_refusal {
+        if let Some(Refusal::Miss(q)) = first_refusal.filter(|_| !x.cal.drop_on_miss()) {
             let a = self.ix.actions(entry)[0];
             let steps = self.ix.steps(&a);
             let port = steps[0].port;

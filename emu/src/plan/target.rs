@@ -27,6 +27,10 @@ pub enum TargetError {
         "--tor {spec:?}: $.tors.buffer_capacity (a buffer a ToR's calendar queues share) is modelled by native ToRs only: the P4 program limits each queue (tors.queue_capacity); leave it out or run the ToRs native"
     )]
     SharedBuffer { spec: String },
+    #[error(
+        "--tor {spec:?}: $.tor.on_slice_miss \"drop\" is modelled by native ToRs only: the P4 program keeps a frame that fits no slice for the next cycle (\"defer\"); leave it out or run the ToRs native"
+    )]
+    DropOnMiss { spec: String },
 }
 
 /// One target per ToR of `tors`, from a `--tor` value; a setting of `cfg`
@@ -39,6 +43,10 @@ pub fn parse_for(
     let v = parse(spec, tors)?;
     if cfg.tors.buffer_capacity.is_some() && v.contains(&TorTarget::Bmv2) {
         return Err(TargetError::SharedBuffer { spec: spec.into() });
+    }
+    let drop = lh_ctrl::config::SliceMissAction::Drop;
+    if cfg.tor.as_ref().is_some_and(|t| t.on_slice_miss == drop) && v.contains(&TorTarget::Bmv2) {
+        return Err(TargetError::DropOnMiss { spec: spec.into() });
     }
     Ok(v)
 }
@@ -110,6 +118,17 @@ mod tests {
             }
         );
         assert!(e.to_string().contains("$.tors.buffer_capacity"), "{e}");
+        cfg.tors.buffer_capacity = None;
+        cfg.tor = Some(serde_json::from_str(r#"{"on_slice_miss": "drop"}"#).unwrap());
+        assert_eq!(parse_for("native", 8, &cfg).unwrap(), vec![Native; 8]);
+        let e = parse_for("bmv2", 8, &cfg).unwrap_err();
+        assert_eq!(
+            e,
+            TargetError::DropOnMiss {
+                spec: "bmv2".into()
+            }
+        );
+        assert!(e.to_string().contains("$.tor.on_slice_miss"), "{e}");
     }
 
     #[test]

@@ -460,6 +460,46 @@ fn a_late_source_route_hop_leaves_at_once_while_its_circuit_is_up() {
 }
 
 #[test]
+fn a_frame_that_fits_no_slice_is_dropped_when_the_tor_drops_on_a_miss() {
+    // As rank_picks_the_departure_slice_queue_and_admission_caps_it: the
+    // nineteenth 1000-byte frame fits neither its slice nor the alternate's.
+    // With `tor.on_slice_miss: drop` (Opera's capped queues) it is dropped
+    // as a slice miss instead of waiting a cycle in the primary queue.
+    let mut s = Schedule::new(2, 1, 4);
+    for ts in [1, 3] {
+        s.connect(Endpoint::new(0, 0), Endpoint::new(1, 0), ts)
+            .unwrap();
+    }
+    let t = tables(
+        4,
+        Lookup::Hop,
+        vec![(
+            0,
+            vec![entry(1, None, hop(0, Some(3)), vec![hop(0, Some(1))])],
+        )],
+    );
+    let mut tm = timing(SLICE, DARK, RATE);
+    tm.model.queue_capacity = 100_000;
+    let opts = EngineOptions {
+        tor: TorFeatures {
+            drop_on_miss: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let sp = spec(s, t, tm, hosts_on(&[0, 1]));
+    let mut e = mem_engine(&sp, clock(&sp), opts).unwrap();
+    for _ in 0..19 {
+        e.port.inject(1, 0, &frame(1000));
+    }
+    e.poll(EPOCH + 2_000).unwrap();
+    assert_eq!(e.queues(0)[0], vec![0, 9000, 0, 9000]);
+    assert_eq!((e.c.rerouted, e.c.deferred), (9, 0), "{}", e.c);
+    assert_eq!(e.c.dropped(DropReason::SliceMiss), 1, "{}", e.c);
+    assert!(e.c.conservation_holds());
+}
+
+#[test]
 fn timing_from_config_uses_the_larger_dark_time_and_a_slice_of_buffer() {
     let cfg = lh_ctrl::config::Config::from_json(
         r#"{"mode": "TO",
