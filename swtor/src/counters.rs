@@ -115,7 +115,8 @@ pub struct Counters {
     /// ARP frames not answered (not a request, or for an unknown IP).
     pub arp_ignored: u64,
     /// Frames admitted to an alternate action after the primary calendar
-    /// queue refused them (recirculation-free rerouting, §6.3).
+    /// queue refused them (recirculation-free rerouting, §6.3), and
+    /// source-route hops moved to a later slice of the same circuit.
     pub rerouted: u64,
     /// Frames that fit no action's slice but were kept in the primary
     /// calendar queue's buffer (slice miss without loss: they wait a cycle).

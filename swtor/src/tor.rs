@@ -226,7 +226,8 @@ impl Pipeline {
         }
         // No action fits its slice. Like a calendar queue without push-back
         // (paper Table 3), the primary queue still takes the frame while its
-        // buffer lasts; what its slice cannot carry waits a cycle.
+        // buffer lasts; what its slice cannot carry waits a cycle. (With
+        // `tor.on_slice_miss: drop`, Opera's, it is dropped below.)
         if let Some(Refusal::Miss(q)) = first_refusal.filter(|_| !x.cal.drop_on_miss()) {
             let a = self.ix.actions(entry)[0];
             let steps = self.ix.steps(&a);
