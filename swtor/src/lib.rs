@@ -16,6 +16,7 @@ mod active;
 pub mod afpacket;
 mod calendar;
 mod capture;
+mod circuits;
 mod clock;
 mod counters;
 pub mod engine;
