@@ -298,6 +298,32 @@ pub struct Routing {
     /// the Opera authors ran 15 MB and 30 MB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bulk_threshold: Option<u64>,
+    /// Opera: how bulk flows cross the fabric (`direct`: wait for the
+    /// direct circuit; `rotorlb`: RotorLB, direct circuits plus two-hop
+    /// indirection through spare capacity). Default direct.
+    #[serde(default, skip_serializing_if = "BulkTransport::is_default")]
+    pub bulk: BulkTransport,
+}
+
+/// `routing.bulk`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BulkTransport {
+    /// Each bulk frame waits at its ToR for the direct circuit to its
+    /// destination ToR (a calendar queue).
+    #[default]
+    Direct,
+    /// RotorLB (RotorNet §4.2, Opera §3.4): per-destination queues at the
+    /// ToR; in each slice a circuit carries relayed traffic for its peer,
+    /// then direct traffic, then, with the capacity left, traffic for other
+    /// ToRs that the peer has room to deliver (two hops at most).
+    Rotorlb,
+}
+
+impl BulkTransport {
+    fn is_default(&self) -> bool {
+        *self == BulkTransport::Direct
+    }
 }
 
 /// Default `routing.hedera_interval`.

@@ -1153,4 +1153,14 @@ fn transport_knobs_and_bulk_threshold() {
     assert_eq!(c.routing_options().bulk_threshold, Some(15_000_000));
     v["routing"]["bulk_threshold"] = json!(0);
     both_reject(&v, "$.routing.bulk_threshold", &["at least 1 byte"]);
+
+    // routing.bulk: Opera's only, and one of the two names.
+    let mut v = rotornet();
+    v["routing"]["bulk"] = json!("rotorlb");
+    rejects(&v, "$.routing.bulk", &["only routing.algorithm \"opera\""]);
+    v["routing"]["algorithm"] = json!("opera");
+    let c = Config::from_json(&v.to_string(), "t.json").expect("opera takes it");
+    assert_eq!(c.routing.bulk, lh_ctrl::config::BulkTransport::Rotorlb);
+    v["routing"]["bulk"] = json!("vlb");
+    both_reject(&v, "$.routing.bulk", &["rotorlb"]);
 }

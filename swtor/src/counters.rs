@@ -125,6 +125,13 @@ pub struct Counters {
     /// slice and left at once, their circuit still up (late source-route
     /// hops, `Calendar::still_up`).
     pub late_hops: u64,
+    /// RotorLB (`routing.bulk: rotorlb`): bulk frames put on their direct
+    /// circuit (first hop from their own ToR, or second from a relay).
+    #[serde(default)]
+    pub bulk_direct: u64,
+    /// RotorLB: bulk frames sent to a relay ToR (the first of two hops).
+    #[serde(default)]
+    pub bulk_indirect: u64,
     /// Frames put on an uplink towards the OCS.
     pub uplink_tx: u64,
     /// Frames the OCS delivered to a ToR.

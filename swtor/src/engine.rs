@@ -119,6 +119,9 @@ pub struct TorFeatures {
     /// Buffer offloading (§7): calendar queues per uplink kept on the ToR
     /// (the nearest `N` slices); the rest wait at its hosts.
     pub offload_queues: Option<usize>,
+    /// RotorLB for Opera's bulk class (config `routing.bulk: rotorlb`;
+    /// [`crate::rotorlb`]).
+    pub rotorlb: bool,
 }
 
 impl Default for TorFeatures {
@@ -130,6 +133,7 @@ impl Default for TorFeatures {
             pushback: None,
             flow_pausing: None,
             offload_queues: None,
+            rotorlb: false,
         }
     }
 }
@@ -138,10 +142,15 @@ impl TorFeatures {
     /// The `tor` section of a config (defaults when absent).
     pub fn from_config(cfg: &lh_ctrl::config::Config) -> TorFeatures {
         use lh_ctrl::config::{OccupancyMode, PushbackWhen};
+        let rotorlb = cfg.routing.bulk == lh_ctrl::config::BulkTransport::Rotorlb;
         let Some(t) = &cfg.tor else {
-            return TorFeatures::default();
+            return TorFeatures {
+                rotorlb,
+                ..TorFeatures::default()
+            };
         };
         TorFeatures {
+            rotorlb,
             occupancy: match t.occupancy {
                 OccupancyMode::Exact => Occupancy::Exact,
                 OccupancyMode::Estimated { update_interval } => Occupancy::Estimated {
@@ -316,6 +325,11 @@ impl<P: Port> Engine<P> {
                 "tors.buffer_capacity (a buffer a ToR's calendar queues share) is modelled by native ToRs only, not by external (P4) ToRs".into(),
             ));
         }
+        if !spec.external.is_empty() && opts.tor.rotorlb {
+            return Err(crate::FabricError::Spec(
+                "routing.bulk \"rotorlb\" is modelled by native ToRs only: an external (P4) ToR sends bulk on its direct circuit".into(),
+            ));
+        }
         if !spec.external.is_empty() && opts.tor.drop_on_miss {
             return Err(crate::FabricError::Spec(
                 "tor.on_slice_miss \"drop\" is modelled by native ToRs only: an external (P4) ToR defers a frame that fits no slice".into(),
@@ -347,6 +361,10 @@ impl<P: Port> Engine<P> {
             }
             None => None,
         };
+        let mut tor = Pipeline::new(tables, tors, clock, s, timing.tor_clock_offset)?;
+        if opts.tor.rotorlb {
+            tor.rlb = Some(crate::rotorlb::RotorLb::new(schedule, &timing));
+        }
         Ok(Engine {
             sw,
             port,
@@ -357,7 +375,7 @@ impl<P: Port> Engine<P> {
             uplinks,
             s,
             hosts: hs,
-            tor: Pipeline::new(tables, tors, clock, s, timing.tor_clock_offset)?,
+            tor,
             cal,
             ocs: Ocs::new(schedule, &timing, clock),
             cap: Captures::new(tors * uplinks),
@@ -477,6 +495,7 @@ impl<P: Port> Engine<P> {
         let now = self.last_poll;
         let next = [
             self.cal.next_at(now),
+            self.tor.bulk_next_at(now),
             self.ocs.next_due(),
             self.hosts.next_at(),
         ]
@@ -557,6 +576,8 @@ impl<P: Port> Engine<P> {
             };
             busy |= sw.poll(&mut x, now);
         }
+        self.tor
+            .dispatch_bulk(&mut self.cal, &mut self.pool, &mut self.c, now);
         busy |= self.cal.rotate(
             &mut self.pool,
             &mut self.c,
@@ -574,6 +595,14 @@ impl<P: Port> Engine<P> {
     pub fn counters(&mut self) -> Counters {
         self.c.port_drops += self.port.take_drops();
         self.c.clone()
+    }
+
+    /// Bytes ToR `tor` holds of its own hosts' bulk for ToR `dst` in
+    /// RotorLB's queue (0 without RotorLB): a host's RotorLB sender keeps
+    /// the rest of its flow in its own memory, as the Opera authors' hosts
+    /// do (`lh_sim`'s bulk flows).
+    pub fn bulk_backlog(&self, tor: TorId, dst: TorId) -> u64 {
+        self.tor.rlb.as_ref().map_or(0, |r| r.backlog(tor, dst))
     }
 
     /// Bytes per `[uplink][calendar queue]` of a ToR.
@@ -637,6 +666,9 @@ impl<P: Port> Engine<P> {
         let moved = self.ocs.reconfigure(schedule, now);
         self.cal.reconfigure(schedule, &self.timing, &moved, now);
         self.tor.reconfigure(ix, &tables);
+        if let Some(r) = self.tor.rlb.as_mut() {
+            r.set_schedule(schedule, &self.timing);
+        }
         if let Some(n) = self.nic.as_mut() {
             n.set_circuits(schedule);
         }

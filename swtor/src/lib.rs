@@ -32,6 +32,7 @@ pub mod pool;
 mod port;
 mod pushback;
 pub mod remote;
+mod rotorlb;
 mod runtime;
 pub mod sched;
 mod spec;

@@ -42,6 +42,10 @@ pub struct Meta {
     /// When the frame entered its first ToR from a host (0: unknown, e.g.
     /// from an external ToR); delivery records the fabric delay from it.
     pub born: u64,
+    /// A bulk frame of RotorLB (`crate::rotorlb`): the mark Opera's ToR
+    /// would carry in the header, so that a relay knows it. Frames cross
+    /// the OCS inside the engine, so the metadata goes with them.
+    pub bulk: bool,
 }
 
 impl Meta {
@@ -62,6 +66,7 @@ const META0: Meta = Meta {
     tag: 0,
     ctrl: false,
     born: 0,
+    bulk: false,
 };
 
 pub struct FramePool {

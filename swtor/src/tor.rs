@@ -11,6 +11,7 @@ use crate::host::Hosts;
 use crate::lookup::{LookupIndex, Step};
 use crate::pool::FramePool;
 use crate::pushback::Pushback;
+use crate::rotorlb::RotorLb;
 use crate::wire;
 use lh_ctrl::config::Multipath;
 use lh_ctrl::tables::FlatTables;
@@ -37,6 +38,8 @@ pub(crate) struct Pipeline {
     /// `dst` (the live traffic matrix of TA updates, §8).
     tm: Vec<u64>,
     tors: usize,
+    /// RotorLB for the bulk class (`routing.bulk: rotorlb`), when on.
+    pub(crate) rlb: Option<RotorLb>,
 }
 
 /// Everything a frame at a ToR may touch besides the pipeline itself.
@@ -78,6 +81,7 @@ impl Pipeline {
             flow_bytes: Vec::new(),
             tm: vec![0; tors * tors],
             tors,
+            rlb: None,
         };
         p.set_classes(tables);
         Ok(p)
@@ -133,6 +137,14 @@ impl Pipeline {
             self.tm[tor as usize * self.tors + dst as usize] += len;
         }
 
+        if fabric
+            && x.pool.meta(i).bulk
+            && let Some(r) = self.rlb.as_mut()
+        {
+            // The end of a RotorLB first hop: relay it to `dst`.
+            return r.take(x.cal, x.pool, x.c, tor, dst, true, i, slot, tnow);
+        }
+
         if fabric && wire::srh_count(x.pool.data(i)).is_some() {
             let Some((port, depart)) = wire::srh_pop(x.pool, i) else {
                 return x.drop_frame(i, DropReason::BadHeader);
@@ -173,6 +185,14 @@ impl Pipeline {
         }
 
         let (class, bucket) = self.class_and_bucket(x.pool, tor, i, len);
+        if !fabric && let Some(r) = self.rlb.as_mut() {
+            let top = self.thresholds.len().saturating_sub(1) as u8;
+            if (class == top && top > 0) || wire::ipv4_dscp(x.pool.data(i)) == Some(wire::DSCP_BULK)
+            {
+                x.pool.meta_mut(i).bulk = true;
+                return r.take(x.cal, x.pool, x.c, tor, dst, false, i, slot, tnow);
+            }
+        }
         let Some(entry) = self.ix.lookup(tor, dst, arrival, fabric, class, bucket) else {
             return x.drop_frame(i, DropReason::NoRoute);
         };
@@ -276,6 +296,29 @@ impl Pipeline {
         if pb.on_rejection(tor, sender, dst, until, slice, r == Refusal::Full, now) {
             x.c.pushbacks += 1;
         }
+    }
+
+    /// RotorLB's slot start, at true time `now` (nothing without it).
+    pub(crate) fn dispatch_bulk(
+        &mut self,
+        cal: &mut Calendar,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        now: u64,
+    ) {
+        if let Some(r) = self.rlb.as_mut() {
+            let tnow = offset(now, self.tor_clock_offset);
+            r.dispatch(cal, pool, c, self.clock.slot(tnow), tnow);
+        }
+    }
+
+    /// When RotorLB next needs a poll (true time): the next slot start
+    /// while it holds frames.
+    pub(crate) fn bulk_next_at(&self, now: u64) -> Option<u64> {
+        self.rlb.as_ref().filter(|r| r.held() > 0)?;
+        let tnow = offset(now, self.tor_clock_offset);
+        let next = self.clock.start_of_slot(self.clock.slot(tnow) + 1);
+        Some(offset(next, -self.tor_clock_offset))
     }
 
     /// The live traffic matrix (bytes since the start), `[src][dst]`.

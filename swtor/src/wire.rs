@@ -232,6 +232,21 @@ pub fn ipv4_dst(f: &[u8]) -> Option<Ipv4Addr> {
     Some(Ipv4Addr::new(h[16], h[17], h[18], h[19]))
 }
 
+/// DSCP a host marks bulk with (CS1, "lower effort"; IP TOS 0x20): with
+/// `routing.bulk: rotorlb` such a frame takes the bulk class from its first
+/// byte, as Opera's hosts, which know their flows' sizes, tag bulk.
+pub const DSCP_BULK: u8 = 8;
+
+/// The IPv4 DSCP (TOS >> 2), if this is an IPv4 frame.
+#[inline]
+pub fn ipv4_dscp(f: &[u8]) -> Option<u8> {
+    if inner_ethertype(f)? != ETH_IPV4 {
+        return None;
+    }
+    let h = f.get(l3_offset(f)..l3_offset(f) + 2)?;
+    (h[0] >> 4 == 4).then_some(h[1] >> 2)
+}
+
 /// Bytes the flow hash covers, in order: source IP, destination IP,
 /// protocol, source port, destination port (network byte order).
 pub const FLOW_KEY_LEN: usize = 13;

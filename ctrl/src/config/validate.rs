@@ -5,8 +5,8 @@
 //! can really build its schedule is checked when it builds it.
 
 use super::{
-    Algorithm, Cabling, Config, ConfigError, FabricKind, Mode, StaticGraph, Topology, TopologyKind,
-    TrafficMatrixSrc,
+    Algorithm, BulkTransport, Cabling, Config, ConfigError, FabricKind, Mode, StaticGraph,
+    Topology, TopologyKind, TrafficMatrixSrc,
 };
 use crate::units::Nanos;
 use std::collections::HashMap;
@@ -747,6 +747,12 @@ fn check_routing(c: &mut Checker, cfg: &Config) {
             "expected at least 1 byte, got 0",
         ),
         _ => {}
+    }
+    if r.bulk != BulkTransport::Direct && r.algorithm != Algorithm::Opera {
+        c.err(
+            "$.routing.bulk",
+            "expected no bulk: only routing.algorithm \"opera\" has a bulk class",
+        );
     }
     if r.k == Some(0) {
         c.err("$.routing.k", "expected at least 1, got 0");

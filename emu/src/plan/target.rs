@@ -31,6 +31,10 @@ pub enum TargetError {
         "--tor {spec:?}: $.tor.on_slice_miss \"drop\" is modelled by native ToRs only: the P4 program keeps a frame that fits no slice for the next cycle (\"defer\"); leave it out or run the ToRs native"
     )]
     DropOnMiss { spec: String },
+    #[error(
+        "--tor {spec:?}: $.routing.bulk \"rotorlb\" is modelled by native ToRs only: the P4 program sends bulk on its direct circuit; leave it out or run the ToRs native"
+    )]
+    RotorLb { spec: String },
 }
 
 /// One target per ToR of `tors`, from a `--tor` value; a setting of `cfg`
@@ -47,6 +51,10 @@ pub fn parse_for(
     let drop = lh_ctrl::config::SliceMissAction::Drop;
     if cfg.tor.as_ref().is_some_and(|t| t.on_slice_miss == drop) && v.contains(&TorTarget::Bmv2) {
         return Err(TargetError::DropOnMiss { spec: spec.into() });
+    }
+    let rlb = lh_ctrl::config::BulkTransport::Rotorlb;
+    if cfg.routing.bulk == rlb && v.contains(&TorTarget::Bmv2) {
+        return Err(TargetError::RotorLb { spec: spec.into() });
     }
     Ok(v)
 }
@@ -129,6 +137,17 @@ mod tests {
             }
         );
         assert!(e.to_string().contains("$.tor.on_slice_miss"), "{e}");
+        cfg.tor = None;
+        cfg.routing.bulk = lh_ctrl::config::BulkTransport::Rotorlb;
+        assert_eq!(parse_for("native", 8, &cfg).unwrap(), vec![Native; 8]);
+        let e = parse_for("bmv2:s1", 8, &cfg).unwrap_err();
+        assert_eq!(
+            e,
+            TargetError::RotorLb {
+                spec: "bmv2:s1".into()
+            }
+        );
+        assert!(e.to_string().contains("$.routing.bulk"), "{e}");
     }
 
     #[test]
