@@ -3,6 +3,7 @@
 authors' published FCTs of the same flows (docs/fidelity.md).
 
 usage: compare.py FLOWS.htsim THEIRS.txt OURS.csv [--md] [--as-htsim]
+                  [--bulk=BYTES]
 
 FLOWS.htsim: the flow list both ran (`src dst bytes start_ns`, hosts from
 0). THEIRS.txt: their simulator's output (`FCT src dst bytes fct_ms
@@ -15,6 +16,8 @@ our/their FCT over the flows both finished (flow by flow).
 Our FCT is `fct_ns` (connect to the receiver holding every byte);
 `--as-htsim` takes `data_fct_ns` instead (first data out to the last ACK
 back), which is how their simulator measures an NDP flow.
+`--bulk=BYTES` splits the last bucket at the bulk threshold (their runs:
+15 MB for Fig. 7, 30 MB for Fig. 9), so RotorLB's flows show apart.
 """
 import csv
 import sys
@@ -62,14 +65,23 @@ def load(flows_path, theirs_path, ours_path, column="fct_ns"):
     return rows
 
 
-def table(rows, md):
+def buckets(bulk):
+    """The size buckets, the last split at `bulk` bytes if given."""
+    if not bulk:
+        return BUCKETS
+    mb = bulk / 1e6
+    return BUCKETS[:-1] + [(1_000_000, bulk, f"1-{mb:g} MB"),
+                           (bulk, 1 << 62, f">= {mb:g} MB (bulk)")]
+
+
+def table(rows, md, bulk=None):
     out = []
     head = ["bucket", "flows", "theirs p50", "p99", "done",
             "ours p50", "p99", "done", "ours/theirs (median)"]
     out.append(("| " + " | ".join(head) + " |") if md else "  ".join(head))
     if md:
         out.append("|" + "---|" * len(head))
-    for lo, hi, name in BUCKETS:
+    for lo, hi, name in buckets(bulk):
         b = [r for r in rows if lo <= r[0] < hi]
         if not b:
             continue
@@ -88,10 +100,12 @@ def table(rows, md):
 def main(argv):
     md = "--md" in argv
     column = "data_fct_ns" if "--as-htsim" in argv else "fct_ns"
+    bulk = next((int(a.split("=", 1)[1]) for a in argv[1:]
+                 if a.startswith("--bulk=")), None)
     args = [a for a in argv[1:] if not a.startswith("--")]
     if len(args) != 3:
         sys.exit(__doc__)
-    print(table(load(*args, column=column), md))
+    print(table(load(*args, column=column), md, bulk))
 
 
 if __name__ == "__main__":

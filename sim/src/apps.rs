@@ -106,7 +106,7 @@ pub fn memcached(
                     }
                     self.issue(sim, c, at);
                 }
-                Event::Message { .. } | Event::Acked { .. } => {}
+                Event::Message { .. } | Event::Acked { .. } | Event::Bulk { .. } => {}
             }
         }
         fn done(&self) -> bool {
@@ -352,10 +352,24 @@ pub fn flows(
         }
         fn event(&mut self, sim: &mut Sim, ev: Event) {
             match ev {
-                Event::Timer { tag, .. } => {
+                Event::Timer { tag, at } => {
                     let f = &self.specs[tag as usize];
+                    if sim.bulk_threshold().is_some_and(|t| f.size >= t) {
+                        // Over RotorLB, as the Opera authors' hosts send
+                        // bulk: data from the first frame, no handshake.
+                        self.p[tag as usize].data_at = Some(at);
+                        sim.send_bulk(f.src + 1, f.dst + 1, f.size, tag);
+                        return;
+                    }
                     let c = sim.connect(f.src + 1, f.dst + 1, FLOW_PORT, self.tcp);
                     self.by_conn.insert(c, tag as usize);
+                }
+                Event::Bulk { tag, at } => {
+                    // htsim's RotorLB sink: done at the last byte (no ACK).
+                    let p = &mut self.p[tag as usize];
+                    p.received = Some(at);
+                    p.acked = Some(at);
+                    self.left -= 1;
                 }
                 Event::Connected { conn, at } => {
                     let i = self.by_conn[&conn];

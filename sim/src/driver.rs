@@ -4,7 +4,7 @@
 //! Nothing reads a wall clock and every tie is broken by insertion order,
 //! so the same config and inputs give the same results, byte for byte.
 
-use crate::host::{Echo, echo_frame, parse_echo};
+use crate::host::{Echo, bulk_frame, echo_frame, parse_bulk, parse_echo};
 use crate::tcp::{self, ConnId, Tcp, TcpConfig, TcpEvent, TcpStats};
 use lh_ctrl::compile::Compiled;
 use lh_emu::net::values::{PingAll, PingResult, PingRow};
@@ -78,6 +78,8 @@ enum Ev {
     Tcp { conn: ConnId, end: usize },
     /// An application's timer.
     App { tag: u64 },
+    /// Bulk flow `id`'s host may put its next frame on its NIC.
+    Bulk { id: u32 },
 }
 
 /// An event in the queue: ordered by time, then by insertion (`seq`), so
@@ -121,6 +123,19 @@ pub enum Event {
     Acked { conn: ConnId, end: usize, at: u64 },
     /// The application's timer `tag`.
     Timer { tag: u64, at: u64 },
+    /// Every byte of bulk flow `tag` ([`Sim::send_bulk`]) has reached its
+    /// destination host.
+    Bulk { tag: u64, at: u64 },
+}
+
+/// A bulk flow as Opera's RotorLB hosts send one ([`Sim::send_bulk`]).
+struct BulkFlow {
+    src: usize,
+    dst: usize,
+    size: u64,
+    sent: u64,
+    got: u64,
+    tag: u64,
 }
 
 /// An application of hosts in virtual time, driven by [`Sim::run_app`].
@@ -162,7 +177,18 @@ pub struct Sim {
     replies: BTreeMap<(usize, usize, u16), u64>,
     ping_seq: u16,
     stats: Stats,
+    /// Bulk flows, by id.
+    bulk: Vec<BulkFlow>,
+    /// Hosts per ToR (host `n` from 1 is on ToR `(n - 1) / hosts_per_tor`).
+    hosts_per_tor: usize,
+    /// The slice duration, ns.
+    slice: u64,
+    /// RotorLB's bulk threshold, when the config has RotorLB.
+    bulk_threshold: Option<u64>,
 }
+
+/// Payload bytes of a bulk frame (a TCP segment's MSS at a 1500-byte MTU).
+pub const BULK_PAYLOAD: u64 = 1460;
 
 impl Sim {
     /// The compiled fabric in virtual time, every ToR native, with the
@@ -170,7 +196,12 @@ impl Sim {
     pub fn new(c: &Compiled, opts: SimOptions) -> Result<Sim, SimError> {
         let spec = swtor::testing::compiled_spec(c);
         let clock = swtor::testing::clock(&spec);
-        let eopts = swtor::EngineOptions::from_config(&c.config);
+        let eopts = swtor::EngineOptions {
+            // Frames stand for memory here (RotorLB's relays hold a cycle
+            // of bulk): the pool grows rather than refuse one.
+            pool_grows: true,
+            ..swtor::EngineOptions::from_config(&c.config)
+        };
         let e = swtor::testing::mem_engine(&spec, clock, eopts)?;
         let tors = &c.config.tors;
         let hosts = tors.count as usize * tors.hosts_per_tor as usize;
@@ -201,6 +232,12 @@ impl Sim {
             replies: BTreeMap::new(),
             ping_seq: 0,
             stats: Stats::default(),
+            bulk: Vec::new(),
+            hosts_per_tor: tors.hosts_per_tor.max(1) as usize,
+            slice,
+            bulk_threshold: (c.config.routing.bulk == lh_ctrl::config::BulkTransport::Rotorlb)
+                .then(|| c.routes.classes.as_ref()?.thresholds.last().copied())
+                .flatten(),
         })
     }
 
@@ -308,6 +345,7 @@ impl Sim {
                     tag,
                     at: t.at - self.start,
                 }),
+                Ev::Bulk { id } => self.bulk_next(id, t.at),
             }
         }
         // Only host events were due (a frame reaching a host, a timer):
@@ -398,6 +436,22 @@ impl Sim {
                 };
                 self.send(r.src, at + self.opts.turnaround_ns, echo_frame(&r));
             }
+        } else if let Some((dst, id, n)) = parse_bulk(frame) {
+            let Some(b) = self
+                .bulk
+                .get_mut(id as usize)
+                .filter(|b| b.dst == host && dst == host)
+            else {
+                return;
+            };
+            b.got += n;
+            if b.got == b.size {
+                let tag = b.tag;
+                self.app_events.push(Event::Bulk {
+                    tag,
+                    at: at - self.start,
+                });
+            }
         } else if let Some(s) = tcp::parse(frame)
             && s.dst == host
         {
@@ -475,6 +529,67 @@ impl Sim {
     pub fn write(&mut self, conn: ConnId, end: usize, bytes: u64, tag: u64) {
         self.tcp.send(self.now, conn, end, bytes, tag);
         self.flush_tcp();
+    }
+
+    /// RotorLB's bulk threshold in bytes when the config sends bulk over
+    /// RotorLB (`routing.bulk: rotorlb`): flows of this size and more go
+    /// by [`Sim::send_bulk`], as the Opera authors' hosts send them.
+    pub fn bulk_threshold(&self) -> Option<u64> {
+        self.bulk_threshold
+    }
+
+    /// Host `src` (from 1) sends `bytes` to `dst` now as Opera's RotorLB
+    /// hosts send bulk (the Opera authors' simulator, `RlbSrc`): no
+    /// handshake, no congestion control, no acknowledgements, frames of
+    /// [`BULK_PAYLOAD`] marked bulk (DSCP CS1) back to back at the host
+    /// link's rate, while the ToR's RotorLB queue for `dst`'s ToR holds
+    /// less than two slices of a host link; the rest waits in the host's
+    /// memory, as it does at the authors' hosts. RotorLB never drops, so
+    /// nothing is resent. [`Event::Bulk`] with `tag` says when every byte
+    /// has arrived.
+    pub fn send_bulk(&mut self, src: usize, dst: usize, bytes: u64, tag: u64) {
+        let id = self.bulk.len() as u32;
+        self.bulk.push(BulkFlow {
+            src,
+            dst,
+            size: bytes,
+            sent: 0,
+            got: 0,
+            tag,
+        });
+        if bytes == 0 {
+            let at = self.now - self.start;
+            self.app_events.push(Event::Bulk { tag, at });
+            return;
+        }
+        self.push(self.now, Ev::Bulk { id });
+    }
+
+    /// Bulk flow `id`'s next frame, at `at`, if its ToR's queue has room;
+    /// else again after the next slot start, when RotorLB has sent some.
+    fn bulk_next(&mut self, id: u32, at: u64) {
+        let b = &self.bulk[id as usize];
+        let (src, dst) = (b.src, b.dst);
+        let left = b.size - b.sent;
+        if left == 0 {
+            return;
+        }
+        let tor = ((src - 1) / self.hosts_per_tor) as lh_ctrl::TorId;
+        let limit = 2 * self.host_bps.saturating_mul(self.slice) / 8_000_000_000;
+        if self.e.bulk_backlog(tor, dst - 1) >= limit.max(2 * 1514) {
+            let rel = at - self.start;
+            let next = self.start + (rel / self.slice + 1) * self.slice + 1;
+            self.push(next, Ev::Bulk { id });
+            return;
+        }
+        let n = left.min(BULK_PAYLOAD);
+        self.bulk[id as usize].sent += n;
+        self.send(src, at, bulk_frame(src, dst, id, n as usize));
+        if n < left {
+            // The next frame when this one has left the NIC.
+            let free = self.nic_free[src - 1];
+            self.push(free, Ev::Bulk { id });
+        }
     }
 
     /// Forgets `conn` (its counters are kept in the totals).

@@ -65,6 +65,60 @@ pub fn parse_echo(frame: &[u8]) -> Option<Echo> {
     })
 }
 
+/// UDP port of RotorLB bulk frames ([`bulk_frame`]).
+pub const BULK_PORT: u16 = 4791;
+
+/// Header bytes of a bulk frame before its payload: 14 Ethernet + 20 IPv4
+/// + 8 UDP + 12 (flow id, payload bytes, magic), 54 as a TCP segment's.
+pub const BULK_HEADER: usize = 54;
+
+const BULK_MAGIC: u32 = 0x524c_4221; // "RLB!"
+
+/// One frame of bulk flow `id` from host `src` to `dst` carrying `payload`
+/// bytes (zeros), marked bulk (DSCP CS1) as Opera's RotorLB hosts mark
+/// theirs.
+pub fn bulk_frame(src: usize, dst: usize, id: u32, payload: usize) -> Vec<u8> {
+    let len = BULK_HEADER + payload;
+    let mut f = vec![0u8; len];
+    f[0..6].copy_from_slice(&host_mac(dst));
+    f[6..12].copy_from_slice(&host_mac(src));
+    f[12..14].copy_from_slice(&ETH_IPV4.to_be_bytes());
+    f[14] = 0x45;
+    f[15] = swtor::wire::DSCP_BULK << 2;
+    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
+    f[22] = 64;
+    f[23] = 17;
+    f[26..30].copy_from_slice(&host_ip(src).octets());
+    f[30..34].copy_from_slice(&host_ip(dst).octets());
+    let ip = !checksum(&f[14..34]);
+    f[24..26].copy_from_slice(&ip.to_be_bytes());
+    f[34..36].copy_from_slice(&BULK_PORT.to_be_bytes());
+    f[36..38].copy_from_slice(&BULK_PORT.to_be_bytes());
+    f[38..40].copy_from_slice(&((len - 34) as u16).to_be_bytes());
+    f[42..46].copy_from_slice(&id.to_be_bytes());
+    f[46..50].copy_from_slice(&(payload as u32).to_be_bytes());
+    f[50..54].copy_from_slice(&BULK_MAGIC.to_be_bytes());
+    f
+}
+
+/// A bulk frame's (destination host, flow id, payload bytes), if `frame`
+/// is one ([`bulk_frame`]).
+pub fn parse_bulk(frame: &[u8]) -> Option<(usize, u32, u64)> {
+    if frame.len() < BULK_HEADER
+        || frame[12..14] != ETH_IPV4.to_be_bytes()
+        || frame[14] != 0x45
+        || frame[23] != 17
+        || frame[36..38] != BULK_PORT.to_be_bytes()
+        || frame[50..54] != BULK_MAGIC.to_be_bytes()
+    {
+        return None;
+    }
+    let dst = host_of(Ipv4Addr::new(frame[30], frame[31], frame[32], frame[33]))?;
+    let id = u32::from_be_bytes(frame[42..46].try_into().ok()?);
+    let payload = u32::from_be_bytes(frame[46..50].try_into().ok()?);
+    Some((dst, id, u64::from(payload)))
+}
+
 /// The host number of a 10.0.0.0/8 address ([`host_ip`]'s inverse).
 pub fn host_of(ip: Ipv4Addr) -> Option<usize> {
     let v = u32::from(ip);
@@ -75,6 +129,29 @@ pub fn host_of(ip: Ipv4Addr) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bulk_frame_parses_back_and_is_marked_bulk() {
+        let f = bulk_frame(3, 7, 42, 1460);
+        assert_eq!(f.len(), 1514);
+        assert_eq!(parse_bulk(&f), Some((7, 42, 1460)));
+        assert_eq!(swtor::wire::ipv4_dscp(&f), Some(swtor::wire::DSCP_BULK));
+        assert_eq!(checksum(&f[14..34]), 0xffff, "IPv4 checksum");
+        assert_eq!(parse_echo(&f), None);
+        let mut g = f.clone();
+        g[50] ^= 1;
+        assert_eq!(parse_bulk(&g), None, "not our magic");
+        assert_eq!(
+            parse_bulk(&echo_frame(&Echo {
+                src: 1,
+                dst: 2,
+                reply: false,
+                id: 1,
+                seq: 1
+            })),
+            None
+        );
+    }
 
     #[test]
     fn an_echo_frame_parses_back_with_valid_checksums() {

@@ -19,6 +19,8 @@ use crate::pool::FrameQueue;
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::units::{BitsPerSec, Nanos};
 use lh_ctrl::{PortId, SliceId, TorId};
+
+mod bulk;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -112,6 +114,9 @@ pub(crate) struct Calendar {
     off: Vec<FrameQueue>,
     /// Per uplink: bytes put on the link so far (telemetry: `bw_usage`).
     tx_bytes: Vec<u64>,
+    /// RotorLB's bulk below each calendar queue (indexed like `cal`; empty
+    /// without RotorLB): `calendar::bulk`.
+    low: Vec<FrameQueue>,
 }
 
 impl Calendar {
@@ -152,6 +157,7 @@ impl Calendar {
             offload: None,
             off: Vec::new(),
             tx_bytes: vec![0; n],
+            low: Vec::new(),
         }
     }
 
@@ -250,9 +256,8 @@ impl Calendar {
         (0..self.uplinks)
             .map(|p| {
                 let tu = tor as usize * self.uplinks + p;
-                self.cal[tu * self.s..(tu + 1) * self.s]
-                    .iter()
-                    .map(|q| q.bytes)
+                (tu * self.s..(tu + 1) * self.s)
+                    .map(|q| self.cal[q].bytes + self.low_bytes(q))
                     .collect()
             })
             .collect()
@@ -334,6 +339,23 @@ impl Calendar {
         tnow: u64,
         len: u64,
     ) -> Result<usize, Refusal> {
+        self.admit_above(tor, step, arrival, slot, tnow, len, false)
+    }
+
+    /// [`Calendar::admit`]; `bulk`: for RotorLB's queue below (it counts
+    /// both), else for the calendar queue (RotorLB's bulk yields to it).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn admit_above(
+        &self,
+        tor: TorId,
+        step: Step,
+        arrival: SliceId,
+        slot: u64,
+        tnow: u64,
+        len: u64,
+        bulk: bool,
+    ) -> Result<usize, Refusal> {
         if step.port as usize >= self.uplinks {
             return Err(Refusal::NoPort);
         }
@@ -351,7 +373,7 @@ impl Calendar {
             self.off[q].bytes
         } else {
             0
-        };
+        } + if bulk { self.low_bytes(q) } else { 0 };
         // A frame for a queue the hosts hold (offloading) is not in the
         // ToR's buffer until it returns.
         let at_hosts = !elec && self.offload.is_some_and(|n| rank >= n as u64);
@@ -581,7 +603,11 @@ impl Calendar {
         let p = tu % self.uplinks;
         let elec = self.elec[p];
         let q = tu * self.s + if elec { 0 } else { n.slice };
-        let i = self.cal[q].peek()?;
+        let i = match self.cal[q].peek() {
+            Some(i) => i,
+            // RotorLB's bulk only when nothing else waits.
+            None => self.low.get(q)?.peek()?,
+        };
         let ws = (n.start + self.dark_of(n.slice, tu)).max(self.dark_until[tu]);
         let tx = self.next_free[tu]
             .max(floor.saturating_sub(PACE_SLACK_NS))
@@ -626,7 +652,11 @@ impl Calendar {
                 break;
             }
             let q = tu * self.s + if self.elec[p] { 0 } else { n.slice };
-            self.cal[q].pop(pool);
+            if self.cal[q].peek() == Some(i) {
+                self.cal[q].pop(pool);
+            } else {
+                self.low[q].pop(pool);
+            }
             debug_assert!(self.tor_bytes[tor] >= pool.meta(i).wire_len());
             self.tor_bytes[tor] -= pool.meta(i).wire_len();
             self.pending[tu] -= 1;
@@ -712,7 +742,10 @@ impl Calendar {
                         let tu = t * self.uplinks + p;
                         let r = tu * self.s..(tu + 1) * self.s;
                         crate::PortUsage {
-                            buffer_bytes: self.cal[r.clone()].iter().map(|q| q.bytes).sum(),
+                            buffer_bytes: r
+                                .clone()
+                                .map(|q| self.cal[q].bytes + self.low_bytes(q))
+                                .sum(),
                             offloaded_bytes: if self.offload.is_some() {
                                 self.off[r].iter().map(|q| q.bytes).sum()
                             } else {

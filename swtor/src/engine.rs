@@ -47,6 +47,9 @@ pub use crate::tor::MAX_HOPS;
 pub struct EngineOptions {
     /// Frame slots in the pool.
     pub pool_frames: usize,
+    /// The pool doubles when it runs out (virtual time only:
+    /// [`FramePool::set_growable`]).
+    pub pool_grows: bool,
     /// Bytes per slot: [`crate::pool::SLOT`] (2 KiB) for socket ports; a
     /// [`MemPort`] fed padded frames ([`MemPort::inject_padded`]) can use
     /// small ones (`pool::FramePool::with_slot`).
@@ -75,6 +78,7 @@ impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
             pool_frames: 32 * 1024,
+            pool_grows: false,
             pool_slot: crate::pool::SLOT,
             host_queue_bytes: 4 << 20,
             epoch: None,
@@ -363,12 +367,18 @@ impl<P: Port> Engine<P> {
         };
         let mut tor = Pipeline::new(tables, tors, clock, s, timing.tor_clock_offset)?;
         if opts.tor.rotorlb {
-            tor.rlb = Some(crate::rotorlb::RotorLb::new(schedule, &timing));
+            let host_tor = (0..hs.len()).map(|h| hs.tor(h as u16)).collect();
+            tor.rlb = Some(crate::rotorlb::RotorLb::new(schedule, &timing, host_tor));
+            cal.set_bulk();
         }
         Ok(Engine {
             sw,
             port,
-            pool: FramePool::with_slot(opts.pool_frames, opts.pool_slot),
+            pool: {
+                let mut p = FramePool::with_slot(opts.pool_frames, opts.pool_slot);
+                p.set_growable(opts.pool_grows);
+                p
+            },
             timing,
             clock,
             tors,
@@ -597,12 +607,15 @@ impl<P: Port> Engine<P> {
         self.c.clone()
     }
 
-    /// Bytes ToR `tor` holds of its own hosts' bulk for ToR `dst` in
-    /// RotorLB's queue (0 without RotorLB): a host's RotorLB sender keeps
-    /// the rest of its flow in its own memory, as the Opera authors' hosts
-    /// do (`lh_sim`'s bulk flows).
-    pub fn bulk_backlog(&self, tor: TorId, dst: TorId) -> u64 {
-        self.tor.rlb.as_ref().map_or(0, |r| r.backlog(tor, dst))
+    /// Bytes ToR `tor` holds of its own hosts' bulk for host `h` (plan
+    /// order, from 0) in RotorLB's queue (0 without RotorLB): a host's
+    /// RotorLB sender keeps the rest of its flow in its own memory, as the
+    /// Opera authors' hosts do (`lh_sim`'s bulk flows).
+    pub fn bulk_backlog(&self, tor: TorId, h: usize) -> u64 {
+        self.tor
+            .rlb
+            .as_ref()
+            .map_or(0, |r| r.backlog(tor, h as u16))
     }
 
     /// Bytes per `[uplink][calendar queue]` of a ToR.

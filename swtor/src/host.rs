@@ -72,6 +72,11 @@ impl Hosts {
         self.by_ip.get(&u32::from(*ip)).copied()
     }
 
+    /// Hosts known (attached here or not).
+    pub(crate) fn len(&self) -> usize {
+        self.hosts.len()
+    }
+
     #[inline]
     pub(crate) fn tor(&self, h: u16) -> TorId {
         self.hosts[h as usize].tor

@@ -45,7 +45,16 @@ pub struct Meta {
     /// A bulk frame of RotorLB (`crate::rotorlb`): the mark Opera's ToR
     /// would carry in the header, so that a relay knows it. Frames cross
     /// the OCS inside the engine, so the metadata goes with them.
-    pub bulk: bool,
+    pub bulk: Option<Bulk>,
+}
+
+/// What RotorLB knows of a bulk frame at a ToR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bulk {
+    /// Its destination host (the engine's index).
+    pub host: u16,
+    /// This ToR relays it (second hop); false at its own hosts' ToR.
+    pub relayed: bool,
 }
 
 impl Meta {
@@ -66,14 +75,16 @@ const META0: Meta = Meta {
     tag: 0,
     ctrl: false,
     born: 0,
-    bulk: false,
+    bulk: None,
 };
 
 pub struct FramePool {
-    buf: Box<[u8]>,
-    meta: Box<[Meta]>,
+    buf: Vec<u8>,
+    meta: Vec<Meta>,
     free: Vec<u32>,
     slot: usize,
+    /// Doubles instead of running out ([`FramePool::set_growable`]).
+    grows: bool,
 }
 
 impl FramePool {
@@ -89,11 +100,35 @@ impl FramePool {
         let frames = frames.clamp(1, NIL as usize - 1);
         let slot = slot.clamp(HEADROOM + 64, SLOT);
         FramePool {
-            buf: vec![0u8; frames * slot].into_boxed_slice(),
-            meta: vec![META0; frames].into_boxed_slice(),
+            buf: vec![0u8; frames * slot],
+            meta: vec![META0; frames],
             free: (0..frames as u32).rev().collect(),
             slot,
+            grows: false,
         }
+    }
+
+    /// A pool that doubles when it runs out instead of refusing a frame:
+    /// for virtual time, where frames stand for what hosts and ToRs hold
+    /// in memory (RotorLB's relays hold a cycle of bulk) and the loop can
+    /// afford an allocation now and then. Never for a live engine: socket
+    /// code holds pointers into the slots, and the hot path must not
+    /// allocate.
+    pub fn set_growable(&mut self, on: bool) {
+        self.grows = on;
+    }
+
+    #[cold]
+    fn grow(&mut self) -> bool {
+        let old = self.meta.len();
+        let new = (old * 2).min(NIL as usize - 1);
+        if !self.grows || new <= old {
+            return false;
+        }
+        self.buf.resize(new * self.slot, 0);
+        self.meta.resize(new, META0);
+        self.free.extend((old as u32..new as u32).rev());
+        true
     }
 
     /// The largest frame a slot stores.
@@ -107,10 +142,18 @@ impl FramePool {
     pub fn available(&self) -> usize {
         self.free.len()
     }
+    /// Whether [`FramePool::alloc`] can give a slot now (a growable pool
+    /// can until it reaches the index limit).
+    pub fn can_alloc(&self) -> bool {
+        !self.free.is_empty() || (self.grows && self.meta.len() < NIL as usize - 1)
+    }
 
     /// Takes a free slot, reset to an empty frame at `HEADROOM`.
     #[inline]
     pub fn alloc(&mut self) -> Option<u32> {
+        if self.free.is_empty() && !self.grow() {
+            return None;
+        }
         let i = self.free.pop()?;
         self.meta[i as usize] = META0;
         Some(i)
@@ -264,6 +307,21 @@ impl FrameQueue {
     }
 
     #[inline]
+    /// Puts `front`'s frames before this queue's, in their order.
+    pub fn prepend(&mut self, pool: &mut FramePool, front: FrameQueue) {
+        if front.is_empty() {
+            return;
+        }
+        if !self.is_empty() {
+            pool.meta_mut(front.tail).next = self.head;
+            self.head = front.head;
+            self.frames += front.frames;
+            self.bytes += front.bytes;
+        } else {
+            *self = front;
+        }
+    }
+
     pub fn pop(&mut self, pool: &mut FramePool) -> Option<u32> {
         let i = self.peek()?;
         let m = pool.meta_mut(i);
@@ -281,6 +339,24 @@ impl FrameQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_growable_pool_doubles_and_keeps_its_frames() {
+        let mut p = FramePool::with_slot(2, HEADROOM + 64);
+        let a = p.alloc_from(b"first").unwrap();
+        let b = p.alloc_from(b"second").unwrap();
+        assert_eq!(p.alloc(), None, "a fixed pool runs out");
+        p.set_growable(true);
+        let c = p.alloc_from(b"third").unwrap();
+        assert_eq!(p.capacity(), 4);
+        assert_eq!(
+            (p.data(a), p.data(b), p.data(c)),
+            (&b"first"[..], &b"second"[..], &b"third"[..])
+        );
+        assert_eq!(p.available(), 1);
+        p.release(a);
+        assert_eq!(p.available(), 2);
+    }
 
     #[test]
     fn queue_is_fifo_and_tracks_bytes() {

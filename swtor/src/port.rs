@@ -175,7 +175,7 @@ impl Port for MemPort {
                 Some((at, _, _, _)) if *at <= now => {}
                 _ => break,
             }
-            if pool.available() == 0 {
+            if !pool.can_alloc() {
                 break;
             }
             let (_, ifindex, f, pad) = self.rx.pop_front().expect("peeked");

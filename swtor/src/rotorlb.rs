@@ -1,22 +1,29 @@
 //! RotorLB (RotorNet, SIGCOMM'17 §4.2; Opera, NSDI'20 §3.4): how Opera's
 //! ToRs send bulk (config `routing.bulk: rotorlb`).
 //!
-//! Each ToR keeps its bulk frames in a queue per destination ToR: `local`
+//! Each ToR keeps its bulk frames in a queue per destination host: `local`
 //! for its own hosts' frames, `relay` for frames another ToR sent it to
 //! pass on (second hop). At the start of every slot, each uplink whose
 //! circuit is up gives its capacity in the slot, after what the calendar
 //! already holds for it (low-latency traffic goes first), to, in order:
 //!
-//! 1. relayed frames for the peer (they have waited a hop already);
-//! 2. local frames for the peer (direct, one hop);
-//! 3. local frames for another ToR `k`, sent to the peer to relay, as far
-//!    as the peer has room for `k`: what its direct circuits to `k` carry
-//!    in one cycle, less what it already holds for `k` (local, relayed and
-//!    on its way). A frame is relayed at most once.
+//! 1. relayed frames for the peer's hosts (they have waited a hop already);
+//! 2. local frames for the peer's hosts (direct, one hop);
+//! 3. local frames for the hosts of another ToR `k`, sent to the peer to
+//!    relay, as far as the peer has room for `k`: what its direct circuits
+//!    to `k` carry in one cycle, less what it already holds for `k`
+//!    (local, relayed and on its way). A frame is relayed at most once.
+//!
+//! A destination host takes at most what its link carries in a slot from
+//! all direct hops of the slot together (the receiver's share, as the
+//! Opera authors' RotorLB limits each receiving host to its link rate):
+//! without it six circuits could pour 60 Gb/s into one 10 Gb/s host port.
+//! Queues per host, not per ToR, so that a host whose share is spent does
+//! not block its neighbours' frames.
 //!
 //! RotorNet's ToRs learn each other's queue sizes by exchanging them at
 //! each matching; every native ToR runs in one engine here, so the offer
-//! reads the peer's counts directly (the exchange's result, without its
+//! reads the peer's counts directly (the exchange's result without its
 //! message delay, as the Opera authors' simulator computes it centrally).
 //!
 //! Between slot starts a bulk frame whose queue is empty leaves at once if
@@ -25,8 +32,7 @@
 
 use crate::calendar::Calendar;
 use crate::counters::Counters;
-use crate::lookup::Step;
-use crate::pool::{FramePool, FrameQueue};
+use crate::pool::{Bulk, FramePool, FrameQueue};
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::units::Nanos;
 use lh_ctrl::{PortId, SliceId, TorId};
@@ -43,15 +49,26 @@ pub(crate) struct RotorLb {
     /// `[src * tors + dst]`: bytes `src`'s direct circuits to `dst` carry
     /// in one cycle.
     cycle_cap: Vec<u64>,
-    /// `[tor * tors + dst]`: bulk from `tor`'s hosts.
-    local: Vec<FrameQueue>,
-    /// `[tor * tors + dst]`: bulk `tor` relays to `dst`.
-    relay: Vec<FrameQueue>,
-    /// `[relay * tors + dst]`: bytes sent to `relay` for `dst` that have
-    /// not reached it yet.
+    /// Per ToR: its hosts (indices of the engine's hosts).
+    hosts_of: Vec<Vec<u16>>,
+    /// Per host: its ToR.
+    host_tor: Vec<TorId>,
+    /// Bytes a host link carries in one slot.
+    host_slot_bytes: u64,
+    /// Per host: what direct hops sent it in the current slot.
+    rx: Vec<u64>,
+    /// `[tor][host]`: bulk from `tor`'s hosts (empty until `tor` has some).
+    local: Vec<Vec<FrameQueue>>,
+    /// `[tor][host]`: bulk `tor` relays (empty until it relays some).
+    relay: Vec<Vec<FrameQueue>>,
+    /// `[tor * tors + dst]`: bytes `tor` holds for `dst`'s hosts, local and
+    /// relayed.
+    holds: Vec<u64>,
+    /// `[relay * tors + dst]`: bytes sent to `relay` for `dst`'s hosts
+    /// that have not reached it yet.
     inflight: Vec<u64>,
-    /// Per ToR: destinations whose `local` queue may hold frames (a queue
-    /// found empty is removed when visited).
+    /// Per ToR: ToRs whose hosts it may hold local frames for (one found
+    /// with none is removed when visited).
     dsts: Vec<Vec<TorId>>,
     /// Frames held per ToR (both kinds).
     held: Vec<u32>,
@@ -59,24 +76,52 @@ pub(crate) struct RotorLb {
     total: u64,
     /// The last slot dispatched.
     slot: u64,
+    /// The slot `rx` counts.
+    rx_slot: u64,
+    /// Uplinks (`tor * uplinks + port`) given bulk in slot `slot`, and
+    /// per uplink the last slot it was listed for.
+    used: Vec<u32>,
+    used_in: Vec<u64>,
+    /// Frames a slot left, grouped by queue on their way back (reused).
+    back: Vec<(bool, u16, FrameQueue)>,
 }
 
 impl RotorLb {
-    pub(crate) fn new(schedule: &Schedule, timing: &crate::Timing) -> RotorLb {
+    /// `host_tor`: each host's ToR (the engine's host indices).
+    pub(crate) fn new(
+        schedule: &Schedule,
+        timing: &crate::Timing,
+        host_tor: Vec<TorId>,
+    ) -> RotorLb {
         let n = schedule.tors();
+        let mut hosts_of = vec![Vec::new(); n];
+        for (h, &t) in host_tor.iter().enumerate() {
+            if (t as usize) < n {
+                hosts_of[t as usize].push(h as u16);
+            }
+        }
         let mut r = RotorLb {
             tors: n,
             uplinks: schedule.uplinks(),
             s: schedule.slices(),
             peer: Vec::new(),
             cycle_cap: Vec::new(),
-            local: vec![FrameQueue::default(); n * n],
-            relay: vec![FrameQueue::default(); n * n],
+            hosts_of,
+            rx: vec![0; host_tor.len()],
+            host_tor,
+            host_slot_bytes: timing.model.host_rate.bytes_in(timing.model.slice),
+            local: vec![Vec::new(); n],
+            relay: vec![Vec::new(); n],
+            holds: vec![0; n * n],
             inflight: vec![0; n * n],
             dsts: vec![Vec::new(); n],
             held: vec![0; n],
             total: 0,
             slot: u64::MAX,
+            rx_slot: u64::MAX,
+            used: Vec::new(),
+            used_in: vec![u64::MAX; n * schedule.uplinks()],
+            back: Vec::new(),
         };
         r.set_schedule(schedule, timing);
         r
@@ -117,9 +162,20 @@ impl RotorLb {
         self.total
     }
 
-    /// Bytes ToR `tor` holds of its own hosts' bulk for ToR `dst`.
-    pub(crate) fn backlog(&self, tor: TorId, dst: TorId) -> u64 {
-        self.local[tor as usize * self.tors + dst as usize].bytes
+    /// Bytes ToR `tor` holds of its own hosts' bulk for host `h`.
+    pub(crate) fn backlog(&self, tor: TorId, h: u16) -> u64 {
+        self.local
+            .get(tor as usize)
+            .and_then(|q| q.get(h as usize))
+            .map_or(0, |q| q.bytes)
+    }
+
+    /// The hosts' shares start anew in each slot.
+    fn new_shares(&mut self, slot: u64) {
+        if self.rx_slot != slot {
+            self.rx_slot = slot;
+            self.rx.iter_mut().for_each(|b| *b = 0);
+        }
     }
 
     #[inline]
@@ -128,9 +184,31 @@ impl RotorLb {
         (v != NO_PEER).then_some(v as usize)
     }
 
-    /// Bulk frame `i` at ToR `tor` towards ToR `dst` (not `tor`), from a
-    /// host, or from the fabric (`relayed`: a first hop's end) at ToR time
-    /// `tnow` in `slot`.
+    fn queue(&mut self, relayed: bool, t: usize, h: u16) -> &mut FrameQueue {
+        let hosts = self.host_tor.len();
+        let v = if relayed {
+            &mut self.relay[t]
+        } else {
+            &mut self.local[t]
+        };
+        if v.is_empty() {
+            v.resize(hosts, FrameQueue::default());
+        }
+        &mut v[h as usize]
+    }
+
+    fn is_waiting(&self, relayed: bool, t: usize, h: u16) -> bool {
+        let v = if relayed {
+            &self.relay[t]
+        } else {
+            &self.local[t]
+        };
+        v.get(h as usize).is_some_and(|q| !q.is_empty())
+    }
+
+    /// Bulk frame `i` at ToR `tor` towards host `h` (of another ToR), from
+    /// one of `tor`'s hosts, or from the fabric (`relayed`: a first hop's
+    /// end) at ToR time `tnow` in `slot`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn take(
         &mut self,
@@ -138,67 +216,65 @@ impl RotorLb {
         pool: &mut FramePool,
         c: &mut Counters,
         tor: TorId,
-        dst: TorId,
+        h: u16,
         relayed: bool,
         i: u32,
         slot: u64,
         tnow: u64,
     ) {
-        let (t, d) = (tor as usize, dst as usize);
+        let t = tor as usize;
+        let dst = self.host_tor[h as usize] as usize;
         let len = pool.meta(i).wire_len();
-        let k = t * self.tors + d;
+        pool.meta_mut(i).bulk = Some(Bulk { host: h, relayed });
         if relayed {
+            let k = t * self.tors + dst;
             self.inflight[k] = self.inflight[k].saturating_sub(len);
         }
-        let waiting = if relayed {
-            &self.relay[k]
-        } else {
-            &self.local[k]
-        };
-        // Behind frames already waiting for `dst` it would jump the queue.
-        if waiting.is_empty() && self.direct_now(cal, pool, c, tor, dst, i, slot, tnow) {
+        self.new_shares(slot);
+        // Behind frames already waiting for `h` it would jump the queue.
+        if !self.is_waiting(relayed, t, h) && self.direct_now(cal, pool, c, tor, h, i, slot, tnow) {
             return;
         }
-        if relayed {
-            self.relay[k].push(pool, i);
-        } else {
-            if self.local[k].is_empty() && !self.dsts[t].contains(&dst) {
-                self.dsts[t].push(dst);
-            }
-            self.local[k].push(pool, i);
+        if !relayed && !self.dsts[t].contains(&(dst as TorId)) {
+            self.dsts[t].push(dst as TorId);
         }
+        self.queue(relayed, t, h).push(pool, i);
+        self.holds[t * self.tors + dst] += len;
         self.held[t] += 1;
         self.total += 1;
         c.queued += 1;
     }
 
-    /// Frame `i` onto an uplink of `tor` whose circuit goes to `dst` in
-    /// `slot`, if one can still carry it in the slot.
+    /// Frame `i` onto an uplink of `tor` whose circuit goes to host `h`'s
+    /// ToR in `slot`, if one can still carry it in the slot and `h` has a
+    /// share left.
     #[allow(clippy::too_many_arguments)]
     fn direct_now(
-        &self,
+        &mut self,
         cal: &mut Calendar,
         pool: &mut FramePool,
         c: &mut Counters,
         tor: TorId,
-        dst: TorId,
+        h: u16,
         i: u32,
         slot: u64,
         tnow: u64,
     ) -> bool {
         let slice = (slot % self.s as u64) as usize;
         let len = pool.meta(i).wire_len();
+        let dst = self.host_tor[h as usize];
+        if self.rx[h as usize] + len > self.host_slot_bytes {
+            return false;
+        }
         for p in 0..self.uplinks {
             if self.peer_of(slice, tor as usize, p) != Some(dst as usize) {
                 continue;
             }
-            let step = Step {
-                port: p as PortId,
-                depart: None,
-            };
-            if let Ok(q) = cal.admit(tor, step, slice as SliceId, slot, tnow, len) {
+            if let Ok(q) = cal.admit_bulk(tor, p as PortId, slice as SliceId, slot, tnow, len) {
+                self.rx[h as usize] += len;
                 c.bulk_direct += 1;
-                cal.enqueue(pool, c, tor, dst, p as PortId, q, i, tnow);
+                self.mark_used(tor as usize * self.uplinks + p, slot);
+                cal.enqueue_bulk(pool, c, tor, dst, p as PortId, q, i, tnow);
                 return true;
             }
         }
@@ -219,14 +295,18 @@ impl RotorLb {
         if self.slot == slot {
             return;
         }
+        if self.slot != u64::MAX {
+            self.reclaim(cal, pool, c);
+        }
         self.slot = slot;
+        self.new_shares(slot);
         if self.total == 0 {
             return;
         }
         let (n, s) = (self.tors, self.s);
         let slice = (slot % s as u64) as usize;
         // A different ToR and destination go first each slot, so that no
-        // one always takes a relay's room.
+        // one always takes a relay's room or a host's share.
         let first = (slot % n as u64) as usize;
         for t in (0..n).map(|x| (x + first) % n) {
             if self.held[t] == 0 {
@@ -236,39 +316,101 @@ impl RotorLb {
                 let Some(peer) = self.peer_of(slice, t, p) else {
                     continue;
                 };
-                let k = t * n + peer;
-                let open = self.drain(cal, pool, c, t, p, Queue::Relay(k), slot, tnow, u64::MAX)
-                    && self.drain(cal, pool, c, t, p, Queue::Local(k), slot, tnow, u64::MAX);
+                let mut open = true;
+                for relayed in [true, false] {
+                    for j in 0..self.hosts_of[peer].len() {
+                        let h = self.hosts_of[peer][j];
+                        open = open && self.drain(cal, pool, c, t, p, relayed, h, None, slot, tnow);
+                    }
+                }
                 if !open {
                     continue;
                 }
                 // Indirect: this ToR's bulk for others, within the peer's room.
                 let m = self.dsts[t].len();
-                for j in 0..m {
+                'dsts: for j in 0..m {
                     let dst = self.dsts[t][(j + slot as usize) % m] as usize;
-                    if dst == peer || self.local[t * n + dst].is_empty() {
+                    if dst == peer {
                         continue;
                     }
-                    let pk = peer * n + dst;
-                    let has = self.local[pk].bytes + self.relay[pk].bytes + self.inflight[pk];
-                    let room = self.cycle_cap[pk].saturating_sub(has);
-                    if room == 0 {
-                        continue;
-                    }
-                    let q = Queue::Indirect(t * n + dst, pk);
-                    if !self.drain(cal, pool, c, t, p, q, slot, tnow, room) {
-                        break;
+                    for x in 0..self.hosts_of[dst].len() {
+                        let h = self.hosts_of[dst][x];
+                        let via = Some(peer * n + dst);
+                        if !self.drain(cal, pool, c, t, p, false, h, via, slot, tnow) {
+                            break 'dsts;
+                        }
                     }
                 }
             }
-            let local = &self.local;
-            self.dsts[t].retain(|&d| !local[t * n + d as usize].is_empty());
+            let holds = &self.holds;
+            self.dsts[t].retain(|&d| holds[t * n + d as usize] > 0);
         }
     }
 
-    /// Moves frames from `q` to uplink `p` of ToR `t` while the circuit
-    /// can carry them in `slot` (and, relaying, within `room` bytes).
-    /// False once the uplink is full.
+    fn mark_used(&mut self, tu: usize, slot: u64) {
+        if self.used_in[tu] != slot {
+            self.used_in[tu] = slot;
+            self.used.push(tu as u32);
+        }
+    }
+
+    /// What the uplinks given bulk in the last slot did not send comes back
+    /// to the front of its queues, to be offered again (the Opera authors'
+    /// RotorLB returns a slot's unsent commitment to its queues too).
+    fn reclaim(&mut self, cal: &mut Calendar, pool: &mut FramePool, c: &mut Counters) {
+        let n = self.tors;
+        let slice = (self.slot % self.s as u64) as usize;
+        let used = std::mem::take(&mut self.used);
+        for &tu in &used {
+            let (t, p) = (tu as usize / self.uplinks, tu as usize % self.uplinks);
+            let mut fq = cal.take_bulk(t as TorId, p as PortId, slice as SliceId);
+            if fq.is_empty() {
+                continue;
+            }
+            let peer = self.peer_of(slice, t, p);
+            while let Some(i) = fq.pop(pool) {
+                let len = pool.meta(i).wire_len();
+                let b = pool.meta(i).bulk.expect("a bulk frame");
+                let dst = self.host_tor[b.host as usize] as usize;
+                if peer.is_some_and(|x| x != dst) {
+                    let pk = peer.unwrap_or(0) * n + dst;
+                    self.inflight[pk] = self.inflight[pk].saturating_sub(len);
+                    c.bulk_indirect -= 1;
+                } else {
+                    c.bulk_direct -= 1;
+                }
+                self.holds[t * n + dst] += len;
+                self.held[t] += 1;
+                self.total += 1;
+                if !b.relayed && !self.dsts[t].contains(&(dst as TorId)) {
+                    self.dsts[t].push(dst as TorId);
+                }
+                match self
+                    .back
+                    .iter_mut()
+                    .find(|(r, h, _)| *r == b.relayed && *h == b.host)
+                {
+                    Some((_, _, q)) => q.push(pool, i),
+                    None => {
+                        let mut q = FrameQueue::default();
+                        q.push(pool, i);
+                        self.back.push((b.relayed, b.host, q));
+                    }
+                }
+            }
+            while let Some((relayed, h, q)) = self.back.pop() {
+                self.queue(relayed, t, h).prepend(pool, q);
+            }
+        }
+        self.used = used;
+        self.used.clear();
+    }
+
+    /// Moves frames for host `h` from ToR `t`'s queue (`relayed` or local)
+    /// to its uplink `p` while the circuit can carry them in `slot`: to
+    /// `h`'s ToR within `h`'s share, or (`via`: the relay's index
+    /// `relay * tors + dst`) to the relay within its room. False once the
+    /// uplink is full.
     #[allow(clippy::too_many_arguments)]
     fn drain(
         &mut self,
@@ -277,57 +419,53 @@ impl RotorLb {
         c: &mut Counters,
         t: usize,
         p: usize,
-        q: Queue,
+        relayed: bool,
+        h: u16,
+        via: Option<usize>,
         slot: u64,
         tnow: u64,
-        mut room: u64,
     ) -> bool {
+        if !self.is_waiting(relayed, t, h) {
+            return true;
+        }
+        let n = self.tors;
         let slice = (slot % self.s as u64) as SliceId;
-        let step = Step {
-            port: p as PortId,
-            depart: None,
-        };
-        let (k, dst) = match q {
-            Queue::Relay(k) | Queue::Local(k) | Queue::Indirect(k, _) => (k, k % self.tors),
-        };
+        let dst = self.host_tor[h as usize] as usize;
         loop {
-            let from = match q {
-                Queue::Relay(_) => &mut self.relay[k],
-                _ => &mut self.local[k],
-            };
-            let Some(i) = from.peek() else {
+            let Some(i) = self.queue(relayed, t, h).peek() else {
                 return true;
             };
             let len = pool.meta(i).wire_len();
-            if len > room {
+            let fits = match via {
+                Some(pk) => {
+                    let has = self.holds[pk] + self.inflight[pk];
+                    has + len <= self.cycle_cap[pk]
+                }
+                None => self.rx[h as usize] + len <= self.host_slot_bytes,
+            };
+            if !fits {
                 return true;
             }
-            let Ok(cq) = cal.admit(t as TorId, step, slice, slot, tnow, len) else {
+            let Ok(cq) = cal.admit_bulk(t as TorId, p as PortId, slice, slot, tnow, len) else {
                 return false;
             };
-            from.pop(pool);
+            self.mark_used(t * self.uplinks + p, slot);
+            self.queue(relayed, t, h).pop(pool);
+            self.holds[t * n + dst] -= len;
             self.held[t] -= 1;
             self.total -= 1;
             c.queued -= 1;
-            room -= len;
-            match q {
-                Queue::Indirect(_, pk) => {
+            match via {
+                Some(pk) => {
                     self.inflight[pk] += len;
                     c.bulk_indirect += 1;
                 }
-                _ => c.bulk_direct += 1,
+                None => {
+                    self.rx[h as usize] += len;
+                    c.bulk_direct += 1;
+                }
             }
-            cal.enqueue(pool, c, t as TorId, dst as TorId, p as PortId, cq, i, tnow);
+            cal.enqueue_bulk(pool, c, t as TorId, dst as TorId, p as PortId, cq, i, tnow);
         }
     }
-}
-
-/// Which queue [`RotorLb::drain`] takes from (indices `tor * tors + dst`).
-#[derive(Clone, Copy)]
-enum Queue {
-    Relay(usize),
-    Local(usize),
-    /// A local queue sent to a relay: (local queue, relay's `[relay *
-    /// tors + dst]`).
-    Indirect(usize, usize),
 }

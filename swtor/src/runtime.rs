@@ -133,6 +133,11 @@ pub fn start_with(
             crate::pool::SLOT
         )));
     }
+    if opts.pool_grows {
+        return Err(FabricError::Spec(
+            "pool_grows: a live engine's pool is fixed (socket code points into it)".into(),
+        ));
+    }
     // Hosts of external ToRs are not attached: no name to resolve.
     let names: Vec<Option<String>> = spec
         .hosts

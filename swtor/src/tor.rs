@@ -138,11 +138,11 @@ impl Pipeline {
         }
 
         if fabric
-            && x.pool.meta(i).bulk
+            && x.pool.meta(i).bulk.is_some()
             && let Some(r) = self.rlb.as_mut()
         {
             // The end of a RotorLB first hop: relay it to `dst`.
-            return r.take(x.cal, x.pool, x.c, tor, dst, true, i, slot, tnow);
+            return r.take(x.cal, x.pool, x.c, tor, dh, true, i, slot, tnow);
         }
 
         if fabric && wire::srh_count(x.pool.data(i)).is_some() {
@@ -189,8 +189,7 @@ impl Pipeline {
             let top = self.thresholds.len().saturating_sub(1) as u8;
             if (class == top && top > 0) || wire::ipv4_dscp(x.pool.data(i)) == Some(wire::DSCP_BULK)
             {
-                x.pool.meta_mut(i).bulk = true;
-                return r.take(x.cal, x.pool, x.c, tor, dst, false, i, slot, tnow);
+                return r.take(x.cal, x.pool, x.c, tor, dh, false, i, slot, tnow);
             }
         }
         let Some(entry) = self.ix.lookup(tor, dst, arrival, fabric, class, bucket) else {

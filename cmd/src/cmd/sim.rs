@@ -277,8 +277,15 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
         "carried_over": c.carried_over,
         "late_hops": c.late_hops,
     });
+    // RotorLB (`routing.bulk: rotorlb`): bulk frames sent on a direct
+    // circuit (first hop or a relay's second) and to a relay.
+    let bulk = serde_json::json!({
+        "direct": c.bulk_direct,
+        "indirect": c.bulk_indirect,
+    });
     if a.json {
         out.insert("slice_misses".into(), misses);
+        out.insert("rotorlb".into(), bulk);
         out.insert("stats".into(), serde_json::to_value(stats)?);
         out.insert("conservation_holds".into(), c.conservation_holds().into());
         println!("{}", serde_json::Value::Object(out));
@@ -289,6 +296,12 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
             "*** slice misses: rerouted {} deferred {} carried_over {} late_hops {}",
             c.rerouted, c.deferred, c.carried_over, c.late_hops
         );
+        if c.bulk_direct + c.bulk_indirect > 0 {
+            println!(
+                "*** rotorlb: direct {} indirect {}",
+                c.bulk_direct, c.bulk_indirect
+            );
+        }
     }
     // Wall time is not part of the (deterministic) result: stderr.
     eprintln!(

@@ -190,6 +190,9 @@ pub(super) fn engine(
     };
     let opts = EngineOptions {
         pool_frames: w.pool_frames,
+        // A full pool is a run condition of the tables (the buffer measured
+        // would shrink): it stays fixed.
+        pool_grows: false,
         pool_slot: if w.compact {
             swtor::pool::HEADROOM + STORED
         } else {

@@ -592,6 +592,20 @@ fn reconfiguration_swaps_circuits_with_a_dark_time() {
 /// on (`routing.bulk: rotorlb`); hosts h1, h2, ... on ToRs `hosts`. No
 /// table entry: bulk never looks one up.
 fn rotorlb_engine(hosts: &[TorId]) -> Engine<MemPort> {
+    rotorlb_engine_at(hosts, timing(SLICE, DARK, RATE))
+}
+
+/// [`rotorlb_engine`] with timing `tm`.
+fn rotorlb_engine_at(hosts: &[TorId], tm: Timing) -> Engine<MemPort> {
+    rotorlb_engine_with(hosts, tm, vec![])
+}
+
+/// [`rotorlb_engine_at`] with table entries `per_tor` for what is not bulk.
+fn rotorlb_engine_with(
+    hosts: &[TorId],
+    tm: Timing,
+    per_tor: Vec<(TorId, Vec<Entry>)>,
+) -> Engine<MemPort> {
     let mut s = Schedule::new(4, 1, 3);
     for (ts, pairs) in [[(0, 1), (2, 3)], [(0, 2), (1, 3)], [(0, 3), (1, 2)]]
         .into_iter()
@@ -602,8 +616,7 @@ fn rotorlb_engine(hosts: &[TorId]) -> Engine<MemPort> {
                 .unwrap();
         }
     }
-    let t = tables(3, Lookup::Hop, vec![]);
-    let tm = timing(SLICE, DARK, RATE);
+    let t = tables(3, Lookup::Hop, per_tor);
     let opts = EngineOptions {
         tor: TorFeatures {
             rotorlb: true,
@@ -633,7 +646,7 @@ fn rotorlb_relays_through_spare_circuits_and_sends_direct_when_its_circuit_is_up
     e.poll(EPOCH + 5).unwrap();
     assert_eq!(e.queues(0)[0], vec![9000, 0, 0]);
     assert_eq!((e.c.bulk_indirect, e.c.bulk_direct), (9, 0), "{}", e.c);
-    assert_eq!(e.bulk_backlog(0, 3), 21_000);
+    assert_eq!(e.bulk_backlog(0, 1), 21_000);
     assert!(e.c.conservation_holds(), "{}", e.c);
     let mut delivered_at = Vec::new();
     for k in 1..=120 {
@@ -658,7 +671,7 @@ fn rotorlb_relays_through_spare_circuits_and_sends_direct_when_its_circuit_is_up
         (40_000..50_000).contains(&delivered_at[29]),
         "{delivered_at:?}"
     );
-    assert_eq!(e.bulk_backlog(0, 3), 0);
+    assert_eq!(e.bulk_backlog(0, 1), 0);
 }
 
 #[test]
@@ -679,7 +692,7 @@ fn rotorlb_offers_a_relay_only_the_room_its_direct_circuit_has_in_a_cycle() {
     assert_eq!(e.queues(0)[0], vec![4000, 0, 0]);
     assert_eq!(e.queues(1)[0], vec![0, 0, 0]);
     assert_eq!(
-        (e.bulk_backlog(0, 3), e.bulk_backlog(1, 3)),
+        (e.bulk_backlog(0, 1), e.bulk_backlog(1, 1)),
         (26_000, 5_000)
     );
     for k in 1..=160 {
@@ -687,4 +700,63 @@ fn rotorlb_offers_a_relay_only_the_room_its_direct_circuit_has_in_a_cycle() {
     }
     assert_eq!((e.c.delivered, e.c.dropped_total()), (35, 0), "{}", e.c);
     assert!(e.c.conservation_holds(), "{}", e.c);
+}
+
+#[test]
+fn rotorlb_sends_a_host_no_more_in_a_slot_than_its_link_carries() {
+    // Host links of 4 Gb/s carry 5 KB in a 10 us slot: in slot 1 ToR 1's
+    // circuit to ToR 3 could carry the 9 frames it relays for h2, but h2
+    // takes 5 of them; the other 4 wait for the next cycle's circuit.
+    let mut tm = timing(SLICE, DARK, RATE);
+    tm.model.host_rate = BitsPerSec(4_000_000_000);
+    let mut e = rotorlb_engine_at(&[0, 3], tm);
+    for _ in 0..30 {
+        e.port.inject(1, 0, &bulk_frame(1));
+    }
+    e.poll(EPOCH + 5).unwrap();
+    assert_eq!((e.c.bulk_indirect, e.c.bulk_direct), (9, 0), "{}", e.c);
+    for k in 1..=21 {
+        e.poll(EPOCH + k * 500).unwrap();
+    }
+    assert_eq!((e.c.bulk_indirect, e.c.bulk_direct), (18, 5), "{}", e.c);
+    assert_eq!(e.queues(1)[0], vec![0, 5000, 0]);
+    assert!(e.c.conservation_holds(), "{}", e.c);
+}
+
+#[test]
+fn rotorlb_bulk_yields_to_low_latency_and_what_a_slot_leaves_is_offered_again() {
+    // Slot 0: ToR 0 gives its 0-1 circuit 9 KB of bulk for h2 (ToR 3) to
+    // relay. A low-latency frame for h3 (ToR 1) arrives after, goes first
+    // all the same, and only 8 bulk frames then fit the slice; the ninth
+    // comes back to ToR 0's queue and goes in slot 1 via ToR 2.
+    let ll = vec![(0, vec![entry(1, None, hop(0, Some(0)), vec![])])];
+    let mut e = rotorlb_engine_with(&[0, 3, 1], timing(SLICE, DARK, RATE), ll);
+    for _ in 0..30 {
+        e.port.inject(1, 0, &bulk_frame(1));
+    }
+    e.poll(EPOCH + 5).unwrap();
+    assert_eq!(e.c.bulk_indirect, 9, "{}", e.c);
+    e.port.inject(1, 0, &udp(1, 3, 0, 1000));
+    e.poll(EPOCH + 500).unwrap();
+    let mut first = None;
+    for k in 2..=19 {
+        e.poll(EPOCH + k * 500).unwrap();
+        if first.is_none() && e.c.delivered == 1 {
+            first = Some(k * 500);
+        }
+    }
+    // The low-latency frame leaves first, when the window opens (1 us) and
+    // reaches h3 one frame time later.
+    assert_eq!(first, Some(2_000), "{}", e.c);
+    assert_eq!(e.queues(0)[0], vec![1000, 0, 0], "one bulk frame left");
+    e.poll(EPOCH + SLICE + 5).unwrap();
+    // Back and offered again: 9 more via ToR 2 (8 + 1 counted once).
+    assert_eq!(e.queues(0)[0], vec![0, 9000, 0]);
+    assert_eq!(e.c.bulk_indirect, 8 + 9, "{}", e.c);
+    assert_eq!(e.bulk_backlog(0, 1), 13_000);
+    assert!(e.c.conservation_holds(), "{}", e.c);
+    for k in 0..200 {
+        e.poll(EPOCH + SLICE + 500 * k).unwrap();
+    }
+    assert_eq!((e.c.delivered, e.c.dropped_total()), (31, 0), "{}", e.c);
 }
