@@ -249,6 +249,41 @@ fn the_opera_authors_websearch_flows_agree_with_their_fcts() {
     }
 }
 
+/// The Opera authors' setting (`topologies/opera-108-htsim-{fig}.json`).
+fn opera_config(fig: &str) -> serde_json::Value {
+    let root = format!(
+        "{}/../topologies/opera-108-htsim-{fig}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(root).unwrap()).unwrap()
+}
+
+/// Issue 45's lone flow (15.76 MB from host 642 to host 622 at 0) replayed
+/// on config `v` in `dir`: its CSV line's fields and the `--json` output.
+fn lone_flow(v: &serde_json::Value, dir: &std::path::Path) -> (Vec<String>, serde_json::Value) {
+    let flows = dir.join("lone.htsim");
+    std::fs::write(&flows, "642 622 15759080 0\n").unwrap();
+    let cfg = dir.join("lone.json");
+    std::fs::write(&cfg, v.to_string()).unwrap();
+    let csv = dir.join("lone.csv");
+    let o = sim(&[
+        cfg.to_str().unwrap(),
+        "--flows",
+        flows.to_str().unwrap(),
+        "--fct-csv",
+        csv.to_str().unwrap(),
+        "--drain",
+        "3s",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(out["conservation_holds"], true, "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let row = text.lines().nth(1).unwrap().split(',').map(String::from);
+    (row.collect(), out)
+}
+
 #[test]
 fn a_lone_opera_flow_never_waits_a_cycle_for_a_circuit_that_is_up() {
     // Issue 45's second defect: with source routes, a window of 20, RTO
@@ -256,16 +291,11 @@ fn a_lone_opera_flow_never_waits_a_cycle_for_a_circuit_that_is_up() {
     // host 642 to host 622 stalled with frames parked a cycle at transit
     // ToRs (538 ms where this takes 173 ms; carried_over 136 there).
     let dir = tempfile::tempdir().unwrap();
-    let root = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../topologies/opera-108-htsim-fig9.json"
-    );
-    let mut v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root).unwrap()).unwrap();
+    let mut v = opera_config("fig9");
     v["hosts"]["tcp"] = serde_json::json!({"initial_window": 20, "max_window": 20,
         "rto_min": "10ms", "reordering": 300, "max_reordering": 300});
-    let flows = dir.path().join("lone.htsim");
-    std::fs::write(&flows, "642 622 15759080 0\n").unwrap();
+    // Over TCP all the way: bulk waits for its direct circuit.
+    v["routing"]["bulk"] = "direct".into();
     let fct = |bulk: Option<u64>| {
         let mut v = v.clone();
         match bulk {
@@ -277,29 +307,13 @@ fn a_lone_opera_flow_never_waits_a_cycle_for_a_circuit_that_is_up() {
                     .remove("bulk_threshold");
             }
         }
-        let cfg = dir.path().join("lone.json");
-        std::fs::write(&cfg, v.to_string()).unwrap();
-        let csv = dir.path().join("lone.csv");
-        let o = sim(&[
-            cfg.to_str().unwrap(),
-            "--flows",
-            flows.to_str().unwrap(),
-            "--fct-csv",
-            csv.to_str().unwrap(),
-            "--drain",
-            "3s",
-            "--json",
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let out: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let (row, out) = lone_flow(&v, dir.path());
         let m = &out["slice_misses"];
         assert_eq!(
             (&m["carried_over"], &m["deferred"]),
             (&0.into(), &0.into()),
             "{m}"
         );
-        let text = std::fs::read_to_string(&csv).unwrap();
-        let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
         assert_eq!(row[7], "0", "no timeout: {row:?}");
         row[5].parse::<u64>().unwrap()
     };
@@ -323,35 +337,11 @@ fn rotorlb_carries_a_bulk_flow_over_direct_and_relayed_circuits_with_nothing_los
     // frame is never resent, so nothing was dropped). With `direct` the
     // same flow goes over TCP and no frame is relayed.
     let dir = tempfile::tempdir().unwrap();
-    let root = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../topologies/opera-108-htsim-fig7.json"
-    );
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root).unwrap()).unwrap();
-    let flows = dir.path().join("lone.htsim");
-    std::fs::write(&flows, "642 622 15759080 0\n").unwrap();
     let run = |bulk: &str| {
-        let mut v = v.clone();
+        let mut v = opera_config("fig7");
         v["routing"]["bulk"] = bulk.into();
-        let cfg = dir.path().join(format!("{bulk}.json"));
-        std::fs::write(&cfg, v.to_string()).unwrap();
-        let csv = dir.path().join(format!("{bulk}.csv"));
-        let o = sim(&[
-            cfg.to_str().unwrap(),
-            "--flows",
-            flows.to_str().unwrap(),
-            "--fct-csv",
-            csv.to_str().unwrap(),
-            "--drain",
-            "3s",
-            "--json",
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let out: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        assert_eq!(out["conservation_holds"], true, "{out}");
-        let row = csv_rows(&csv).remove(0);
-        (row.4.expect("the flow completes"), out)
+        let (row, out) = lone_flow(&v, dir.path());
+        (row[5].parse::<u64>().expect("the flow completes"), out)
     };
     let (fct, out) = run("rotorlb");
     let r = &out["rotorlb"];

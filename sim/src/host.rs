@@ -23,20 +23,47 @@ pub const ECHO_LEN: usize = 98;
 
 const ETH_IPV4: u16 = 0x0800;
 
-/// The frame of echo `e` (host numbers from 1).
-pub fn echo_frame(e: &Echo) -> Vec<u8> {
-    let mut f = vec![0u8; ECHO_LEN];
-    f[0..6].copy_from_slice(&host_mac(e.dst));
-    f[6..12].copy_from_slice(&host_mac(e.src));
+/// The IPv4 header fields a frame sets beyond its hosts.
+#[derive(Clone, Copy)]
+pub(crate) struct Ipv4 {
+    /// IP protocol (1 ICMP, 6 TCP, 17 UDP).
+    pub proto: u8,
+    /// The TOS byte (DSCP << 2).
+    pub tos: u8,
+    /// Don't fragment.
+    pub df: bool,
+}
+
+/// A `len`-byte Ethernet/IPv4 frame from host `src` to `dst` (numbers
+/// from 1), its IPv4 header complete with checksum, the rest zeros.
+pub(crate) fn ipv4_frame(src: usize, dst: usize, ip: Ipv4, len: usize) -> Vec<u8> {
+    let mut f = vec![0u8; len];
+    f[0..6].copy_from_slice(&host_mac(dst));
+    f[6..12].copy_from_slice(&host_mac(src));
     f[12..14].copy_from_slice(&ETH_IPV4.to_be_bytes());
     f[14] = 0x45;
-    f[16..18].copy_from_slice(&((ECHO_LEN - 14) as u16).to_be_bytes());
+    f[15] = ip.tos;
+    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
+    if ip.df {
+        f[20] = 0x40;
+    }
     f[22] = 64;
-    f[23] = 1;
-    f[26..30].copy_from_slice(&host_ip(e.src).octets());
-    f[30..34].copy_from_slice(&host_ip(e.dst).octets());
-    let ip = !checksum(&f[14..34]);
-    f[24..26].copy_from_slice(&ip.to_be_bytes());
+    f[23] = ip.proto;
+    f[26..30].copy_from_slice(&host_ip(src).octets());
+    f[30..34].copy_from_slice(&host_ip(dst).octets());
+    let sum = !checksum(&f[14..34]);
+    f[24..26].copy_from_slice(&sum.to_be_bytes());
+    f
+}
+
+/// The frame of echo `e` (host numbers from 1).
+pub fn echo_frame(e: &Echo) -> Vec<u8> {
+    let icmp = Ipv4 {
+        proto: 1,
+        tos: 0,
+        df: false,
+    };
+    let mut f = ipv4_frame(e.src, e.dst, icmp, ECHO_LEN);
     f[34] = if e.reply { 0 } else { 8 };
     f[38..40].copy_from_slice(&e.id.to_be_bytes());
     f[40..42].copy_from_slice(&e.seq.to_be_bytes());
@@ -79,19 +106,12 @@ const BULK_MAGIC: u32 = 0x524c_4221; // "RLB!"
 /// theirs.
 pub fn bulk_frame(src: usize, dst: usize, id: u32, payload: usize) -> Vec<u8> {
     let len = BULK_HEADER + payload;
-    let mut f = vec![0u8; len];
-    f[0..6].copy_from_slice(&host_mac(dst));
-    f[6..12].copy_from_slice(&host_mac(src));
-    f[12..14].copy_from_slice(&ETH_IPV4.to_be_bytes());
-    f[14] = 0x45;
-    f[15] = swtor::wire::DSCP_BULK << 2;
-    f[16..18].copy_from_slice(&((len - 14) as u16).to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f[26..30].copy_from_slice(&host_ip(src).octets());
-    f[30..34].copy_from_slice(&host_ip(dst).octets());
-    let ip = !checksum(&f[14..34]);
-    f[24..26].copy_from_slice(&ip.to_be_bytes());
+    let udp = Ipv4 {
+        proto: 17,
+        tos: swtor::wire::DSCP_BULK << 2,
+        df: false,
+    };
+    let mut f = ipv4_frame(src, dst, udp, len);
     f[34..36].copy_from_slice(&BULK_PORT.to_be_bytes());
     f[36..38].copy_from_slice(&BULK_PORT.to_be_bytes());
     f[38..40].copy_from_slice(&((len - 34) as u16).to_be_bytes());

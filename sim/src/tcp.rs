@@ -18,7 +18,6 @@
 //! dropped without FIN once an application is done with them.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use swtor::testing::{host_ip, host_mac, ones_complement_sum as checksum};
 
 /// Ethernet + IPv4 + TCP header bytes (no options).
 pub const HEADERS: usize = 54;
@@ -704,19 +703,12 @@ pub fn frame(
     flags: u8,
     len: usize,
 ) -> Vec<u8> {
-    let mut f = vec![0u8; HEADERS + len];
-    f[0..6].copy_from_slice(&host_mac(dst));
-    f[6..12].copy_from_slice(&host_mac(src));
-    f[12..14].copy_from_slice(&ETH_IPV4.to_be_bytes());
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&((HEADERS - 14 + len) as u16).to_be_bytes());
-    f[20] = 0x40; // DF
-    f[22] = 64;
-    f[23] = 6;
-    f[26..30].copy_from_slice(&host_ip(src).octets());
-    f[30..34].copy_from_slice(&host_ip(dst).octets());
-    let ip = !checksum(&f[14..34]);
-    f[24..26].copy_from_slice(&ip.to_be_bytes());
+    let ip = crate::host::Ipv4 {
+        proto: 6,
+        tos: 0,
+        df: true,
+    };
+    let mut f = crate::host::ipv4_frame(src, dst, ip, HEADERS + len);
     f[34..36].copy_from_slice(&sport.to_be_bytes());
     f[36..38].copy_from_slice(&dport.to_be_bytes());
     f[38..42].copy_from_slice(&seq.to_be_bytes());
@@ -755,6 +747,7 @@ pub fn parse(frame: &[u8]) -> Option<Segment> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use swtor::testing::ones_complement_sum as checksum;
 
     #[test]
     fn a_frame_parses_back() {

@@ -445,12 +445,7 @@ impl Calendar {
         i: u32,
         tnow: u64,
     ) {
-        let tu = tor as usize * self.uplinks + port as usize;
-        // A frame cannot leave before it arrived (pacing may trail real time).
-        pool.meta_mut(i).t = tnow;
-        // The electrical fabric needs the destination when the frame leaves.
-        let hops = pool.meta(i).tag & 0xff;
-        pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
+        stamp(pool, i, dst, tnow);
         if let Some(e) = self.est.as_mut() {
             e.add(q, pool.meta(i).wire_len());
         }
@@ -470,6 +465,22 @@ impl Calendar {
             }
         }
         self.cal[q].push(pool, i);
+        self.queued(pool, c, tor, port, i, tnow);
+    }
+
+    /// Frame `i` was put in a queue of `(tor, port)` at ToR time `tnow`:
+    /// the ToR's buffer and pending counts, and rotation's schedule.
+    #[inline]
+    fn queued(
+        &mut self,
+        pool: &FramePool,
+        c: &mut Counters,
+        tor: TorId,
+        port: PortId,
+        i: u32,
+        tnow: u64,
+    ) {
+        let tu = tor as usize * self.uplinks + port as usize;
         self.tor_bytes[tor as usize] += pool.meta(i).wire_len();
         self.pending[tu] += 1;
         self.wake(tor as usize, tnow);
@@ -801,6 +812,16 @@ fn electrical_ports(schedule: &Schedule) -> Vec<bool> {
     (0..schedule.uplinks())
         .map(|p| schedule.is_electrical(p as PortId))
         .collect()
+}
+
+/// Frame `i`, queued at ToR time `tnow` towards ToR `dst`: it cannot leave
+/// before it arrived (pacing may trail real time), and the electrical
+/// fabric needs the destination when it leaves.
+#[inline]
+fn stamp(pool: &mut FramePool, i: u32, dst: TorId, tnow: u64) {
+    pool.meta_mut(i).t = tnow;
+    let hops = pool.meta(i).tag & 0xff;
+    pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
 }
 
 /// [`Calendar::at`]: ToR time, its slot and slice, the slot's bounds.

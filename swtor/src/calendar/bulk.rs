@@ -55,19 +55,9 @@ impl Calendar {
         i: u32,
         tnow: u64,
     ) {
-        let tu = tor as usize * self.uplinks + port as usize;
-        pool.meta_mut(i).t = tnow;
-        let hops = pool.meta(i).tag & 0xff;
-        pool.meta_mut(i).tag = hops | ((dst as u32) << 8);
+        super::stamp(pool, i, dst, tnow);
         self.low[q].push(pool, i);
-        self.tor_bytes[tor as usize] += pool.meta(i).wire_len();
-        self.pending[tu] += 1;
-        self.wake(tor as usize, tnow);
-        c.queued += 1;
-        let n = self.at_tor(tnow);
-        if n.slot == self.cur_slot {
-            self.schedule(pool, tu, &n, tnow);
-        }
+        self.queued(pool, c, tor, port, i, tnow);
     }
 
     /// The bulk uplink `port` of `tor` did not send in slice `slice`: out
