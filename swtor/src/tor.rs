@@ -184,13 +184,15 @@ impl Pipeline {
             };
         }
 
-        let (class, bucket) = self.class_and_bucket(x.pool, tor, i, len);
-        if !fabric && let Some(r) = self.rlb.as_mut() {
-            let top = self.thresholds.len().saturating_sub(1) as u8;
-            if (class == top && top > 0) || wire::ipv4_dscp(x.pool.data(i)) == Some(wire::DSCP_BULK)
-            {
+        let (mut class, bucket) = self.class_and_bucket(x.pool, tor, i, len);
+        if let Some(r) = self.rlb.as_mut() {
+            // Opera's hosts say which flows are bulk (they know their
+            // sizes); with RotorLB the ToR's byte count, which aliases
+            // flows that share a counter, does not.
+            if !fabric && wire::ipv4_dscp(x.pool.data(i)) == Some(wire::DSCP_BULK) {
                 return r.take(x.cal, x.pool, x.c, tor, dh, false, i, slot, tnow);
             }
+            class = 0;
         }
         let Some(entry) = self.ix.lookup(tor, dst, arrival, fabric, class, bucket) else {
             return x.drop_frame(i, DropReason::NoRoute);

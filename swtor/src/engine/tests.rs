@@ -597,15 +597,11 @@ fn rotorlb_engine(hosts: &[TorId]) -> Engine<MemPort> {
 
 /// [`rotorlb_engine`] with timing `tm`.
 fn rotorlb_engine_at(hosts: &[TorId], tm: Timing) -> Engine<MemPort> {
-    rotorlb_engine_with(hosts, tm, vec![])
+    rotorlb_engine_with(hosts, tm, tables(3, Lookup::Hop, vec![]))
 }
 
-/// [`rotorlb_engine_at`] with table entries `per_tor` for what is not bulk.
-fn rotorlb_engine_with(
-    hosts: &[TorId],
-    tm: Timing,
-    per_tor: Vec<(TorId, Vec<Entry>)>,
-) -> Engine<MemPort> {
+/// [`rotorlb_engine_at`] with tables `t` for what is not bulk.
+fn rotorlb_engine_with(hosts: &[TorId], tm: Timing, t: Tables) -> Engine<MemPort> {
     let mut s = Schedule::new(4, 1, 3);
     for (ts, pairs) in [[(0, 1), (2, 3)], [(0, 2), (1, 3)], [(0, 3), (1, 2)]]
         .into_iter()
@@ -616,7 +612,6 @@ fn rotorlb_engine_with(
                 .unwrap();
         }
     }
-    let t = tables(3, Lookup::Hop, per_tor);
     let opts = EngineOptions {
         tor: TorFeatures {
             rotorlb: true,
@@ -729,7 +724,11 @@ fn rotorlb_bulk_yields_to_low_latency_and_what_a_slot_leaves_is_offered_again() 
     // relay. A low-latency frame for h3 (ToR 1) arrives after, goes first
     // all the same, and only 8 bulk frames then fit the slice; the ninth
     // comes back to ToR 0's queue and goes in slot 1 via ToR 2.
-    let ll = vec![(0, vec![entry(1, None, hop(0, Some(0)), vec![])])];
+    let ll = tables(
+        3,
+        Lookup::Hop,
+        vec![(0, vec![entry(1, None, hop(0, Some(0)), vec![])])],
+    );
     let mut e = rotorlb_engine_with(&[0, 3, 1], timing(SLICE, DARK, RATE), ll);
     for _ in 0..30 {
         e.port.inject(1, 0, &bulk_frame(1));
@@ -759,4 +758,36 @@ fn rotorlb_bulk_yields_to_low_latency_and_what_a_slot_leaves_is_offered_again() 
         e.poll(EPOCH + SLICE + 500 * k).unwrap();
     }
     assert_eq!((e.c.delivered, e.c.dropped_total()), (31, 0), "{}", e.c);
+}
+
+#[test]
+fn with_rotorlb_only_what_hosts_mark_is_bulk() {
+    // Classes from 1500 bytes, class 1 (bulk) departing in slice 2, class
+    // 0 in slice 0. Four unmarked 1000-byte frames of one flow pass the
+    // byte threshold, yet all stay low-latency: with RotorLB the hosts say
+    // what is bulk (Opera's do), not the ToR's count.
+    let class = |c, d| Entry {
+        m: Match {
+            class: Some(c),
+            ..match_dst(1)
+        },
+        action: hop(0, Some(d)),
+        alternates: vec![],
+    };
+    let t = Tables {
+        classes: Some(lh_ctrl::routing::ClassThresholds {
+            thresholds: vec![0, 1500],
+        }),
+        ..tables(3, Lookup::Hop, vec![(0, vec![class(0, 0), class(1, 2)])])
+    };
+    let mut e = rotorlb_engine_with(&[0, 3, 1], timing(SLICE, DARK, RATE), t);
+    for _ in 0..4 {
+        e.port.inject(1, 0, &udp(1, 3, 0, 1000));
+    }
+    e.poll(EPOCH + 5).unwrap();
+    assert_eq!(e.queues(0)[0], vec![4000, 0, 0], "{}", e.c);
+    assert_eq!((e.c.bulk_direct, e.c.bulk_indirect), (0, 0));
+    e.port.inject(1, 0, &bulk_frame(1));
+    e.poll(EPOCH + 10).unwrap();
+    assert_eq!(e.bulk_backlog(0, 1), 1000, "marked: RotorLB's");
 }
