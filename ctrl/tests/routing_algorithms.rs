@@ -145,6 +145,52 @@ fn opera_classes_are_low_latency_and_direct() {
 }
 
 #[test]
+fn opera_multipath_lists_the_slices_equal_paths_first_hop_apart() {
+    // With multipath and k = 5 (the Opera authors' 5 paths), class 0 lists
+    // after its path the other first hops from which the path arrives as
+    // early with as few hops: distinct first uplinks, each loop-free, on
+    // circuits that last into the next slice; class 1 stays one path.
+    let s = opera_like(24, 6);
+    let o = RoutingOptions {
+        multipath: true,
+        k: 5,
+        ..opts(false)
+    };
+    let rs = route(Algorithm::Opera, &s, &o).unwrap();
+    let single = route(Algorithm::Opera, &s, &opts(false)).unwrap();
+    assert_complete_and_valid(&s, &rs, true);
+    let mut more = 0;
+    for src in 0..24 {
+        for dst in (0..24).filter(|&d| d != src) {
+            for ts in 0..s.slices() as SliceId {
+                let all = find(&rs, src, dst, ts);
+                let ll: Vec<_> = all.iter().filter(|p| p.class == Some(0)).collect();
+                assert_eq!(all.iter().filter(|p| p.class == Some(1)).count(), 1);
+                let first = find(&single, src, dst, ts)
+                    .into_iter()
+                    .find(|p| p.class == Some(0))
+                    .unwrap();
+                assert_eq!(ll[0].to_path(), first.to_path(), "the best path first");
+                assert!(ll.len() <= 5);
+                more += ll.len() - 1;
+                let mut ports: Vec<_> = ll.iter().map(|p| p.hops[0].port).collect();
+                ports.dedup();
+                assert_eq!(ports.len(), ll.len(), "distinct first hops: {ll:?}");
+                for p in &ll {
+                    assert_eq!(arrival_hops(&p.to_path()), arrival_hops(&first.to_path()));
+                    let tors = lh_ctrl::routing::tors_of(**p, &s);
+                    let mut u = tors.clone();
+                    u.sort();
+                    u.dedup();
+                    assert_eq!(u.len(), tors.len(), "no ToR twice: {tors:?}");
+                }
+            }
+        }
+    }
+    assert!(more > 0, "some pair has an equal second path");
+}
+
+#[test]
 fn vlb_multipath_emits_distinct_intermediates() {
     let s = opera_like(12, 3);
     let o = RoutingOptions {
