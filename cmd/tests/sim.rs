@@ -259,6 +259,10 @@ fn fig8_at_the_papers_scale_is_the_same_on_every_run() {
             out.contains("[ok] 4 MB: Jupiter's median allreduce"),
             "{out}"
         );
+        // Opera as designed (hosts mark bulk, RotorLB): its ring's steps
+        // stay low-latency; with the ToR's byte count they waited for
+        // direct circuits (5.34x Clos's; docs/experiments.md).
+        assert!(out.contains("[ok] 4 MB: Opera's median allreduce"), "{out}");
     }
     let csv = |d: &std::path::Path| std::fs::read(d.join("fig8-sim.csv")).unwrap();
     assert_eq!(csv(&a), csv(&b));

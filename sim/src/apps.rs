@@ -211,7 +211,26 @@ pub fn allreduce(
             } else {
                 (r + 1 + n - (s - (n - 1))) % n
             };
-            sim.write(self.conns[r], 0, self.chunk[k].max(1), s as u64);
+            let bytes = self.chunk[k].max(1);
+            if sim.bulk_threshold().is_some_and(|t| bytes >= t) {
+                // Bulk over RotorLB, as Opera's hosts send it (tag: the
+                // sender's place in the ring).
+                let (a, b) = (self.hosts[r], self.hosts[(r + 1) % n]);
+                sim.send_bulk(a + 1, b + 1, bytes, r as u64);
+                return;
+            }
+            sim.write(self.conns[r], 0, bytes, s as u64);
+        }
+        /// Host r+1 has received its step from host `from`, at `at`.
+        fn received(&mut self, sim: &mut Sim, from: usize, at: u64) {
+            let n = self.hosts.len();
+            let r = (from + 1) % n;
+            self.got[r] += 1;
+            if self.got[r] < self.steps {
+                self.step(sim, r, self.got[r]);
+            } else if self.got.iter().all(|&g| g >= self.steps) {
+                self.end = Some(at);
+            }
         }
     }
     impl App for Ring {
@@ -237,14 +256,9 @@ pub fn allreduce(
                 } => {
                     // Host r+1 received step got[r+1] from host r.
                     let from = self.conns.iter().position(|&c| c == conn).expect("ring");
-                    let r = (from + 1) % n;
-                    self.got[r] += 1;
-                    if self.got[r] < self.steps {
-                        self.step(sim, r, self.got[r]);
-                    } else if self.got.iter().all(|&g| g >= self.steps) {
-                        self.end = Some(at);
-                    }
+                    self.received(sim, from, at);
                 }
+                Event::Bulk { tag, at } => self.received(sim, tag as usize, at),
                 _ => {}
             }
         }

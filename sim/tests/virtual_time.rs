@@ -219,3 +219,32 @@ fn drawn_receive_delays_are_seeded_and_come_from_the_list() {
     assert!(min >= ideal && min < ideal + 100_000, "{ideal}: {a:?}");
     assert!(*a.iter().max().unwrap() >= ideal + 300_000, "{a:?}");
 }
+
+#[test]
+fn an_allreduce_sends_its_bulk_steps_over_rotorlb() {
+    // opera-8 with RotorLB and a 100 KB threshold: the 1.6 MB ring's
+    // 100 KB steps (16 hosts) go as RotorLB bulk, every one arrives (a
+    // bulk frame is never resent), and nothing is lost or left behind.
+    let path = format!("{}/../topologies/opera-8.json", env!("CARGO_MANIFEST_DIR"));
+    let mut cfg = lh_ctrl::config::Config::load(path.as_ref()).unwrap();
+    cfg.routing.bulk = lh_ctrl::config::BulkTransport::Rotorlb;
+    cfg.routing.bulk_threshold = Some(100_000);
+    let c = lh_ctrl::compile::compile(&cfg).unwrap();
+    let mut sim = Sim::new(&c, SimOptions::default()).unwrap();
+    assert_eq!(sim.bulk_threshold(), Some(100_000));
+    let ring: Vec<usize> = (0..sim.hosts()).collect();
+    let t = lh_sim::apps::allreduce(
+        &mut sim,
+        &ring,
+        100_000 * ring.len() as u64,
+        1,
+        lh_sim::TcpConfig::default(),
+        2_000_000_000,
+    )
+    .unwrap();
+    assert!(t[0].is_some(), "the allreduce completes");
+    let c = sim.counters();
+    assert!(c.bulk_direct > 0 && c.bulk_indirect > 0, "{c}");
+    assert_eq!((c.dropped_total(), c.queued), (0, 0), "{c}");
+    assert!(c.conservation_holds(), "{c}");
+}

@@ -37,7 +37,13 @@ pub fn config(a: &Arch) -> anyhow::Result<(lh_ctrl::config::Config, lh_ctrl::com
                 t["link_rate"] = "400Gbps".into();
                 v["ta"]["electrical_rate"] = "10Gbps".into();
             }
-            "Clos" | "Jupiter" | "Opera" => {}
+            // Opera as designed: its hosts say which flows are bulk (each
+            // ring step is a message of known size) and bulk goes over
+            // RotorLB. The ToR's byte count (`direct`) would add up a ring
+            // connection's steps and iterations and send it to wait for
+            // its direct circuit (docs/experiments.md).
+            "Opera" => v["routing"]["bulk"] = "rotorlb".into(),
+            "Clos" | "Jupiter" => {}
             _ => {
                 t["uplinks"] = 4.into();
                 v["ocs"]["count"] = 4.into();
