@@ -78,9 +78,9 @@ pub(crate) struct RotorLb {
     slot: u64,
     /// The slot `rx` counts.
     rx_slot: u64,
-    /// Uplinks (`tor * uplinks + port`) given bulk in slot `slot`, and
-    /// per uplink the last slot it was listed for.
-    used: Vec<u32>,
+    /// Uplinks (`tor * uplinks + port`) given bulk, with the slot, and per
+    /// uplink the last slot it was listed for.
+    used: Vec<(u32, u64)>,
     used_in: Vec<u64>,
     /// Frames a slot left, grouped by queue on their way back (reused).
     back: Vec<(bool, u16, FrameQueue)>,
@@ -295,9 +295,7 @@ impl RotorLb {
         if self.slot == slot {
             return;
         }
-        if self.slot != u64::MAX {
-            self.reclaim(cal, pool, c);
-        }
+        self.reclaim(cal, pool, c, slot);
         self.slot = slot;
         self.new_shares(slot);
         if self.total == 0 {
@@ -350,18 +348,24 @@ impl RotorLb {
     fn mark_used(&mut self, tu: usize, slot: u64) {
         if self.used_in[tu] != slot {
             self.used_in[tu] = slot;
-            self.used.push(tu as u32);
+            self.used.push((tu as u32, slot));
         }
     }
 
     /// What the uplinks given bulk in the last slot did not send comes back
     /// to the front of its queues, to be offered again (the Opera authors'
     /// RotorLB returns a slot's unsent commitment to its queues too).
-    fn reclaim(&mut self, cal: &mut Calendar, pool: &mut FramePool, c: &mut Counters) {
+    /// Uplinks given bulk in `now` (frames that arrived before this slot's
+    /// dispatch) keep it.
+    fn reclaim(&mut self, cal: &mut Calendar, pool: &mut FramePool, c: &mut Counters, now: u64) {
         let n = self.tors;
-        let slice = (self.slot % self.s as u64) as usize;
-        let used = std::mem::take(&mut self.used);
-        for &tu in &used {
+        let mut used = std::mem::take(&mut self.used);
+        for &(tu, slot) in &used {
+            if slot == now {
+                self.used.push((tu, slot));
+                continue;
+            }
+            let slice = (slot % self.s as u64) as usize;
             let (t, p) = (tu as usize / self.uplinks, tu as usize % self.uplinks);
             let mut fq = cal.take_bulk(t as TorId, p as PortId, slice as SliceId);
             if fq.is_empty() {
@@ -402,8 +406,10 @@ impl RotorLb {
                 self.queue(relayed, t, h).prepend(pool, q);
             }
         }
+        // Keep the allocation for the next slot.
+        used.clear();
+        used.append(&mut self.used);
         self.used = used;
-        self.used.clear();
     }
 
     /// Moves frames for host `h` from ToR `t`'s queue (`relayed` or local)

@@ -791,3 +791,34 @@ fn with_rotorlb_only_what_hosts_mark_is_bulk() {
     e.poll(EPOCH + 10).unwrap();
     assert_eq!(e.bulk_backlog(0, 1), 1000, "marked: RotorLB's");
 }
+
+#[test]
+fn rotorlb_takes_back_what_a_slot_left_even_of_frames_sent_before_its_dispatch() {
+    // Slot 2 (0-3 up): nine bulk frames for h2 reach ToR 0 in the poll that
+    // starts the slot, before RotorLB's dispatch, and go straight onto the
+    // direct circuit; a low-latency frame for h2 then goes ahead of them,
+    // so one bulk frame does not fit the slice. At slot 3 it comes back and
+    // leaves via ToR 1, not a cycle later in slice 2.
+    let ll = tables(
+        3,
+        Lookup::Hop,
+        vec![(0, vec![entry(3, None, hop(0, Some(2)), vec![])])],
+    );
+    let mut e = rotorlb_engine_with(&[0, 3, 1], timing(SLICE, DARK, RATE), ll);
+    e.poll(EPOCH + 5).unwrap();
+    e.poll(EPOCH + SLICE + 5).unwrap();
+    for _ in 0..9 {
+        e.port.inject(1, 2 * SLICE, &bulk_frame(1));
+    }
+    e.port.inject(1, 2 * SLICE, &udp(1, 2, 0, 1000));
+    e.poll(EPOCH + 2 * SLICE + 5).unwrap();
+    assert_eq!(e.c.bulk_direct, 9, "{}", e.c);
+    assert_eq!(e.queues(0)[0], vec![0, 0, 10_000]);
+    for k in 1..20 {
+        e.poll(EPOCH + 2 * SLICE + k * 500).unwrap();
+    }
+    e.poll(EPOCH + 3 * SLICE + 5).unwrap();
+    assert_eq!(e.queues(0)[0], vec![1000, 0, 0], "{}", e.c);
+    assert_eq!((e.c.bulk_direct, e.c.bulk_indirect), (8, 1), "{}", e.c);
+    assert!(e.c.conservation_holds(), "{}", e.c);
+}
