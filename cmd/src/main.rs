@@ -251,6 +251,9 @@ pub(crate) enum ExperimentKind {
     Otcp,
     /// SOPA: permutation on a Fat-Tree, ECMP vs RPS vs SOPA vs Hedera.
     Sopa,
+    /// Fig. 8's failing elephant claims, each swept over its responsible
+    /// parameter (with --sim only).
+    Fig8Sweep,
 }
 
 #[derive(Subcommand)]
@@ -425,7 +428,8 @@ fn main() -> ExitCode {
             | ExperimentKind::Fig10
             | ExperimentKind::Fig13
             | ExperimentKind::Otcp
-            | ExperimentKind::Sopa => {
+            | ExperimentKind::Sopa
+            | ExperimentKind::Fig8Sweep => {
                 let table_only = [
                     ("--config", config.is_some()),
                     ("--load", load.is_some()),

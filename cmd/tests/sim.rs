@@ -281,6 +281,41 @@ fn fig8_at_the_papers_scale_is_the_same_on_every_run() {
 }
 
 #[test]
+fn fig8_sweep_shows_where_each_failing_claim_would_hold() {
+    // Fig. 8's failing elephant claims, each swept over its responsible
+    // parameter (docs/experiments.md): the same CSV on every run, and
+    // c-Through within 1.5x of Clos once its electrical fabric matches the
+    // hosts' 100 Gb/s, UCMP below VLB with fewer rotors.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&a, &b] {
+        let o = experiment(&[
+            "fig8-sweep",
+            "--sim",
+            "--quick",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{out}");
+        assert!(
+            out.contains("[ok] every allreduce of every sweep completed"),
+            "{out}"
+        );
+        assert!(
+            out.contains("(within 1.5x of Clos) holds at 100Gbps, 200Gbps"),
+            "{out}"
+        );
+        assert!(out.contains("(below VLB) holds at 1, 2\n"), "{out}");
+    }
+    let csv = |d: &std::path::Path| std::fs::read(d.join("fig8-sweep-sim.csv")).unwrap();
+    assert_eq!(csv(&a), csv(&b));
+    let o = experiment(&["fig8-sweep"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("add --sim"));
+}
+
+#[test]
 fn table3_at_the_papers_scale_is_the_same_on_every_run() {
     // HOHO on Opera-108 at 100 Gb/s with 300 us slices, one observed ToR
     // and its transit at 70% core link utilization, the Hadoop trace's
@@ -373,7 +408,7 @@ fn sim_refuses_what_it_does_not_run() {
     assert!(!o.status.success());
     assert!(
         err.contains(
-            "--sim: fig9 does not run in virtual time; these do: fig8, fig10, table2, table3"
+            "--sim: fig9 does not run in virtual time; these do: fig8, fig8-sweep, fig10, table2, table3"
         ),
         "{err}"
     );

@@ -140,7 +140,7 @@ pub struct Experiment {
 }
 
 /// The experiments, by name.
-pub const ALL: [Experiment; 8] = [
+pub const ALL: [Experiment; 9] = [
     Experiment {
         name: "fig8",
         about: "mice and elephant FCT: TO vs TA architectures vs Clos (Fig. 8)",
@@ -152,6 +152,12 @@ pub const ALL: [Experiment; 8] = [
         about: "Fig. 8 in virtual time at the testbed's scale: 8 ToRs, 100 Gb/s (lighthouse experiment fig8 --sim)",
         run: at_scale::fig8::run,
         analyze: at_scale::fig8::analyze,
+    },
+    Experiment {
+        name: "fig8-sweep-sim",
+        about: "Fig. 8's failing elephant claims in virtual time, each swept over its responsible parameter (lighthouse experiment fig8-sweep --sim)",
+        run: at_scale::sweep::run,
+        analyze: at_scale::sweep::analyze,
     },
     Experiment {
         name: "fig10",

@@ -21,8 +21,12 @@ pub fn figure_cmd(
         ExperimentKind::Fig9 => "fig9",
         ExperimentKind::Otcp => "otcp",
         ExperimentKind::Sopa => "sopa",
+        ExperimentKind::Fig8Sweep => "fig8-sweep",
         _ => "fig13",
     };
+    if which == ExperimentKind::Fig8Sweep && !sim {
+        anyhow::bail!("fig8-sweep runs in virtual time only: add --sim");
+    }
     if let Some((flag, _)) = table_only.iter().find(|(_, given)| *given) {
         anyhow::bail!(
             "{flag} is for table2 and table3; {name} takes --quick, --out DIR and --seed"
@@ -169,7 +173,8 @@ pub fn experiment_cmd(
         | ExperimentKind::Fig10
         | ExperimentKind::Fig13
         | ExperimentKind::Otcp
-        | ExperimentKind::Sopa => {
+        | ExperimentKind::Sopa
+        | ExperimentKind::Fig8Sweep => {
             anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
         }
     };

@@ -8,6 +8,7 @@
 
 pub mod fig10;
 pub mod fig8;
+pub mod sweep;
 
 use anyhow::Context;
 use serde_json::Value;
