@@ -22,7 +22,22 @@ pub(crate) struct Host {
     /// 0: not attached (a host of an external ToR).
     ifindex: i32,
     egress: FrameQueue,
+    /// RotorLB's bulk for this host: sent only when `egress` is empty (the
+    /// Opera authors' ToR ports keep RotorLB below everything else).
+    bulk: FrameQueue,
     next_free: u64,
+}
+
+impl Host {
+    /// Takes the next frame to leave: `egress` first, then `bulk`.
+    #[inline]
+    fn pop(&mut self, pool: &mut FramePool) -> Option<u32> {
+        self.egress.pop(pool).or_else(|| self.bulk.pop(pool))
+    }
+    #[inline]
+    fn is_idle(&self) -> bool {
+        self.egress.is_empty() && self.bulk.is_empty()
+    }
 }
 
 pub(crate) struct Hosts {
@@ -62,6 +77,7 @@ impl Hosts {
             tor,
             ifindex,
             egress: FrameQueue::default(),
+            bulk: FrameQueue::default(),
             next_free: 0,
         });
         h
@@ -171,12 +187,19 @@ impl Hosts {
         wire::srh_strip(pool, i);
         let len = pool.meta(i).wire_len();
         let host = &mut self.hosts[h as usize];
-        if host.egress.bytes + len > self.queue_limit {
+        // Bulk counts what waits above it; other frames do not count bulk.
+        let bulk = pool.meta(i).bulk.is_some();
+        let held = host.egress.bytes + if bulk { host.bulk.bytes } else { 0 };
+        if held + len > self.queue_limit {
             c.drop_one(DropReason::HostQueueFull);
             pool.release(i);
             return;
         }
-        host.egress.push(pool, i);
+        if bulk {
+            host.bulk.push(pool, i);
+        } else {
+            host.egress.push(pool, i);
+        }
         self.busy.insert(h as usize);
         c.queued += 1;
     }
@@ -207,17 +230,20 @@ impl Hosts {
             .take_while(|&h| h < self.rr);
         for h in from_rr.chain(to_rr) {
             let host = &mut self.hosts[h];
-            let mut cur = host.egress.peek();
             let mut t = host.next_free.max(now.saturating_sub(PACE_SLACK_NS));
-            while let Some(i) = cur {
-                if self.tx.len() == BATCH || t > now {
-                    break;
+            // Egress first, then bulk: the order `Host::pop` takes them.
+            for q in [&host.egress, &host.bulk] {
+                let mut cur = q.peek();
+                while let Some(i) = cur {
+                    if self.tx.len() == BATCH || t > now {
+                        break;
+                    }
+                    self.tx.push((i, host.ifindex));
+                    self.tx_host.push(h as u16);
+                    t += rate.time_for(pool.meta(i).wire_len()).0;
+                    let nx = pool.meta(i).next;
+                    cur = (nx != NIL).then_some(nx);
                 }
-                self.tx.push((i, host.ifindex));
-                self.tx_host.push(h as u16);
-                t += rate.time_for(pool.meta(i).wire_len()).0;
-                let nx = pool.meta(i).next;
-                cur = (nx != NIL).then_some(nx);
             }
         }
         if self.tx.is_empty() {
@@ -230,14 +256,11 @@ impl Hosts {
         for k in 0..sent {
             let h = self.tx_host[k] as usize;
             let host = &mut self.hosts[h];
-            let i = host
-                .egress
-                .pop(pool)
-                .expect("frame gathered from this queue");
+            let i = host.pop(pool).expect("frame gathered from this queue");
             let m = *pool.meta(i);
             host.next_free = host.next_free.max(now.saturating_sub(PACE_SLACK_NS))
                 + rate.time_for(m.wire_len()).0;
-            if host.egress.is_empty() {
+            if host.is_idle() {
                 self.busy.remove(h);
             }
             if m.ctrl {
@@ -253,8 +276,8 @@ impl Hosts {
             // The first frame was refused outright (e.g. interface gone):
             // drop it so one bad port cannot stall the others.
             let h = self.tx_host[0] as usize;
-            let i = self.hosts[h].egress.pop(pool).expect("gathered");
-            if self.hosts[h].egress.is_empty() {
+            let i = self.hosts[h].pop(pool).expect("gathered");
+            if self.hosts[h].is_idle() {
                 self.busy.remove(h);
             }
             if !pool.meta(i).ctrl {
@@ -265,5 +288,48 @@ impl Hosts {
             tracing::debug!("host transmit: {e}");
         }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::Bulk;
+    use crate::port::MemPort;
+
+    #[test]
+    fn rotorlb_bulk_leaves_a_host_port_only_when_nothing_else_waits() {
+        // A 1 Gb/s port (8 us a 1000-byte frame) busy with the first of
+        // three bulk frames when a low-latency frame comes: that one is
+        // next, then the other two bulk frames.
+        let mut hosts = Hosts::new(1 << 20, lh_ctrl::units::BitsPerSec(1_000_000_000));
+        let h = hosts.add(
+            std::net::Ipv4Addr::new(10, 0, 0, 1),
+            [2, 0, 0, 0, 0, 1],
+            0,
+            1,
+        );
+        let (mut pool, mut c, mut port) = (FramePool::new(16), Counters::default(), MemPort::new());
+        let frame = |pool: &mut FramePool, tag: u8, bulk: bool| {
+            let i = pool.alloc_from(&[tag; 1000]).unwrap();
+            pool.meta_mut(i).bulk = bulk.then_some(Bulk {
+                host: h,
+                relayed: false,
+            });
+            i
+        };
+        for tag in 1..=3 {
+            let i = frame(&mut pool, tag, true);
+            hosts.deliver(&mut pool, &mut c, h, i);
+        }
+        assert!(hosts.transmit(&mut pool, &mut c, &mut port, 0).unwrap());
+        let i = frame(&mut pool, 9, false);
+        hosts.deliver(&mut pool, &mut c, h, i);
+        for now in [8_000, 16_000, 24_000] {
+            hosts.transmit(&mut pool, &mut c, &mut port, now).unwrap();
+        }
+        let order: Vec<u8> = port.take_sent().iter().map(|f| f.data[0]).collect();
+        assert_eq!(order, vec![1, 9, 2, 3]);
+        assert_eq!((c.delivered, c.queued), (4, 0));
     }
 }

@@ -263,7 +263,7 @@ impl RotorLb {
         let slice = (slot % self.s as u64) as usize;
         let len = pool.meta(i).wire_len();
         let dst = self.host_tor[h as usize];
-        if self.rx[h as usize] + len > self.host_slot_bytes {
+        if self.rx[h as usize] != 0 && self.rx[h as usize] + len > self.host_slot_bytes {
             return false;
         }
         for p in 0..self.uplinks {
@@ -447,7 +447,10 @@ impl RotorLb {
                     let has = self.holds[pk] + self.inflight[pk];
                     has + len <= self.cycle_cap[pk]
                 }
-                None => self.rx[h as usize] + len <= self.host_slot_bytes,
+                // At least a frame a slot, however short the slot.
+                None => {
+                    self.rx[h as usize] == 0 || self.rx[h as usize] + len <= self.host_slot_bytes
+                }
             };
             if !fits {
                 return true;

@@ -822,3 +822,21 @@ fn rotorlb_takes_back_what_a_slot_left_even_of_frames_sent_before_its_dispatch()
     assert_eq!((e.c.bulk_direct, e.c.bulk_indirect), (8, 1), "{}", e.c);
     assert!(e.c.conservation_holds(), "{}", e.c);
 }
+
+#[test]
+fn rotorlb_gives_a_host_a_frame_a_slot_however_slow_its_link() {
+    // A 0.5 Gb/s host link carries 625 bytes in a 10 us slot, less than a
+    // frame: the share still lets one frame a slot through, or bulk for
+    // that host would never arrive.
+    let mut tm = timing(SLICE, DARK, RATE);
+    tm.model.host_rate = BitsPerSec(500_000_000);
+    let mut e = rotorlb_engine_at(&[0, 3], tm);
+    for _ in 0..3 {
+        e.port.inject(1, 0, &bulk_frame(1));
+    }
+    for k in 0..=200 {
+        e.poll(EPOCH + 5 + k * 500).unwrap();
+    }
+    assert_eq!((e.c.delivered, e.c.dropped_total()), (3, 0), "{}", e.c);
+    assert!(e.c.conservation_holds(), "{}", e.c);
+}
