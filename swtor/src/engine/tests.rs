@@ -840,3 +840,58 @@ fn rotorlb_gives_a_host_a_frame_a_slot_however_slow_its_link() {
     assert_eq!((e.c.delivered, e.c.dropped_total()), (3, 0), "{}", e.c);
     assert!(e.c.conservation_holds(), "{}", e.c);
 }
+
+#[test]
+fn rotorlb_reads_each_uplinks_circuit_and_wakes_the_loop_for_its_next_slot() {
+    // 4 ToRs, 2 uplinks, 2 slices: slice 0 has 0-1 and 2-3 on uplink 0,
+    // 0-2 and 1-3 on uplink 1; slice 1 has 0-3 and 1-2 on uplink 0, 0-1 and
+    // 2-3 on uplink 1. Thirty bulk frames from h1 (ToR 0) to h2 (ToR 3):
+    // in slot 0 each uplink relays a window (9 KB), via ToR 1 (which meets
+    // ToR 3 once a cycle) and via ToR 2 (twice).
+    let mut s = Schedule::new(4, 2, 2);
+    for (ts, p, a, b) in [
+        (0, 0, 0, 1),
+        (0, 0, 2, 3),
+        (0, 1, 0, 2),
+        (0, 1, 1, 3),
+        (1, 0, 0, 3),
+        (1, 0, 1, 2),
+        (1, 1, 0, 1),
+        (1, 1, 2, 3),
+    ] {
+        s.connect(Endpoint::new(a, p), Endpoint::new(b, p), ts)
+            .unwrap();
+    }
+    let opts = EngineOptions {
+        tor: TorFeatures {
+            rotorlb: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let sp = spec(
+        s,
+        tables(2, Lookup::Hop, vec![]),
+        timing(SLICE, DARK, RATE),
+        hosts_on(&[0, 3]),
+    );
+    let mut e = mem_engine(&sp, clock(&sp), opts).unwrap();
+    for _ in 0..30 {
+        e.port.inject(1, 0, &bulk_frame(1));
+    }
+    e.poll(EPOCH + 5).unwrap();
+    assert_eq!(e.queues(0), vec![vec![9000, 0], vec![9000, 0]]);
+    assert_eq!(e.c.bulk_indirect, 18, "{}", e.c);
+    // Slot 0's frames are sent and relayed by 9.5 us; RotorLB still holds
+    // twelve, so the loop must wake at slot 1's start.
+    for k in 1..=19 {
+        e.poll(EPOCH + k * 500).unwrap();
+    }
+    assert_eq!(e.bulk_backlog(0, 1), 12_000);
+    assert_eq!(e.poll_at(), Some(EPOCH + SLICE), "{}", e.c);
+    for k in 20..=200 {
+        e.poll(EPOCH + k * 500).unwrap();
+    }
+    assert_eq!((e.c.delivered, e.c.dropped_total()), (30, 0), "{}", e.c);
+    assert_eq!(e.poll_at(), None, "nothing held, nothing to wake for");
+}
