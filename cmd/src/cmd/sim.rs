@@ -41,7 +41,9 @@ pub struct SimArgs {
     pub workload: Option<String>,
     /// Replay a flow list in htsim's format (`src dst bytes start_ns` per
     /// line, hosts from 0: the Opera authors' published flow lists) over
-    /// TCP, each flow on its own connection at its start time.
+    /// TCP, each flow on its own connection at its start time (with
+    /// `routing.bulk: rotorlb`, flows of at least the bulk threshold as
+    /// RotorLB bulk, as the authors' hosts send them).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["ping", "workload", "memcached"])]
     pub flows: Option<PathBuf>,
     /// --workload, --flows: write one CSV line per flow (src, dst, bytes,
