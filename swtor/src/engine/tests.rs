@@ -895,3 +895,58 @@ fn rotorlb_reads_each_uplinks_circuit_and_wakes_the_loop_for_its_next_slot() {
     assert_eq!((e.c.delivered, e.c.dropped_total()), (30, 0), "{}", e.c);
     assert_eq!(e.poll_at(), None, "nothing held, nothing to wake for");
 }
+
+#[test]
+fn rotorlb_alone_holding_frames_wakes_the_loop_at_the_next_slot() {
+    // Eight bulk frames relayed to ToR 1 in slot 0 wait there for slot 1's
+    // 1-3 circuit: by 9.5 us the calendar is empty and only RotorLB holds
+    // them, so it alone asks for the poll at slot 1's start.
+    let mut e = rotorlb_engine(&[0, 3]);
+    for _ in 0..8 {
+        e.port.inject(1, 0, &bulk_frame(1));
+    }
+    for k in 0..=19 {
+        e.poll(EPOCH + 5 + k * 500).unwrap();
+    }
+    assert_eq!(e.queues(0)[0], vec![0, 0, 0], "{}", e.c);
+    assert_eq!(e.c.bulk_indirect, 8, "{}", e.c);
+    assert_eq!(e.poll_at(), Some(EPOCH + SLICE), "{}", e.c);
+}
+
+#[test]
+fn rotorlb_sends_a_frame_at_once_only_within_its_hosts_share() {
+    // Slot 2 (0-3 up) has been dispatched when nine bulk frames for h2
+    // reach ToR 0 at 2 us: they may leave at once on the direct circuit,
+    // but h2's 4 Gb/s link takes 5 KB a slot, so five do and four wait.
+    let mut tm = timing(SLICE, DARK, RATE);
+    tm.model.host_rate = BitsPerSec(4_000_000_000);
+    let mut e = rotorlb_engine_at(&[0, 3], tm);
+    for t in [5, SLICE + 5, 2 * SLICE + 5] {
+        e.poll(EPOCH + t).unwrap();
+    }
+    for _ in 0..9 {
+        e.port.inject(1, 2 * SLICE + 2_000, &bulk_frame(1));
+    }
+    e.poll(EPOCH + 2 * SLICE + 2_000).unwrap();
+    assert_eq!(e.c.bulk_direct, 5, "{}", e.c);
+    assert_eq!(e.bulk_backlog(0, 1), 4_000);
+}
+
+#[test]
+fn rotorlb_offers_what_an_uplink_has_left_to_the_next_destination() {
+    // Slot 0 (0-1 up): h1 holds 3 KB for h2 (ToR 3) and 10 KB for h3
+    // (ToR 2), and ToR 1 has room for both: the 9 KB window carries the
+    // 3 KB for ToR 3 and then 6 KB for ToR 2.
+    let mut e = rotorlb_engine(&[0, 3, 2]);
+    for _ in 0..3 {
+        e.port.inject(1, 0, &bulk_frame(1));
+    }
+    let mut f = udp(1, 3, 0, 1000);
+    f[15] = crate::wire::DSCP_BULK << 2;
+    for _ in 0..10 {
+        e.port.inject(1, 0, &f);
+    }
+    e.poll(EPOCH + 5).unwrap();
+    assert_eq!(e.c.bulk_indirect, 9, "{}", e.c);
+    assert_eq!((e.bulk_backlog(0, 1), e.bulk_backlog(0, 2)), (0, 4_000));
+}
