@@ -848,34 +848,7 @@ fn rotorlb_reads_each_uplinks_circuit_and_wakes_the_loop_for_its_next_slot() {
     // 2-3 on uplink 1. Thirty bulk frames from h1 (ToR 0) to h2 (ToR 3):
     // in slot 0 each uplink relays a window (9 KB), via ToR 1 (which meets
     // ToR 3 once a cycle) and via ToR 2 (twice).
-    let mut s = Schedule::new(4, 2, 2);
-    for (ts, p, a, b) in [
-        (0, 0, 0, 1),
-        (0, 0, 2, 3),
-        (0, 1, 0, 2),
-        (0, 1, 1, 3),
-        (1, 0, 0, 3),
-        (1, 0, 1, 2),
-        (1, 1, 0, 1),
-        (1, 1, 2, 3),
-    ] {
-        s.connect(Endpoint::new(a, p), Endpoint::new(b, p), ts)
-            .unwrap();
-    }
-    let opts = EngineOptions {
-        tor: TorFeatures {
-            rotorlb: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let sp = spec(
-        s,
-        tables(2, Lookup::Hop, vec![]),
-        timing(SLICE, DARK, RATE),
-        hosts_on(&[0, 3]),
-    );
-    let mut e = mem_engine(&sp, clock(&sp), opts).unwrap();
+    let mut e = rotorlb_two_uplinks(&[0, 3], tables(2, Lookup::Hop, vec![]));
     for _ in 0..30 {
         e.port.inject(1, 0, &bulk_frame(1));
     }
@@ -949,4 +922,68 @@ fn rotorlb_offers_what_an_uplink_has_left_to_the_next_destination() {
     e.poll(EPOCH + 5).unwrap();
     assert_eq!(e.c.bulk_indirect, 9, "{}", e.c);
     assert_eq!((e.bulk_backlog(0, 1), e.bulk_backlog(0, 2)), (0, 4_000));
+}
+
+/// 4 ToRs, 2 uplinks, 2 slices of 10 us with RotorLB: slice 0 has 0-1
+/// and 2-3 on uplink 0, 0-2 and 1-3 on uplink 1; slice 1 has 0-3 and 1-2
+/// on uplink 0, 0-1 and 2-3 on uplink 1. Hosts on ToRs `hosts`.
+fn rotorlb_two_uplinks(hosts: &[TorId], t: Tables) -> Engine<MemPort> {
+    let mut s = Schedule::new(4, 2, 2);
+    for (ts, p, a, b) in [
+        (0, 0, 0, 1),
+        (0, 0, 2, 3),
+        (0, 1, 0, 2),
+        (0, 1, 1, 3),
+        (1, 0, 0, 3),
+        (1, 0, 1, 2),
+        (1, 1, 0, 1),
+        (1, 1, 2, 3),
+    ] {
+        s.connect(Endpoint::new(a, p), Endpoint::new(b, p), ts)
+            .unwrap();
+    }
+    let opts = EngineOptions {
+        tor: TorFeatures {
+            rotorlb: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let sp = spec(s, t, timing(SLICE, DARK, RATE), hosts_on(hosts));
+    mem_engine(&sp, clock(&sp), opts).unwrap()
+}
+
+#[test]
+fn rotorlb_takes_back_a_second_uplinks_leftover_and_offers_it_again() {
+    // Slot 0: ToR 0 relays 9 KB of h2's bulk on each uplink; a low-latency
+    // frame for h3 (ToR 2, uplink 1) then goes first on uplink 1, so one
+    // bulk frame there does not fit. At slot 1 it comes back: uplink 0
+    // (0-3) carries 9 KB direct, uplink 1 (0-1) 4 KB via ToR 1 (its room
+    // for ToR 3 in a cycle, empty again), and nothing is left anywhere.
+    let ll = tables(
+        2,
+        Lookup::Hop,
+        vec![(0, vec![entry(2, None, hop(1, Some(0)), vec![])])],
+    );
+    let mut e = rotorlb_two_uplinks(&[0, 3, 2], ll);
+    for _ in 0..30 {
+        e.port.inject(1, 0, &bulk_frame(1));
+    }
+    e.poll(EPOCH + 5).unwrap();
+    for k in 1..=19 {
+        if k == 4 {
+            e.port.inject(1, 2_000, &udp(1, 3, 0, 1000));
+        }
+        e.poll(EPOCH + k * 500).unwrap();
+    }
+    assert_eq!(e.queues(0), vec![vec![0, 0], vec![1000, 0]], "{}", e.c);
+    e.poll(EPOCH + SLICE + 5).unwrap();
+    assert_eq!(e.queues(0), vec![vec![0, 9000], vec![0, 4000]], "{}", e.c);
+    assert_eq!(e.c.bulk_indirect, 9 + 8 + 4, "{}", e.c);
+    for k in 0..=200 {
+        e.poll(EPOCH + SLICE + 500 * k).unwrap();
+    }
+    assert_eq!((e.c.delivered, e.c.dropped_total()), (31, 0), "{}", e.c);
+    assert_eq!(e.poll_at(), None, "{}", e.c);
+    assert!(e.usage().iter().flatten().all(|u| u.buffer_bytes == 0));
 }
