@@ -987,3 +987,26 @@ fn rotorlb_takes_back_a_second_uplinks_leftover_and_offers_it_again() {
     assert_eq!(e.poll_at(), None, "{}", e.c);
     assert!(e.usage().iter().flatten().all(|u| u.buffer_bytes == 0));
 }
+
+#[test]
+fn rotorlb_from_a_tor_other_than_the_first_relays_the_same_way() {
+    // The mirror of the first RotorLB test from ToR 2 (h1) to ToR 1 (h2):
+    // slot 0 relays 9 KB via ToR 3 (which meets ToR 1 in slice 1), slot 1
+    // 9 KB via ToR 0 (slice 0 of the next cycle), slot 2 sends 9 KB direct;
+    // every per-ToR count is ToR 2's, and everything arrives.
+    let mut e = rotorlb_engine(&[2, 1]);
+    for _ in 0..30 {
+        e.port.inject(1, 0, &bulk_frame(1));
+    }
+    e.poll(EPOCH + 5).unwrap();
+    assert_eq!(e.queues(2)[0], vec![9000, 0, 0]);
+    assert_eq!(e.queues(0)[0], vec![0, 0, 0]);
+    assert_eq!((e.bulk_backlog(2, 1), e.bulk_backlog(0, 1)), (21_000, 0));
+    for k in 1..=200 {
+        e.poll(EPOCH + k * 500).unwrap();
+    }
+    assert_eq!((e.c.delivered, e.c.dropped_total()), (30, 0), "{}", e.c);
+    assert_eq!(e.bulk_backlog(2, 1), 0);
+    assert_eq!(e.poll_at(), None, "{}", e.c);
+    assert!(e.c.conservation_holds(), "{}", e.c);
+}
