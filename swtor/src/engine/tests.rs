@@ -1002,7 +1002,11 @@ fn rotorlb_from_a_tor_other_than_the_first_relays_the_same_way() {
     assert_eq!(e.queues(2)[0], vec![9000, 0, 0]);
     assert_eq!(e.queues(0)[0], vec![0, 0, 0]);
     assert_eq!((e.bulk_backlog(2, 1), e.bulk_backlog(0, 1)), (21_000, 0));
-    for k in 1..=200 {
+    for k in 1..=20 {
+        e.poll(EPOCH + k * 500 + 5).unwrap();
+    }
+    assert_eq!(e.queues(2)[0], vec![0, 9000, 0], "slot 1 relays via ToR 0");
+    for k in 21..=200 {
         e.poll(EPOCH + k * 500).unwrap();
     }
     assert_eq!((e.c.delivered, e.c.dropped_total()), (30, 0), "{}", e.c);
