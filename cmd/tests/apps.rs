@@ -186,6 +186,42 @@ fn bad_tcp_knobs_are_refused_naming_the_field() {
 }
 
 #[test]
+fn a_loaded_but_restricted_congestion_control_is_refused_with_the_way_out() {
+    // A namespace's default can only be an algorithm the machine allows
+    // (`tcp_allowed_congestion_control`); the error says so and names the
+    // per-socket way (`flows ... cc=`), not "not available".
+    if skip_unless_root("a_loaded_but_restricted_congestion_control_is_refused_with_the_way_out") {
+        return;
+    }
+    let read = |k: &str| std::fs::read_to_string(format!("/proc/sys/net/ipv4/{k}")).unwrap();
+    let allowed = read("tcp_allowed_congestion_control");
+    let restricted = read("tcp_available_congestion_control")
+        .split_whitespace()
+        .find(|a| !allowed.split_whitespace().any(|b| b == *a))
+        .map(str::to_string);
+    let Some(cc) = restricted else {
+        eprintln!(
+            "SKIPPED a_loaded_but_restricted_congestion_control_is_refused_with_the_way_out: every loaded congestion control is allowed here"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = rotornet_with(
+        dir.path(),
+        serde_json::json!({"tcp": {"congestion_control": cc}}),
+    );
+    let r = run_script(&cfg, "nodes\n", &[]);
+    assert_eq!(r.out.status.code(), Some(2), "{}", r.err);
+    assert!(
+        r.err.contains("$.hosts.tcp.congestion_control")
+            && r.err.contains("not allowed as a namespace's default")
+            && r.err.contains(&format!("cc={cc}")),
+        "{}",
+        r.err
+    );
+}
+
+#[test]
 fn memcached_sets_complete_with_fcts_and_the_server_is_gone() {
     if skip_unless_root("memcached_sets_complete_with_fcts_and_the_server_is_gone") {
         return;

@@ -583,3 +583,84 @@ fn mice_fcts_agree_with_a_live_run() {
 /// simulated one by more than the live phases' sampling error.
 const MICE_MEDIAN: (f64, f64) = (-0.3, 1.0);
 const MICE_SPREAD: f64 = 1.0;
+
+#[test]
+fn elephant_fcts_agree_with_a_live_run() {
+    // Cross-validation of elephants (docs/fidelity.md, "Elephants, live
+    // against virtual time"): rotornet-8 with 1 ms slices (1 Gb/s, 7 ms
+    // cycle), windows of at most 64 segments, 147 flows of 1-4 MB in a
+    // permutation at 5% load over 4 s (the workload generator's, seed 1:
+    // the same flows live and simulated). Live: the kernel's TCP, Reno and
+    // CUBIC per socket; simulated: virtual time's NewReno. A flow's FCT is
+    // its bytes over its circuit's share (one slice a cycle) and its
+    // window's climb; the cap keeps six concurrent flows of a ToR pair
+    // within the pair's queue (8 slices' worth), so loss recovery, where
+    // the kernel's TCP and virtual time's differ (docs/fidelity.md), does
+    // not decide the FCTs.
+    if common::skip_unless_root("elephant_fcts_agree_with_a_live_run") {
+        return;
+    }
+    let cfg = "topologies/rotornet-8-elephants.json";
+    let flows = "workloads/elephants.cdf permutation 0.05 4 seed=1";
+    let dir = tempfile::tempdir().unwrap();
+    let csv = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let sim_csv = csv("sim.csv");
+    let o = sim(&[
+        cfg,
+        "--workload",
+        "workloads/elephants.cdf",
+        "--pattern",
+        "permutation",
+        "--load",
+        "0.05",
+        "--duration",
+        "4s",
+        "--seed",
+        "1",
+        "--drain",
+        "10s",
+        "--fct-csv",
+        &sim_csv,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let simulated = fcts_ms(&sim_csv);
+    assert_eq!(simulated.len(), 147, "every simulated flow completes");
+    for cc in ["reno", "cubic"] {
+        let live_csv = csv(&format!("live-{cc}.csv"));
+        live_run_of(cfg, &format!("flows {flows} cc={cc} csv={live_csv}\n"), &[]);
+        let live = fcts_ms(&live_csv);
+        assert_eq!(live.len(), 147, "every live {cc} flow completes");
+        let [m, t] = [50.0, 99.0].map(|p| pct(&live, p) / pct(&simulated, p));
+        eprintln!(
+            "cross-validation (elephants, {cc}): live / sim p50 {m:.3} ({:.1} / {:.1} ms), p99 {t:.3} ({:.1} / {:.1} ms)",
+            pct(&live, 50.0),
+            pct(&simulated, 50.0),
+            pct(&live, 99.0),
+            pct(&simulated, 99.0)
+        );
+        assert!(
+            (m - 1.0).abs() <= ELEPHANT_MEDIAN && (t - 1.0).abs() <= ELEPHANT_P99,
+            "{cc}: live / sim p50 {m:.3}, p99 {t:.3}\nlive {live:?}\nsim {simulated:?}"
+        );
+    }
+}
+
+/// The bands of `elephant_fcts_agree_with_a_live_run`, as issue 45 states
+/// them: live over simulated within 15% at the median and 25% at p99.
+const ELEPHANT_MEDIAN: f64 = 0.15;
+const ELEPHANT_P99: f64 = 0.25;
+
+/// The FCTs (ms, sorted) of the completed flows of an FCT CSV
+/// (`--fct-csv`, `flows ... csv=`).
+fn fcts_ms(path: &str) -> Vec<f64> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = head.iter().position(|c| *c == "fct_ns").unwrap();
+    sorted(
+        lines
+            .filter_map(|l| l.split(',').nth(col)?.parse::<f64>().ok())
+            .map(|ns| ns / 1e6)
+            .collect(),
+    )
+}

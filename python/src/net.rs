@@ -848,6 +848,11 @@ impl PyNet {
                 &lh_emu::text::format::parse_bw,
             )
             .map_err(|e| PyValueError::new_err(format!("flows({args:?}): {e}")))?;
+            if let Some(cc) = req.cc.as_deref().filter(|cc| *cc != "reno") {
+                return Err(PyValueError::new_err(format!(
+                    "flows({args:?}): cc={cc}: virtual time's TCP is NewReno only (docs/virtual-time.md)"
+                )));
+            }
             let specs = lh_emu::traffic::workload::arrivals::generate(&req.cdf, &req.spec);
             let head = format!(
                 "*** Flows: {} {} flows ({:?}, load {}, in virtual time)\n",

@@ -24,7 +24,7 @@ pub(super) const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "flows",
-        "Trace-driven TCP flows with FCT statistics per size bucket.\n       Usage: flows WORKLOAD PATTERN LOAD SECONDS [max_size=B] [flows=N] [seed=N] [grace=S] [csv=FILE]\n       e.g. flows websearch all-to-all 0.3 2 max_size=1M",
+        "Trace-driven TCP flows with FCT statistics per size bucket.\n       Usage: flows WORKLOAD PATTERN LOAD SECONDS [max_size=B] [flows=N] [seed=N] [grace=S] [csv=FILE] [cc=NAME]\n       cc: each sender's congestion control (cubic, reno, ...)\n       e.g. flows websearch all-to-all 0.3 2 max_size=1M",
     ),
     ("help", "Describe available CLI commands."),
     ("intfs", "List interfaces."),

@@ -140,11 +140,26 @@ fn apply_sysctls(tcp: &HostTcp) -> Result<(), HostTcpError> {
     {
         let avail =
             read_sysctl("net.ipv4.tcp_available_congestion_control").unwrap_or_else(|_| "?".into());
+        let allowed =
+            read_sysctl("net.ipv4.tcp_allowed_congestion_control").unwrap_or_else(|_| "?".into());
+        // Linux lets a namespace other than the first default only to an
+        // algorithm the machine allows; the rest are for CAP_NET_ADMIN's
+        // sockets (`flows ... cc=NAME` sets it per socket).
+        let msg = if avail.split_whitespace().any(|a| a == cc) {
+            format!(
+                "congestion control {cc:?} is loaded but not allowed as a namespace's default ({e}); allowed: {} (`sysctl -w net.ipv4.tcp_allowed_congestion_control=\"{} {cc}\"` allows it; `flows ... cc={cc}` uses it without)",
+                allowed.trim(),
+                allowed.trim()
+            )
+        } else {
+            format!(
+                "congestion control {cc:?} is not available on this machine ({e}); available: {} (a module that is not loaded yet loads as tcp_{cc}, e.g. `modprobe tcp_{cc}`)",
+                avail.trim()
+            )
+        };
         return Err(HostTcpError::Refused {
             path: "$.hosts.tcp.congestion_control",
-            msg: format!(
-                "congestion control {cc:?} is not available on this machine ({e}); available: {avail} (a module that is not loaded yet loads as tcp_{cc}, e.g. `modprobe tcp_{cc}`)"
-            ),
+            msg,
         });
     }
     Ok(())

@@ -48,10 +48,12 @@ pub struct Request {
     pub max_size: Option<u64>,
     pub grace_s: f64,
     pub csv: Option<PathBuf>,
+    /// Each sender's congestion control (`cc=`); `None`: the namespace's.
+    pub cc: Option<String>,
 }
 
 /// Usage of the `flows` command.
-pub const USAGE: &str = "usage: flows WORKLOAD PATTERN LOAD SECONDS [max_size=BYTES] [flows=N] [seed=N] [grace=SECONDS] [csv=FILE]\n       WORKLOAD: websearch, hadoop, kvstore or a .cdf file; PATTERN: permutation, all-to-all, incast[:N]; LOAD: 0-1 of each sender's link";
+pub const USAGE: &str = "usage: flows WORKLOAD PATTERN LOAD SECONDS [max_size=BYTES] [flows=N] [seed=N] [grace=SECONDS] [csv=FILE] [cc=NAME]\n       WORKLOAD: websearch, hadoop, kvstore or a .cdf file; PATTERN: permutation, all-to-all, incast[:N]; LOAD: 0-1 of each sender's link; cc: each sender's congestion control (cubic, reno, ...)";
 
 /// Parses `flows …` arguments for a network of `hosts` hosts at
 /// `host_bps`. `amount` parses sizes like `1M`.
@@ -92,6 +94,7 @@ pub fn parse_request(
         max_size: None,
         grace_s: 10.0,
         csv: None,
+        cc: None,
     };
     for o in opts {
         let (k, v) = o
@@ -121,6 +124,7 @@ pub fn parse_request(
                     .ok_or_else(bad)?
             }
             "csv" => req.csv = Some(PathBuf::from(v)),
+            "cc" => req.cc = Some(congestion_control(v)?),
             _ => return Err(format!("unknown option {k}\n{USAGE}")),
         }
     }
@@ -132,6 +136,20 @@ pub fn parse_request(
     }
     req.cdf = cdf;
     Ok(req)
+}
+
+/// `cc=NAME`: a congestion control the kernel has loaded.
+fn congestion_control(name: &str) -> Result<String, String> {
+    let path = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+    let avail = std::fs::read_to_string(path).unwrap_or_default();
+    if avail.split_whitespace().any(|a| a == name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!(
+            "bad value in cc={name}: not a loaded congestion control (loaded: {}; load one with `modprobe tcp_{name}`)",
+            avail.trim()
+        ))
+    }
 }
 
 /// `flows`: the request's description, the per-flow records and the FCT
@@ -167,10 +185,11 @@ pub fn run_request(
     }
     head += ")\n";
     let t = std::time::Instant::now();
-    let rec = run::run(
+    let rec = run::run_with(
         hosts,
         &flows,
         std::time::Duration::from_secs_f64(req.grace_s),
+        req.cc.as_deref(),
         stop,
     )?;
     let s = fct::summarize(&rec, fct::Buckets::default());
@@ -185,4 +204,28 @@ pub fn run_request(
         summary: s,
         elapsed_s: t.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &str) -> Result<Request, String> {
+        let a: Vec<&str> = args.split_whitespace().collect();
+        parse_request(&a, 4, 1e9, &|s| s.parse().ok())
+    }
+
+    #[test]
+    fn cc_takes_a_loaded_congestion_control() {
+        // Reno is built into every kernel.
+        let r = parse("websearch permutation 0.1 1 cc=reno").unwrap();
+        assert_eq!(r.cc.as_deref(), Some("reno"));
+        assert_eq!(parse("websearch permutation 0.1 1").unwrap().cc, None);
+    }
+
+    #[test]
+    fn cc_refuses_what_the_kernel_has_not_loaded() {
+        let e = parse("websearch permutation 0.1 1 cc=no_such_cc").unwrap_err();
+        assert!(e.contains("cc=no_such_cc") && e.contains("reno"), "{e}");
+    }
 }

@@ -45,6 +45,21 @@ pub fn run(
     grace: Duration,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> anyhow::Result<Vec<FlowRecord>> {
+    run_with(hosts, flows, grace, None, stop)
+}
+
+/// [`run`], each sender's socket with congestion control `cc` (the
+/// kernel's `TCP_CONGESTION`; `None`: the namespace's default). Per socket
+/// because a namespace's default can only be one of the machine's
+/// `net.ipv4.tcp_allowed_congestion_control`, while a socket of a process
+/// with CAP_NET_ADMIN may take any loaded algorithm.
+pub fn run_with(
+    hosts: &[Endpoint],
+    flows: &[FlowSpec],
+    grace: Duration,
+    cc: Option<&str>,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> anyhow::Result<Vec<FlowRecord>> {
     let n = flows.len();
     let out: Shared = Arc::new(Mutex::new((0..n).map(|_| Outcome::default()).collect()));
     let quit = Arc::new(AtomicBool::new(false));
@@ -89,7 +104,7 @@ pub fn run(
             let dsts: Vec<Ipv4Addr> = hosts.iter().map(|h| h.ip).collect();
             s.spawn(move || {
                 let _ = netns::run_in(Some(&ns), move || {
-                    dispatch(fl, dsts, t0, deadline, out, quit)
+                    dispatch(fl, dsts, cc, t0, deadline, out, quit)
                 });
             });
         }
@@ -135,6 +150,7 @@ pub fn run(
 fn dispatch(
     flows: Vec<FlowSpec>,
     dsts: Vec<Ipv4Addr>,
+    cc: Option<&str>,
     t0: Instant,
     deadline: Instant,
     out: Shared,
@@ -154,14 +170,21 @@ fn dispatch(
             }
             let (out, quit) = (out.clone(), &quit);
             let dst = SocketAddrV4::new(dsts[f.dst], PORT);
-            s.spawn(move || send(f, dst, deadline, out, quit));
+            s.spawn(move || send(f, dst, cc, deadline, out, quit));
         }
     });
 }
 
 /// One flow's sender: connect, an 8-byte header (flow id), the payload,
 /// half-close, then wait for the receiver's close.
-fn send(f: FlowSpec, dst: SocketAddrV4, deadline: Instant, out: Shared, quit: &AtomicBool) {
+fn send(
+    f: FlowSpec,
+    dst: SocketAddrV4,
+    cc: Option<&str>,
+    deadline: Instant,
+    out: Shared,
+    quit: &AtomicBool,
+) {
     let started = Instant::now();
     if let Ok(mut o) = out.lock() {
         o[f.id as usize].started = Some(started);
@@ -169,7 +192,7 @@ fn send(f: FlowSpec, dst: SocketAddrV4, deadline: Instant, out: Shared, quit: &A
     let left = deadline
         .saturating_duration_since(started)
         .max(Duration::from_millis(1));
-    let Ok(mut c) = TcpStream::connect_timeout(&dst.into(), left) else {
+    let Ok(mut c) = connect(dst, cc, left) else {
         return;
     };
     let _ = c.set_write_timeout(Some(Duration::from_millis(50)));
@@ -206,6 +229,18 @@ fn send(f: FlowSpec, dst: SocketAddrV4, deadline: Instant, out: Shared, quit: &A
     if let (Ok(ti), Ok(mut o)) = (tcpinfo::read(&c), out.lock()) {
         o[f.id as usize].sender = ti;
     }
+}
+
+/// A connected socket to `dst`, with congestion control `cc` from its SYN
+/// on.
+fn connect(dst: SocketAddrV4, cc: Option<&str>, timeout: Duration) -> std::io::Result<TcpStream> {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+    if let Some(cc) = cc {
+        s.set_tcp_congestion(cc.as_bytes())?;
+    }
+    s.connect_timeout(&dst.into(), timeout)?;
+    Ok(s.into())
 }
 
 /// `write_all` that gives up on `quit` or an error.
