@@ -48,18 +48,17 @@ fn hotspot_one_slice_max_weight_pairs() {
 }
 
 #[test]
-fn bvn_one_slice_per_term_on_uplink_0() {
-    let cfg = parse(&config("bvn", 2, TM));
+fn bvn_one_slice_per_term_on_one_uplink() {
+    let cfg = parse(&config("bvn", 1, TM));
     let tm = traffic_matrix(&cfg).unwrap();
     let s = build(&cfg).unwrap();
     let terms = lh_ctrl::ta::bvn::decompose(&tm);
     assert!(s.slices() >= 1 && s.slices() <= 4.min(terms.len()));
     for ts in 0..s.slices() as u16 {
-        // Uplink 1 stays dark; uplink 0 carries a permutation (each ToR
-        // sends at most once and receives at most once).
+        // Uplink 0 carries a permutation (each ToR sends at most once and
+        // receives at most once).
         let mut rx = [false; 4];
         for tor in 0..4 {
-            assert_eq!(peer(&s, ts, tor, 1), None);
             if let Some(d) = peer(&s, ts, tor, 0) {
                 assert_ne!(d, tor);
                 assert!(!rx[d as usize]);
@@ -71,6 +70,53 @@ fn bvn_one_slice_per_term_on_uplink_0() {
     assert_eq!(peer(&s, 0, 0, 0), Some(1));
     assert_eq!(peer(&s, 0, 2, 0), Some(3));
     assert_eq!(peer(&s, 0, 1, 0), Some(0));
+}
+
+#[test]
+fn bvn_shares_every_uplink_by_weight() {
+    // Mordia holds a permutation in proportion to its weight: with two
+    // uplinks the cycle has twice the places, and the heavy term (the hot
+    // pairs 0->1, 1->0, 2->3, 3->2) takes the extra ones, on uplink 1 too.
+    let one = build(&parse(&config("bvn", 1, TM))).unwrap();
+    let s = build(&parse(&config("bvn", 2, TM))).unwrap();
+    assert_eq!(s.slices(), one.slices(), "the cycle keeps its length");
+    let places = |a: u16, b: u16| {
+        (0..s.slices() as u16)
+            .flat_map(|ts| (0..2u8).map(move |p| (ts, p)))
+            .filter(|&(ts, p)| peer(&s, ts, a, p) == Some(b))
+            .count()
+    };
+    for ts in 0..s.slices() as u16 {
+        for p in 0..2u8 {
+            let mut rx = [false; 4];
+            for tor in 0..4 {
+                if let Some(d) = peer(&s, ts, tor, p) {
+                    assert_ne!(d, tor);
+                    assert!(!rx[d as usize], "slice {ts} uplink {p}: two send to {d}");
+                    rx[d as usize] = true;
+                }
+            }
+        }
+    }
+    let slices = s.slices();
+    assert!(
+        places(0, 1) > slices && places(2, 3) > slices,
+        "hot pairs: {} and {} of {} places",
+        places(0, 1),
+        places(2, 3),
+        2 * slices
+    );
+    assert_eq!(
+        peer(&s, 0, 0, 1),
+        Some(1),
+        "uplink 1 carries the heavy term too"
+    );
+    // Every pair with demand still has a circuit.
+    for i in 0..4u16 {
+        for j in (0..4u16).filter(|&j| j != i) {
+            assert!(places(i, j) >= 1, "{i}->{j} never has a circuit");
+        }
+    }
 }
 
 #[test]

@@ -73,14 +73,18 @@ pub const ARCHS: [Arch; 7] = [
 ];
 
 /// The ring's demand between ToRs (bytes): heavy from ToR i to ToR i+1,
+/// its ACKs back from ToR i+1 to ToR i (a 60-byte ACK per 1514-byte
+/// segment, as a scheduler measuring the ToRs' traffic would see them),
 /// light elsewhere.
 fn ring_matrix(tors: usize) -> Vec<Vec<u64>> {
+    const RING: u64 = 100_000_000;
     (0..tors)
         .map(|i| {
             (0..tors)
                 .map(|j| match j {
                     _ if j == i => 0,
-                    _ if j == (i + 1) % tors => 100_000_000,
+                    _ if j == (i + 1) % tors => RING,
+                    _ if (j + 1) % tors == i => RING * 60 / 1514,
                     _ => 1_000_000,
                 })
                 .collect()
@@ -650,7 +654,10 @@ mod tests {
         let m = ring_matrix(4);
         assert_eq!(m[3][0], 100_000_000);
         assert_eq!(m[0][1], 100_000_000);
-        assert_eq!(m[1][0], 1_000_000);
+        // The ring's ACKs: 60 bytes back per 1514 forward.
+        assert_eq!(m[1][0], 3_963_011);
+        assert_eq!(m[0][3], 3_963_011);
+        assert_eq!(m[0][2], 1_000_000);
         assert_eq!(m[2][2], 0);
     }
 }

@@ -154,6 +154,37 @@ pub fn reconstruct(terms: &[Term], n: usize) -> Matrix {
     out
 }
 
+/// How many of `places` each of `terms` gets: in proportion to its weight
+/// (largest remainder), each at least one, all `places` given out (when
+/// there are at least as many places as terms). The terms' order breaks
+/// ties.
+pub fn apportion(terms: &[Term], places: usize) -> Vec<usize> {
+    let k = terms.len();
+    if k == 0 {
+        return Vec::new();
+    }
+    let mut out = vec![1usize; k];
+    let rest = places.saturating_sub(k) as u128;
+    let total: u128 = terms.iter().map(|t| u128::from(t.weight)).sum();
+    if rest == 0 || total == 0 {
+        return out;
+    }
+    let mut given = 0u128;
+    let mut frac: Vec<(u128, usize)> = Vec::with_capacity(k);
+    for (i, t) in terms.iter().enumerate() {
+        let share = u128::from(t.weight) * rest;
+        out[i] += (share / total) as usize;
+        given += share / total;
+        frac.push((share % total, i));
+    }
+    // Largest remainders first; the earlier term on a tie.
+    frac.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    for &(_, i) in frac.iter().take((rest - given) as usize) {
+        out[i] += 1;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +198,33 @@ mod tests {
         let terms = decompose(&m);
         assert_eq!(reconstruct(&terms, 3), s);
         assert!(terms.iter().all(|t| t.weight > 0));
+    }
+
+    fn term(weight: u64) -> Term {
+        Term {
+            weight,
+            perm: vec![0],
+        }
+    }
+
+    #[test]
+    fn apportion_is_by_weight_with_one_each() {
+        let t = [term(90), term(6), term(4)];
+        // One each, then the 7 left by weight: 6.3, 0.42, 0.28; the last
+        // place to the largest remainder, 0.42.
+        assert_eq!(apportion(&t, 10), vec![7, 2, 1]);
+        assert_eq!(apportion(&t, 3), vec![1, 1, 1]);
+        // Fewer places than terms: one each all the same (the cycle has a
+        // slice per term).
+        assert_eq!(apportion(&t, 2), vec![1, 1, 1]);
+        // Largest remainder: 4 left, shares 2.4, 1.6 -> 2 + 2.
+        assert_eq!(apportion(&[term(3), term(2)], 6), vec![3, 3]);
+        // Equal remainders: the earlier term.
+        assert_eq!(apportion(&[term(1), term(1)], 3), vec![2, 1]);
+        assert_eq!(apportion(&[term(0), term(0)], 4), vec![1, 1]);
+        assert!(apportion(&[], 4).is_empty());
+        for places in 3..40 {
+            assert_eq!(apportion(&t, places).iter().sum::<usize>(), places);
+        }
     }
 }

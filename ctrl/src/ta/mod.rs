@@ -5,13 +5,17 @@
 //! - `hotspot`: one slice; uplink 0 carries the maximum-weight matching on
 //!   the symmetric demand, uplink `p > 0` the maximum-weight matching on the
 //!   demand not yet covered (covered pairs drop out).
-//! - `bvn`: one slice per BvN term of the stuffed matrix, heaviest first,
-//!   at least the `N` heaviest terms and as many more as it takes for every
-//!   pair with demand to get a circuit (a Mordia-style cycle; all slices last
-//!   equally long). Term `k` is a permutation, set up as
-//!   one-way circuits on uplink 0 in slice `k` (row `i` sends to
-//!   `perm[i]`); a fixed point leaves that ToR dark. Other uplinks stay
-//!   unused (Mordia has one OCS port per ToR).
+//! - `bvn`: a cycle of one slice per BvN term of the stuffed matrix, at
+//!   least the `N` heaviest terms and as many more as it takes for every
+//!   pair with demand to get a circuit (a Mordia-style cycle; all slices
+//!   last equally long). Each term is a permutation, set up as one-way
+//!   circuits (row `i` sends to `perm[i]`; a fixed point leaves that ToR
+//!   dark). As Mordia holds each permutation for a time in proportion to
+//!   its weight, the cycle's `uplinks x slices` places (one permutation on
+//!   one uplink for one slice) go to the terms in proportion to their
+//!   weights, each term at least one ([`bvn::apportion`]), uplink 0's
+//!   slices first, heaviest term first. With one uplink that is one slice
+//!   per term, heaviest first.
 //! - `mip`: one slice; matching `p` of [`mip::topology`] on uplink `p`.
 //!
 //! The diagonal (traffic inside a ToR) never crosses the fabric and is
@@ -220,16 +224,28 @@ pub fn schedule(
                 }
             }
             terms.truncate(keep.max(1));
-            let mut s = Schedule::new(n, uplinks, terms.len());
+            let slices = terms.len();
+            let mut s = Schedule::new(n, uplinks, slices);
             if uplinks == 0 {
                 return Ok(s);
             }
-            for (k, t) in terms.iter().enumerate() {
-                for (i, &j) in t.perm.iter().enumerate() {
+            // Mordia holds each permutation for a time in proportion to its
+            // weight. The cycle keeps one slice per term; its `uplinks x
+            // slices` (uplink, slice) places are shared out by weight, each
+            // term at least one, and filled uplink by uplink, heaviest term
+            // first: a ToR with several OCS ports has a circuit on each.
+            let units = bvn::apportion(&terms, uplinks * slices);
+            let places = terms
+                .iter()
+                .zip(units)
+                .flat_map(|(t, u)| std::iter::repeat_n(&t.perm, u));
+            for (m, perm) in places.enumerate() {
+                let (p, k) = (m / slices, m % slices);
+                for (i, &j) in perm.iter().enumerate() {
                     if i != j {
                         s.connect_directed(
-                            Endpoint::new(i as TorId, 0),
-                            Endpoint::new(j as TorId, 0),
+                            Endpoint::new(i as TorId, p as PortId),
+                            Endpoint::new(j as TorId, p as PortId),
                             k as SliceId,
                         )?;
                     }
