@@ -301,7 +301,7 @@ fn fig8_mordias_elephants_are_similar_to_clos() {
 
 #[test]
 fn fig8_sweep_shows_where_each_failing_claim_would_hold() {
-    // Fig. 8's failing elephant claims, each swept over its responsible
+    // Fig. 8's failing claims, each swept over its responsible
     // parameter (docs/experiments.md): the same CSV on every run, and
     // c-Through within 1.5x of Clos once its electrical fabric matches the
     // hosts' 100 Gb/s, UCMP below VLB with fewer rotors.
@@ -318,7 +318,7 @@ fn fig8_sweep_shows_where_each_failing_claim_would_hold() {
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(o.status.success(), "{out}");
         assert!(
-            out.contains("[ok] every allreduce of every sweep completed"),
+            out.contains("[ok] every allreduce and SET of every sweep completed"),
             "{out}"
         );
         assert!(
@@ -326,6 +326,13 @@ fn fig8_sweep_shows_where_each_failing_claim_would_hold() {
             "{out}"
         );
         assert!(out.contains("(below VLB) holds at 1, 2\n"), "{out}");
+        // The mice: c-Through's from an electrical fabric of 25 Gb/s,
+        // UCMP's p99 below VLB's with fewer rotors.
+        assert!(
+            out.contains("(median within 2x of Clos) holds at 25Gbps, 50Gbps"),
+            "{out}"
+        );
+        assert!(out.contains("(p99 below VLB's) holds at 1, 2\n"), "{out}");
     }
     let csv = |d: &std::path::Path| std::fs::read(d.join("fig8-sweep-sim.csv")).unwrap();
     assert_eq!(csv(&a), csv(&b));

@@ -11,17 +11,47 @@
 //!   slice duration, whose cycle a small allreduce's steps wait for.
 //! - RotorNet-UCMP's elephants below RotorNet-VLB's: the number of rotors
 //!   (uplinks), which sets how many slices VLB's indirection waits.
+//! - c-Through's mice "similar" to Clos's (median within 2x): the rate of
+//!   its electrical fabric, which carries every SET.
+//! - RotorNet-UCMP's mice below RotorNet-VLB's tail (p99): the number of
+//!   rotors, as for the elephants.
 
 use crate::csv::Csv;
-use crate::fig8::{ARCHS, Arch, TA_ELEPHANTS, TO_ELEPHANTS, UCMP_ELEPHANTS};
+use crate::fig8::{
+    ARCHS, Arch, CT_MICE, SET_BYTES, TA_ELEPHANTS, TO_ELEPHANTS, UCMP_ELEPHANTS, UCMP_MICE,
+};
 use crate::plot::{Axis, Chart, Panel, Series, Style, Unit};
 use crate::{Analysis, Check, Claim, Opts, Progress, pct};
+use lh_emu::traffic::apps::memcached::SetLoad;
 use lh_sim::{Sim, TcpConfig, apps};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// One sweep: `arch` against `reference` on an allreduce of `size` bytes,
-/// with `set` applied to `arch`'s config (and the reference's, when
+/// What a sweep compares: the median allreduce of a size (bytes), or a
+/// percentile of the mice (`fig8 --sim`'s memcached SETs).
+#[derive(Clone, Copy)]
+enum What {
+    Allreduce(usize),
+    Mice(f64),
+}
+
+impl What {
+    fn text(self) -> String {
+        match self {
+            What::Allreduce(b) => format!("{b} B allreduce, median"),
+            What::Mice(p) => format!("mice, p{p}"),
+        }
+    }
+
+    fn percentile(self) -> f64 {
+        match self {
+            What::Allreduce(_) => 50.0,
+            What::Mice(p) => p,
+        }
+    }
+}
+
+/// One sweep: `arch` against `reference` on `what`, with `set` applied to `arch`'s config (and the reference's, when
 /// `both`) for each of `values` (x, the JSON value).
 struct Sweep {
     name: &'static str,
@@ -33,7 +63,7 @@ struct Sweep {
     bound: (f64, f64),
     strict: bool,
     bound_text: &'static str,
-    size: usize,
+    what: What,
     x_label: &'static str,
     x_unit: Unit,
     /// The paper's testbed's value (x).
@@ -43,16 +73,24 @@ struct Sweep {
     both: bool,
 }
 
-const SWEEPS: [Sweep; 3] = [
+/// c-Through against Clos over the rate of c-Through's electrical fabric
+/// (the testbed's 10 Gb/s to twice the hosts' rate), within `bound`.
+const fn electrical(
+    name: &'static str,
+    claim: Claim,
+    bound: f64,
+    bound_text: &'static str,
+    what: What,
+) -> Sweep {
     Sweep {
-        name: "c-Through: electrical fabric rate",
+        name,
         arch: "c-Through",
         reference: "Clos",
-        claim: TA_ELEPHANTS,
-        bound: (0.0, super::fig8::SIMILAR),
+        claim,
+        bound: (0.0, bound),
         strict: false,
-        bound_text: "within 1.5x of Clos",
-        size: 4_000_000,
+        bound_text,
+        what,
         x_label: "c-Through's electrical fabric",
         x_unit: Unit::BitsPerSecond,
         paper: 10e9,
@@ -65,7 +103,42 @@ const SWEEPS: [Sweep; 3] = [
         ],
         set: |v, x| v["ta"]["electrical_rate"] = x.into(),
         both: false,
-    },
+    }
+}
+
+/// RotorNet-UCMP strictly below RotorNet-VLB over the number of rotors
+/// (uplinks per ToR and OCSes, both fabrics), the testbed's 4 and fewer.
+const fn rotors(name: &'static str, claim: Claim, bound_text: &'static str, what: What) -> Sweep {
+    Sweep {
+        name,
+        arch: "RotorNet-UCMP",
+        reference: "RotorNet-VLB",
+        claim,
+        bound: (0.0, 1.0),
+        strict: true,
+        bound_text,
+        what,
+        x_label: "rotors (uplinks per ToR)",
+        x_unit: Unit::Plain,
+        paper: 4.0,
+        values: &[(1.0, "1"), (2.0, "2"), (4.0, "4")],
+        set: |v, x| {
+            let n: u64 = x.parse().expect("a count");
+            v["tors"]["uplinks"] = n.into();
+            v["ocs"]["count"] = n.into();
+        },
+        both: true,
+    }
+}
+
+const SWEEPS: [Sweep; 5] = [
+    electrical(
+        "c-Through: electrical fabric rate",
+        TA_ELEPHANTS,
+        super::fig8::SIMILAR,
+        "within 1.5x of Clos",
+        What::Allreduce(4_000_000),
+    ),
     Sweep {
         name: "RotorNet-VLB: slice duration",
         arch: "RotorNet-VLB",
@@ -74,7 +147,7 @@ const SWEEPS: [Sweep; 3] = [
         bound: super::fig8::DOUBLE,
         strict: false,
         bound_text: "1.5x to 3x Clos",
-        size: 800_000,
+        what: What::Allreduce(800_000),
         x_label: "slice duration",
         x_unit: Unit::Seconds,
         paper: 100e-6,
@@ -89,26 +162,25 @@ const SWEEPS: [Sweep; 3] = [
         set: |v, x| v["slice"]["duration"] = x.into(),
         both: false,
     },
-    Sweep {
-        name: "RotorNet-UCMP vs VLB: rotors",
-        arch: "RotorNet-UCMP",
-        reference: "RotorNet-VLB",
-        claim: UCMP_ELEPHANTS,
-        bound: (0.0, 1.0),
-        strict: true,
-        bound_text: "below VLB",
-        size: 4_000_000,
-        x_label: "rotors (uplinks per ToR)",
-        x_unit: Unit::Plain,
-        paper: 4.0,
-        values: &[(1.0, "1"), (2.0, "2"), (4.0, "4")],
-        set: |v, x| {
-            let n: u64 = x.parse().expect("a count");
-            v["tors"]["uplinks"] = n.into();
-            v["ocs"]["count"] = n.into();
-        },
-        both: true,
-    },
+    rotors(
+        "RotorNet-UCMP vs VLB: rotors",
+        UCMP_ELEPHANTS,
+        "below VLB",
+        What::Allreduce(4_000_000),
+    ),
+    electrical(
+        "c-Through mice: electrical fabric rate",
+        CT_MICE,
+        super::fig8::NEAR,
+        "median within 2x of Clos",
+        What::Mice(50.0),
+    ),
+    rotors(
+        "RotorNet-UCMP vs VLB mice: rotors",
+        UCMP_MICE,
+        "p99 below VLB's",
+        What::Mice(99.0),
+    ),
 ];
 
 const COLUMNS: [&str; 5] = ["sweep", "x", "arch", "sample", "fct_us"];
@@ -141,8 +213,25 @@ pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
                 let mut sim = Sim::new(&c, Default::default())?;
                 let ring: Vec<usize> = (0..sim.hosts()).collect();
                 let tcp = TcpConfig::default();
-                let t =
-                    apps::allreduce(&mut sim, &ring, s.size as u64, iters, tcp, 60_000_000_000)?;
+                let t: Vec<Option<u64>> = match s.what {
+                    What::Allreduce(size) => {
+                        apps::allreduce(&mut sim, &ring, size as u64, iters, tcp, 60_000_000_000)?
+                    }
+                    // fig8 --sim's SETs: one client per other ToR to a
+                    // server on ToR 0, Poisson at a millisecond mean.
+                    What::Mice(_) => {
+                        let set = SetLoad {
+                            count: if o.quick { 100 } else { 500 },
+                            size: SET_BYTES,
+                            interval: std::time::Duration::from_millis(1),
+                            poisson: Some(o.seed),
+                        };
+                        apps::memcached(&mut sim, ring[0], &ring[1..], &set, tcp, 60_000_000_000)?
+                            .iter()
+                            .map(|r| r.fct_ns)
+                            .collect()
+                    }
+                };
                 for (i, t) in t.iter().enumerate() {
                     out.push(vec![
                         s.name.to_string(),
@@ -181,22 +270,30 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
     anyhow::ensure!(!cells.is_empty(), "no samples");
     let complete = cells.values().all(|(v, n)| v.len() == *n);
     let mut checks = vec![Check::sanity(
-        "every allreduce of every sweep completed".into(),
+        "every allreduce and SET of every sweep completed".into(),
         complete,
     )];
     let mut table = String::from(
-        "Fig. 8's failing elephant claims, each swept over its responsible parameter (virtual time; median allreduce, ms)\n",
+        "Fig. 8's failing claims, each swept over its responsible parameter (virtual time; ms)\n",
     );
     let mut panels = Vec::new();
     for s in &SWEEPS {
         let med = |x: f64, a: &str| {
             cells
                 .get(&(s.name.to_string(), x.to_bits(), a.to_string()))
-                .and_then(|(v, _)| pct(v, 50.0))
+                .and_then(|(v, _)| pct(v, s.what.percentile()))
         };
         table += &format!(
-            "{}: {} / {} ({} B)\n{:>12} {:>12} {:>12} {:>8} {:>6}\n",
-            s.name, s.arch, s.reference, s.size, "x", s.arch, s.reference, "ratio", "holds"
+            "{}: {} / {} ({})\n{:>12} {:>12} {:>12} {:>8} {:>6}\n",
+            s.name,
+            s.arch,
+            s.reference,
+            s.what.text(),
+            "x",
+            s.arch,
+            s.reference,
+            "ratio",
+            "holds"
         );
         let mut pts = Vec::new();
         let mut holds_at = Vec::new();
@@ -233,11 +330,11 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         checks.push(Check::report(
             s.claim,
             format!(
-                "{}: {} / {} at {} B is {at_paper} at the testbed's value; the claim's bound ({}) holds at {}",
+                "{}: {} / {} ({}) is {at_paper} at the testbed's value; the claim's bound ({}) holds at {}",
                 s.name,
                 s.arch,
                 s.reference,
-                s.size,
+                s.what.text(),
                 s.bound_text,
                 if holds_at.is_empty() {
                     "none of the values swept".to_string()
@@ -273,14 +370,14 @@ pub fn analyze(c: &Csv) -> anyhow::Result<Analysis> {
         panels.push(Panel {
             title: s.name.to_string(),
             x,
-            y: Axis::log("ratio of median allreduce times", Unit::Plain),
+            y: Axis::log("ratio of FCTs", Unit::Plain),
             series,
         });
     }
     Ok(Analysis {
         table,
         chart: Chart {
-            title: "Fig. 8's failing elephant claims, swept (virtual time)".into(),
+            title: "Fig. 8's failing claims, swept (virtual time)".into(),
             panels,
             columns: 3,
             legend: true,
@@ -338,8 +435,20 @@ mod tests {
             "{}",
             what[3]
         );
+        // The mice: c-Through's median bound is 2x (50 Gb/s: exactly 2x).
+        assert!(
+            what[4].ends_with("holds at 50Gbps, 100Gbps, 200Gbps"),
+            "{}",
+            what[4]
+        );
+        assert!(what[4].contains("(mice, p50) is 10.00x"), "{}", what[4]);
+        assert!(
+            what[5].ends_with("holds at none of the values swept"),
+            "{}",
+            what[5]
+        );
         assert!(a.checks.iter().all(|c| !c.fails()), "reports never fail");
-        assert_eq!(a.chart.panels.len(), 3);
+        assert_eq!(a.chart.panels.len(), SWEEPS.len());
         // An allreduce that did not complete fails the run's condition.
         let mut c = synthetic(|_, _| 1.0);
         c.rows[0][4] = String::new();
