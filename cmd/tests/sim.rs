@@ -326,6 +326,11 @@ fn fig8_sweep_shows_where_each_failing_claim_would_hold() {
             "{out}"
         );
         assert!(out.contains("(below VLB) holds at 1, 2\n"), "{out}");
+        // RotorNet-VLB's 0.8 MB allreduce at the testbed's duty cycle.
+        assert!(
+            out.contains("(1.5x to 3x Clos) holds at 2us, 5us, 10us, 25us\n"),
+            "{out}"
+        );
         // The mice: c-Through's from an electrical fabric of 25 Gb/s,
         // UCMP's p99 below VLB's with fewer rotors.
         assert!(
