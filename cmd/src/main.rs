@@ -251,9 +251,12 @@ pub(crate) enum ExperimentKind {
     Otcp,
     /// SOPA: permutation on a Fat-Tree, ECMP vs RPS vs SOPA vs Hedera.
     Sopa,
-    /// Fig. 8's failing elephant claims, each swept over its responsible
-    /// parameter (with --sim only).
+    /// Fig. 8's failing claims, each swept over its responsible parameter
+    /// (with --sim only).
     Fig8Sweep,
+    /// Table 3's claims that fail on the KV-store trace, swept over the
+    /// load (with --sim only).
+    Table3Sweep,
 }
 
 #[derive(Subcommand)]
@@ -429,7 +432,8 @@ fn main() -> ExitCode {
             | ExperimentKind::Fig13
             | ExperimentKind::Otcp
             | ExperimentKind::Sopa
-            | ExperimentKind::Fig8Sweep => {
+            | ExperimentKind::Fig8Sweep
+            | ExperimentKind::Table3Sweep => {
                 let table_only = [
                     ("--config", config.is_some()),
                     ("--load", load.is_some()),

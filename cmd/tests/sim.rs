@@ -341,9 +341,16 @@ fn fig8_sweep_shows_where_each_failing_claim_would_hold() {
     }
     let csv = |d: &std::path::Path| std::fs::read(d.join("fig8-sweep-sim.csv")).unwrap();
     assert_eq!(csv(&a), csv(&b));
-    let o = experiment(&["fig8-sweep"]);
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("add --sim"));
+    for sweep in ["fig8-sweep", "table3-sweep"] {
+        let o = experiment(&[sweep]);
+        assert!(!o.status.success());
+        assert!(
+            String::from_utf8_lossy(&o.stderr)
+                .contains(&format!("{sweep} runs in virtual time only: add --sim")),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
 }
 
 #[test]
@@ -439,7 +446,7 @@ fn sim_refuses_what_it_does_not_run() {
     assert!(!o.status.success());
     assert!(
         err.contains(
-            "--sim: fig9 does not run in virtual time; these do: fig8, fig8-sweep, fig10, table2, table3"
+            "--sim: fig9 does not run in virtual time; these do: fig8, fig8-sweep, fig10, table3-sweep, table2, table3"
         ),
         "{err}"
     );

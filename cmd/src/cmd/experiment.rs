@@ -22,10 +22,15 @@ pub fn figure_cmd(
         ExperimentKind::Otcp => "otcp",
         ExperimentKind::Sopa => "sopa",
         ExperimentKind::Fig8Sweep => "fig8-sweep",
+        ExperimentKind::Table3Sweep => "table3-sweep",
         _ => "fig13",
     };
-    if which == ExperimentKind::Fig8Sweep && !sim {
-        anyhow::bail!("fig8-sweep runs in virtual time only: add --sim");
+    if matches!(
+        which,
+        ExperimentKind::Fig8Sweep | ExperimentKind::Table3Sweep
+    ) && !sim
+    {
+        anyhow::bail!("{name} runs in virtual time only: add --sim");
     }
     if let Some((flag, _)) = table_only.iter().find(|(_, given)| *given) {
         anyhow::bail!(
@@ -120,8 +125,7 @@ pub fn experiment_cmd(
             // 32.4 ms cycles, then two cycles of drain. It takes about
             // 12 s, so --quick runs it as it is (queues fill over cycles:
             // one cycle shows no loss at all).
-            w.observed_tor = Some(0);
-            w.transit = true;
+            tables::paper_workload(&mut w);
             // The paper's traffic is its traces (§9.3, Table 3: Hadoop,
             // RPC, KV store): flows, each sent whole at 100 Gb/s, and no
             // incast of our own.
@@ -131,15 +135,9 @@ pub fn experiment_cmd(
             if incast_share.is_none() && w.trace.is_some() {
                 w.incast_share = 0.0;
             }
-            // Without push-back the queues hold 16 ms of traffic, with it
-            // the paused hosts hundreds of MB: frames are stored as their
-            // headers, in slots enough for all of them.
-            w.compact = true;
-            w.pool_frames = 4 << 20;
             if duration_ms.is_none() {
                 w.duration_ns = 100_000_000;
             }
-            w.drain_ns = 70_000_000;
             tables::table3(cfg, &w, &out, true)?
         }
         ExperimentKind::Table3 => tables::table3(cfg, &w, &out, false)?,
@@ -174,7 +172,8 @@ pub fn experiment_cmd(
         | ExperimentKind::Fig13
         | ExperimentKind::Otcp
         | ExperimentKind::Sopa
-        | ExperimentKind::Fig8Sweep => {
+        | ExperimentKind::Fig8Sweep
+        | ExperimentKind::Table3Sweep => {
             anyhow::bail!("{which:?} is a figure: run it through `lighthouse experiment`")
         }
     };

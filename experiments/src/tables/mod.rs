@@ -20,6 +20,7 @@ use swtor::engine::{Engine, EngineOptions};
 use swtor::{MemPort, SliceClock, TorFeatures};
 
 mod run;
+pub mod sweep;
 mod table2;
 mod table3;
 #[cfg(test)]
