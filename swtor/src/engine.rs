@@ -587,7 +587,7 @@ impl<P: Port> Engine<P> {
             busy |= sw.poll(&mut x, now);
         }
         self.tor
-            .dispatch_bulk(&mut self.cal, &mut self.pool, &mut self.c, now);
+            .dispatch_bulk(&mut self.cal, &mut self.pool, &mut self.c, &self.hosts, now);
         busy |= self.cal.rotate(
             &mut self.pool,
             &mut self.c,

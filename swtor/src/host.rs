@@ -54,6 +54,11 @@ pub(crate) struct Hosts {
 }
 
 impl Hosts {
+    /// Bytes of RotorLB's bulk waiting at host `h`'s port.
+    pub(crate) fn bulk_bytes(&self, h: u16) -> u64 {
+        self.hosts[h as usize].bulk.bytes
+    }
+
     pub(crate) fn new(queue_limit: u64, rate: BitsPerSec) -> Hosts {
         Hosts {
             hosts: Vec::new(),

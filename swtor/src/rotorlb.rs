@@ -15,9 +15,11 @@
 //!    (local, relayed and on its way). A frame is relayed at most once.
 //!
 //! A destination host takes at most what its link carries in a slot from
-//! all direct hops of the slot together (the receiver's share, as the
-//! Opera authors' RotorLB limits each receiving host to its link rate):
-//! without it six circuits could pour 60 Gb/s into one 10 Gb/s host port.
+//! all direct hops of the slot together, less the bulk its port still
+//! holds (the receiver's share, as the Opera authors' RotorLB limits each
+//! receiving host to its link rate and a ToR accepts only what it has room
+//! for): without it six circuits could pour 60 Gb/s into one 10 Gb/s host
+//! port.
 //! Queues per host, not per ToR, so that a host whose share is spent does
 //! not block its neighbours' frames.
 //!
@@ -32,6 +34,7 @@
 
 use crate::calendar::Calendar;
 use crate::counters::Counters;
+use crate::host::Hosts;
 use crate::pool::{Bulk, FramePool, FrameQueue};
 use lh_ctrl::schedule::{Endpoint, Schedule};
 use lh_ctrl::units::Nanos;
@@ -170,11 +173,17 @@ impl RotorLb {
             .map_or(0, |q| q.bytes)
     }
 
-    /// The hosts' shares start anew in each slot.
-    fn new_shares(&mut self, slot: u64) {
+    /// The hosts' shares start anew in each slot, less what each host's
+    /// port still holds of bulk: a ToR accepts bulk for a host only as far
+    /// as the host's queue has room (RotorLB's accepts; without this the
+    /// port, where bulk waits below other frames, overflows and RotorLB's
+    /// bulk is never sent again).
+    fn new_shares(&mut self, slot: u64, hosts: &Hosts) {
         if self.rx_slot != slot {
             self.rx_slot = slot;
-            self.rx.iter_mut().for_each(|b| *b = 0);
+            for (h, b) in self.rx.iter_mut().enumerate() {
+                *b = hosts.bulk_bytes(h as u16);
+            }
         }
     }
 
@@ -215,6 +224,7 @@ impl RotorLb {
         cal: &mut Calendar,
         pool: &mut FramePool,
         c: &mut Counters,
+        hosts: &Hosts,
         tor: TorId,
         h: u16,
         relayed: bool,
@@ -230,7 +240,7 @@ impl RotorLb {
             let k = t * self.tors + dst;
             self.inflight[k] = self.inflight[k].saturating_sub(len);
         }
-        self.new_shares(slot);
+        self.new_shares(slot, hosts);
         // Behind frames already waiting for `h` it would jump the queue.
         if !self.is_waiting(relayed, t, h) && self.direct_now(cal, pool, c, tor, h, i, slot, tnow) {
             return;
@@ -289,6 +299,7 @@ impl RotorLb {
         cal: &mut Calendar,
         pool: &mut FramePool,
         c: &mut Counters,
+        hosts: &Hosts,
         slot: u64,
         tnow: u64,
     ) {
@@ -297,7 +308,7 @@ impl RotorLb {
         }
         self.reclaim(cal, pool, c, slot);
         self.slot = slot;
-        self.new_shares(slot);
+        self.new_shares(slot, hosts);
         if self.total == 0 {
             return;
         }

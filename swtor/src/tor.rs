@@ -142,7 +142,7 @@ impl Pipeline {
             && let Some(r) = self.rlb.as_mut()
         {
             // The end of a RotorLB first hop: relay it to `dst`.
-            return r.take(x.cal, x.pool, x.c, tor, dh, true, i, slot, tnow);
+            return r.take(x.cal, x.pool, x.c, x.hosts, tor, dh, true, i, slot, tnow);
         }
 
         if fabric && wire::srh_count(x.pool.data(i)).is_some() {
@@ -190,7 +190,7 @@ impl Pipeline {
             // sizes); with RotorLB the ToR's byte count, which aliases
             // flows that share a counter, does not.
             if !fabric && wire::ipv4_dscp(x.pool.data(i)) == Some(wire::DSCP_BULK) {
-                return r.take(x.cal, x.pool, x.c, tor, dh, false, i, slot, tnow);
+                return r.take(x.cal, x.pool, x.c, x.hosts, tor, dh, false, i, slot, tnow);
             }
             class = 0;
         }
@@ -305,11 +305,12 @@ impl Pipeline {
         cal: &mut Calendar,
         pool: &mut FramePool,
         c: &mut Counters,
+        hosts: &Hosts,
         now: u64,
     ) {
         if let Some(r) = self.rlb.as_mut() {
             let tnow = offset(now, self.tor_clock_offset);
-            r.dispatch(cal, pool, c, self.clock.slot(tnow), tnow);
+            r.dispatch(cal, pool, c, hosts, self.clock.slot(tnow), tnow);
         }
     }
 

@@ -429,3 +429,37 @@ fn rotorlb_from_a_tor_other_than_the_first_relays_the_same_way() {
     assert_eq!(e.poll_at(), None, "{}", e.c);
     assert!(e.c.conservation_holds(), "{}", e.c);
 }
+
+#[test]
+fn rotorlb_accepts_for_a_host_only_what_its_port_has_room_for() {
+    // Low-latency frames from h3 come for its neighbour h2 (ToR 3) at
+    // twice h2's 4 Gb/s link (5 KB a 10 us slot) for 300 us: once the
+    // port's pacing slack (200 us) is spent, its queue grows. Then 60 KB
+    // of bulk from h1 (ToR 0) comes for h2. Bulk waits at the port below
+    // the low-latency frames; RotorLB's share for h2 starts each slot at
+    // what the port still holds of bulk, so the port never holds more
+    // than a slot's share and a frame, and the rest waits in RotorLB's
+    // queues: nothing is dropped, however small the port's buffer.
+    // Without it RotorLB kept pouring a slot's share into the port.
+    let mut tm = timing(SLICE, DARK, RATE);
+    tm.model.host_rate = BitsPerSec(4_000_000_000);
+    let mut e = rotorlb_engine_at(&[0, 3, 3], tm);
+    let mut most = 0;
+    for k in 0..=3000 {
+        // A 1000-byte frame every 1 us: twice h2's link rate.
+        if k < 600 && k % 2 == 0 {
+            e.port.inject(3, 0, &udp(3, 2, 0, 1000));
+        }
+        if k == 440 {
+            for _ in 0..60 {
+                e.port.inject(1, 0, &bulk_frame(1));
+            }
+        }
+        e.poll(EPOCH + 5 + k * 500).unwrap();
+        most = most.max(e.hosts.bulk_bytes(1));
+        assert!(e.c.conservation_holds(), "{}", e.c);
+    }
+    assert!(most > 0, "bulk waited at the port: {}", e.c);
+    assert!(most <= 5000 + 1000, "h2's port held {most} bytes of bulk");
+    assert_eq!((e.c.delivered, e.c.dropped_total()), (360, 0), "{}", e.c);
+}
