@@ -66,6 +66,11 @@ def test_what_the_simulation_does_not_model_is_refused_by_name():
             net.iperf("h1", "h3")
         with pytest.raises(lighthouse.NetworkError, match="already running"):
             net.start(backend="sim")
+        # Virtual time's TCP is NewReno: another congestion control is
+        # refused, not silently run as Reno.
+        with pytest.raises(ValueError, match="cc=cubic"):
+            net.flows("kvstore all-to-all 0.1 0.002 cc=cubic")
+        assert net.flows("kvstore all-to-all 0.1 0.002 cc=reno")["records"]
     finally:
         net.stop()
 
