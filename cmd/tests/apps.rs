@@ -222,6 +222,37 @@ fn a_loaded_but_restricted_congestion_control_is_refused_with_the_way_out() {
 }
 
 #[test]
+fn a_window_cap_holds_from_each_hosts_first_connection_to_a_peer() {
+    // The kernel takes a route's locked cwnd (`hosts.tcp.max_window`) from
+    // its per-destination TCP metrics, which it makes only when a
+    // connection to that destination closes: unseeded, a host's first
+    // connection to each peer ran uncapped (docs/fidelity.md). Bring-up
+    // seeds every pair, so each host has an entry for every other host
+    // with the cap before any traffic of the user's.
+    if skip_unless_root("a_window_cap_holds_from_each_hosts_first_connection_to_a_peer") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = rotornet_with(dir.path(), serde_json::json!({"tcp": {"max_window": 32}}));
+    let r = run_script(&cfg, "h7 ip tcp_metrics show\n", &[]);
+    assert!(r.out.status.success(), "{}", r.err);
+    // Mininet's CLI writes a host command's output to stderr.
+    let text = &r.err;
+    let entries: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" source 10.0.0.7"))
+        .collect();
+    let peers: std::collections::BTreeSet<&str> =
+        entries.iter().filter_map(|l| l.split(' ').next()).collect();
+    let want: std::collections::BTreeSet<String> = (1..=16)
+        .filter(|k| *k != 7)
+        .map(|k| format!("10.0.0.{k}"))
+        .collect();
+    assert_eq!(peers, want.iter().map(String::as_str).collect(), "{text}");
+    assert!(entries.iter().all(|l| l.contains(" cwnd 32 ")), "{text}");
+}
+
+#[test]
 fn memcached_sets_complete_with_fcts_and_the_server_is_gone() {
     if skip_unless_root("memcached_sets_complete_with_fcts_and_the_server_is_gone") {
         return;

@@ -212,6 +212,94 @@ async fn set_route_metrics(
     Ok(())
 }
 
+/// Most hosts [`seed_metrics`] connects all pairs of (16,256 connections).
+pub const SEED_MAX_HOSTS: usize = 128;
+
+/// Makes the kernel's TCP metrics entry of every ordered pair of `hosts`
+/// (namespace, address) with one connection each, and returns how many
+/// connected.
+///
+/// Why: the kernel takes a route's locked `cwnd` (the cap of
+/// `hosts.tcp.max_window` and OTCP's CWNDmax) from its per-destination
+/// metrics cache, and makes a destination's entry only when a connection
+/// to it closes, so a host's first connection to each peer ran uncapped
+/// (a Reno flow at cwnd 219 under a cap of 64, which overran its ToR
+/// queue). Seeded, every later connection starts with the cap. The
+/// kernel saves no slow-start threshold from these short connections
+/// (`tcp_no_ssthresh_metrics_save`, on by default), only their RTT.
+pub fn seed_metrics(
+    hosts: &[(std::path::PathBuf, std::net::Ipv4Addr)],
+    timeout: std::time::Duration,
+) -> Result<usize, HostTcpError> {
+    use socket2::{Domain, Socket, Type};
+    use std::net::{SocketAddrV4, TcpListener};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let n = hosts.len();
+    let mut listeners = Vec::with_capacity(n);
+    let mut sockets = Vec::with_capacity(n * n.saturating_sub(1));
+    for (i, (ns, ip)) in hosts.iter().enumerate() {
+        let (l, s) = netns::run_in(Some(ns), || -> std::io::Result<_> {
+            let l = TcpListener::bind(SocketAddrV4::new(*ip, 0))?;
+            l.set_nonblocking(true)?;
+            let s: Vec<Socket> = (1..n)
+                .map(|_| Socket::new(Domain::IPV4, Type::STREAM, None))
+                .collect::<std::io::Result<_>>()?;
+            Ok((l, s))
+        })?
+        .map_err(|e| HostTcpError::Link(LinkError::Other(format!("seed TCP metrics: {e}"))))?;
+        let addr = match l.local_addr() {
+            Ok(std::net::SocketAddr::V4(a)) => a,
+            _ => {
+                return Err(
+                    LinkError::Other("seed TCP metrics: no listener address".into()).into(),
+                );
+            }
+        };
+        listeners.push((l, addr));
+        let peers = (0..n).filter(|&j| j != i);
+        sockets.extend(s.into_iter().zip(peers));
+    }
+    let addrs: Vec<SocketAddrV4> = listeners.iter().map(|(_, a)| *a).collect();
+    let (connected, accepted) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let deadline = std::time::Instant::now() + timeout;
+    let workers = sockets.len().clamp(1, 32);
+    let mut chunks: Vec<Vec<(Socket, usize)>> = (0..workers).map(|_| Vec::new()).collect();
+    for (k, s) in sockets.into_iter().enumerate() {
+        chunks[k % workers].push(s);
+    }
+    let total = chunks.iter().map(Vec::len).sum::<usize>();
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            // Accept and close: the passive side's handshake is all it takes.
+            while accepted.load(Ordering::Relaxed) < total && std::time::Instant::now() < deadline {
+                let mut any = false;
+                for (l, _) in &listeners {
+                    while let Ok((c, _)) = l.accept() {
+                        drop(c);
+                        accepted.fetch_add(1, Ordering::Relaxed);
+                        any = true;
+                    }
+                }
+                if !any {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+            }
+        });
+        for chunk in chunks {
+            let (addrs, connected) = (&addrs, &connected);
+            sc.spawn(move || {
+                for (s, j) in chunk {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    if !left.is_zero() && s.connect_timeout(&addrs[j].into(), left).is_ok() {
+                        connected.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    Ok(connected.into_inner())
+}
+
 /// The route from one host to one destination with OTCP's metrics. The
 /// sending side of a connection reads `rto_min`, `initcwnd` and `cwnd`;
 /// the receiving side reads `initrwnd` from its own route back to the

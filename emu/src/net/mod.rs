@@ -301,6 +301,22 @@ impl Network {
             }
         }));
         self.fabric = Some(f);
+        let capped = c
+            .config
+            .hosts
+            .as_ref()
+            .and_then(|h| h.tcp.as_ref())
+            .is_some_and(|t| t.max_window.is_some())
+            || lh_ctrl::otcp::table(c).is_some();
+        if capped {
+            let hosts: Vec<_> = net
+                .plan
+                .hosts
+                .iter()
+                .map(|h| (net.host_ns(h), h.ip))
+                .collect();
+            self.seed_tcp_metrics(&hosts)?;
+        }
         if let Some(target) = self.opts.telemetry.clone() {
             // A telemetry failure must not stop the run.
             match self.start_telemetry(&target) {
@@ -315,6 +331,35 @@ impl Network {
             if self.live.is_none() {
                 self.say("*** --ta-live: not a TA config, ignored");
             }
+        }
+        Ok(())
+    }
+
+    /// Every host's locked `cwnd` (`hosts.tcp.max_window`, OTCP) holds
+    /// from its first connection to each peer on
+    /// ([`crate::host::tcp::seed_metrics`]); past
+    /// [`crate::host::tcp::SEED_MAX_HOSTS`] hosts a note says that it does
+    /// not.
+    fn seed_tcp_metrics(
+        &mut self,
+        hosts: &[(std::path::PathBuf, std::net::Ipv4Addr)],
+    ) -> Result<(), NetworkError> {
+        use crate::host::tcp::{SEED_MAX_HOSTS, seed_metrics};
+        if hosts.len() > SEED_MAX_HOSTS {
+            self.say(&format!(
+                "*** Note: {} hosts: a host's first connection to each peer is not window-capped (the kernel's TCP metrics are seeded up to {SEED_MAX_HOSTS} hosts)",
+                hosts.len()
+            ));
+            return Ok(());
+        }
+        let want = hosts.len() * hosts.len().saturating_sub(1);
+        let got = seed_metrics(hosts, Duration::from_secs(5))
+            .map_err(|e| NetworkError::Fabric(e.to_string()))?;
+        if got < want {
+            self.say(&format!(
+                "*** Note: {} of {want} host pairs did not connect in 5 s: their first connection is not window-capped",
+                want - got
+            ));
         }
         Ok(())
     }
