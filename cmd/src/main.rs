@@ -105,6 +105,12 @@ enum Cmd {
         /// (docs/scale-out.md).
         #[arg(long)]
         vxlan: bool,
+        /// The data plane keeps the last CPU to itself and the hosts'
+        /// receive work goes to the others (RPS): bulk TCP on 2 cores as
+        /// if each had its own, at the cost of an idle CPU's wake-up on
+        /// sparse traffic such as pings (docs/dataplane.md).
+        #[arg(long)]
+        own_cpu: bool,
         /// Serve the live web dashboard on ADDR (default 127.0.0.1:8001;
         /// HOST:PORT or PORT). Beyond loopback every request needs the
         /// token printed with the URL (docs/dashboard.md).
@@ -352,6 +358,7 @@ fn main() -> ExitCode {
             ta_live,
             ocs_process,
             vxlan,
+            own_cpu,
             dashboard,
             max_memory,
             mn_compat,
@@ -374,6 +381,7 @@ fn main() -> ExitCode {
             ta_live,
             ocs_process,
             vxlan,
+            own_cpu,
             dashboard,
             max_memory: MemoryLimit(max_memory),
         }),

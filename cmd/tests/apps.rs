@@ -66,6 +66,11 @@ fn alive(pid: u32) -> bool {
 /// in the script becomes P); asserts that no namespace or state of the
 /// prefix is left.
 fn run_script(cfg: &Path, script: &str, env: &[(&str, &str)]) -> Run {
+    run_script_with(cfg, script, env, &[])
+}
+
+/// [`run_script`] with `args` after the config.
+fn run_script_with(cfg: &Path, script: &str, env: &[(&str, &str)], args: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let s = dir.path().join("s.lh");
     let prefix = format!("lh{:04x}", rand::random::<u16>());
@@ -75,7 +80,8 @@ fn run_script(cfg: &Path, script: &str, env: &[(&str, &str)]) -> Run {
         .arg(cfg)
         .arg("--script")
         .arg(&s)
-        .args(["--prefix", &prefix]);
+        .args(["--prefix", &prefix])
+        .args(args);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -250,6 +256,48 @@ fn a_window_cap_holds_from_each_hosts_first_connection_to_a_peer() {
         .collect();
     assert_eq!(peers, want.iter().map(String::as_str).collect(), "{text}");
     assert!(entries.iter().all(|l| l.contains(" cwnd 32 ")), "{text}");
+}
+
+#[test]
+fn own_cpu_pins_the_data_plane_and_the_hosts_receive_on_the_others() {
+    // A frame the data plane writes to a host veth is received, and the
+    // host's TCP answer sent, inside that write: on its CPU unless the
+    // veth steers it elsewhere (RPS). With --own-cpu the data-plane thread
+    // is pinned to the last CPU and every host veth's rps_cpus names the
+    // others (swtor::sched::dataplane_cpu says why); without, neither.
+    let test = "own_cpu_pins_the_data_plane_and_the_hosts_receive_on_the_others";
+    if skip_unless_root(test) {
+        return;
+    }
+    let cpus = swtor::sched::allowed_cpus();
+    if cpus.len() < 2 {
+        eprintln!("SKIPPED {test}: one CPU");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = rotornet_with(dir.path(), serde_json::Value::Null);
+    let script = "sh for h in 1 16; do ip netns exec {prefix}-h$h cat /sys/class/net/h$h-eth0/queues/rx-0/rps_cpus; done; for t in /proc/$PPID/task/*; do grep -qx swtor-dataplane $t/comm && grep Cpus_allowed_list $t/status; done\n";
+    let last = *cpus.last().unwrap();
+    let rest = swtor::sched::cpu_mask(&cpus[..cpus.len() - 1]);
+    let all = swtor::sched::cpu_mask(&cpus);
+    for (args, rps, dp) in [
+        (&["--own-cpu"][..], rest, last.to_string()),
+        (&[][..], "0".to_string(), format!("{}-{last}", cpus[0])),
+    ] {
+        let r = run_script_with(&cfg, script, &[], args);
+        assert!(r.out.status.success(), "{}", r.err);
+        let text = format!("{}{}", r.stdout(), r.err);
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        assert_eq!(
+            lines.iter().filter(|l| **l == rps).count(),
+            2,
+            "{args:?}: h1's and h16's rps_cpus are {rps} (all CPUs: {all}):\n{text}"
+        );
+        assert!(
+            lines.contains(&format!("Cpus_allowed_list:\t{dp}").as_str()),
+            "{args:?}: the data plane may run on {dp}:\n{text}"
+        );
+    }
 }
 
 #[test]

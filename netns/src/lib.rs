@@ -182,13 +182,24 @@ pub fn enter_on_exec_with_sysfs(cmd: &mut Command, ns: Netns) {
     // setns hook above): only raw system calls on static C strings, and an
     // error built from errno without allocating.
     unsafe {
-        cmd.pre_exec(private_sysfs);
+        cmd.pre_exec(|| private_sysfs(libc::MS_RDONLY));
+    }
+}
+
+/// [`enter_on_exec_with_sysfs`] with a writable sysfs, for a program that
+/// sets a device's attributes (a veth's `rps_cpus`).
+pub fn enter_on_exec_with_writable_sysfs(cmd: &mut Command, ns: Netns) {
+    enter_on_exec(cmd, ns);
+    // SAFETY: as in enter_on_exec_with_sysfs.
+    unsafe {
+        cmd.pre_exec(|| private_sysfs(0));
     }
 }
 
 /// In the calling (child) process: a private mount namespace with a sysfs
-/// of the current network namespace on `/sys`. Async-signal-safe.
-fn private_sysfs() -> io::Result<()> {
+/// of the current network namespace on `/sys`, mounted with `ro` (0 or
+/// MS_RDONLY). Async-signal-safe.
+fn private_sysfs(ro: libc::c_ulong) -> io::Result<()> {
     let none = std::ptr::null::<libc::c_char>();
     // SAFETY: unshare takes flags only and changes only this process.
     if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
@@ -224,7 +235,7 @@ fn private_sysfs() -> io::Result<()> {
             c"sysfs".as_ptr(),
             c"/sys".as_ptr(),
             c"sysfs".as_ptr(),
-            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            ro | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
             std::ptr::null(),
         )
     } != 0

@@ -72,6 +72,9 @@ pub struct EngineOptions {
     /// ToRs behind NICs address the hosts, not this machine
     /// (`lighthouse ocs`). Veths pass every frame anyway.
     pub promiscuous_external: bool,
+    /// Pin the data-plane thread to this CPU ([`crate::sched::dataplane_cpu`]
+    /// says when and why; `lighthouse run --own-cpu`).
+    pub cpu: Option<usize>,
 }
 
 impl Default for EngineOptions {
@@ -85,6 +88,7 @@ impl Default for EngineOptions {
             tor: TorFeatures::default(),
             fattree: None,
             promiscuous_external: false,
+            cpu: None,
         }
     }
 }

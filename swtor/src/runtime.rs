@@ -190,8 +190,9 @@ pub fn start_with(
             spec.schedule.slices() as u64,
         ),
     };
+    let cpu = opts.cpu;
     let eng = Engine::with_ports(&spec, &ifindex, sock, clock, opts)?;
-    spawn(eng, clock)
+    spawn_on(eng, clock, cpu)
 }
 
 /// Whether the idle data-plane thread calls sched_yield (measured: it adds
@@ -212,8 +213,17 @@ pub const DATAPLANE_NICE: i32 = -10;
 
 /// Runs an engine on its own OS thread (also used with custom ports).
 pub fn spawn<P: Port + 'static>(
+    eng: Engine<P>,
+    clock: SliceClock,
+) -> Result<FabricHandle, FabricError> {
+    spawn_on(eng, clock, None)
+}
+
+/// [`spawn`], the thread pinned to `cpu` if given.
+fn spawn_on<P: Port + 'static>(
     mut eng: Engine<P>,
     clock: SliceClock,
+    cpu: Option<usize>,
 ) -> Result<FabricHandle, FabricError> {
     let (tx, rx) = mpsc::channel::<Cmd>();
     let stop = Arc::new(AtomicBool::new(false));
@@ -230,6 +240,11 @@ pub fn spawn<P: Port + 'static>(
                 .unwrap_or(DATAPLANE_NICE);
             if !sched::set_thread_nice(nice) {
                 tracing::debug!("could not raise the data-plane thread's priority");
+            }
+            if let Some(cpu) = cpu
+                && !sched::pin_thread(cpu)
+            {
+                tracing::debug!("could not pin the data-plane thread to CPU {cpu}");
             }
             let mut iter: u32 = 0;
             let mut idle: u32 = 0;

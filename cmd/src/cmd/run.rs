@@ -40,6 +40,8 @@ pub struct RunArgs {
     /// `--vxlan`: BMv2 ToRs reach the OCS over kernel VXLAN links, each
     /// ToR's namespace a machine of its own (docs/scale-out.md).
     pub vxlan: bool,
+    /// `--own-cpu` (`NetOptions::own_cpu`).
+    pub own_cpu: bool,
     /// `--dashboard [ADDR]`.
     pub dashboard: Option<String>,
     pub max_memory: MemoryLimit,
@@ -189,6 +191,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             config: std::fs::canonicalize(&mn.config).ok(),
             host_tcp: cfg.hosts.as_ref().and_then(|h| h.tcp.clone()),
             vxlan: a.vxlan,
+            own_cpu: a.own_cpu,
         },
         p4: p4_src,
         p4_log: a.p4_log,

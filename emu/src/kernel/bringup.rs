@@ -48,6 +48,10 @@ pub struct NetOptions {
     /// (`sN-wan`, 198.18.T.0/24) that carries a VXLAN link per uplink and
     /// CPU port (docs/scale-out.md).
     pub vxlan: bool,
+    /// `--own-cpu`: the data plane keeps the last CPU to itself and every
+    /// host veth's receive work goes to the others (RPS);
+    /// `swtor::sched::dataplane_cpu` says why and what it costs.
+    pub own_cpu: bool,
 }
 
 /// One end of a BMv2 ToR's VXLAN links (`NetOptions::vxlan`): the
@@ -82,6 +86,9 @@ pub struct Net {
     pub plan: Plan,
     /// Host MACs as the kernel reports them, index K-1.
     pub macs: Vec<[u8; 6]>,
+    /// The CPU the data plane keeps to itself (`NetOptions::own_cpu`, on a
+    /// machine with two or more).
+    pub dataplane_cpu: Option<usize>,
     state: RunState,
     torn_down: bool,
 }
@@ -148,6 +155,7 @@ impl Net {
             prefix: prefix.clone(),
             plan,
             macs: Vec::new(),
+            dataplane_cpu: opts.own_cpu.then(swtor::sched::dataplane_cpu).flatten(),
             state: RunState {
                 prefix,
                 pid: std::process::id(),
@@ -209,6 +217,16 @@ impl Net {
             macs.push(configure_host(&ns, h, opts.host_tcp.as_ref())?);
         }
         self.macs = macs;
+        if let Some(dp) = self.dataplane_cpu {
+            let mask = swtor::sched::host_rps_mask(dp);
+            let hosts: Vec<(PathBuf, &str)> = self
+                .plan
+                .hosts
+                .iter()
+                .map(|h| (self.host_ns(h), h.host_if.as_str()))
+                .collect();
+            steer_host_receive(&hosts, &mask);
+        }
         if opts.arp {
             let entries: Vec<(Ipv4Addr, [u8; 6])> = self
                 .plan
@@ -455,6 +473,54 @@ pub fn raise_neighbour_limits(hosts: usize) {
 fn quiet_ipv6() {
     for k in ["all", "default"] {
         let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6"), "1");
+    }
+}
+
+/// Each host veth's received frames are processed on the CPUs in `mask`
+/// (RPS, `queues/rx-*/rps_cpus`), not on the data plane's
+/// (`swtor::sched::dataplane_cpu`, which says why). Sysfs shows a
+/// namespace's devices only to a process with its own sysfs mount, so one
+/// short `sh` per host, with a writable one, writes it; a host that refuses is a warning (a
+/// kernel without RPS runs as before).
+fn steer_host_receive(hosts: &[(PathBuf, &str)], mask: &str) {
+    let children: Vec<_> = hosts
+        .iter()
+        .filter_map(|(ns, ifn)| {
+            let ns = lh_netns::Netns::open(ns).ok()?;
+            let mut cmd = std::process::Command::new("sh");
+            cmd.arg("-c")
+                .arg(format!(
+                    "for f in /sys/class/net/{ifn}/queues/rx-*/rps_cpus; do echo {mask} > $f || exit 1; done"
+                ))
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            lh_netns::enter_on_exec_with_writable_sysfs(&mut cmd, ns);
+            Some((ifn, cmd.spawn().ok()?))
+        })
+        .collect();
+    let mut refused = 0;
+    for (ifn, c) in children {
+        match c.wait_with_output() {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => {
+                refused += 1;
+                tracing::debug!(
+                    "RPS on {ifn}: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+            }
+            Err(e) => {
+                refused += 1;
+                tracing::debug!("RPS on {ifn}: {e}");
+            }
+        }
+    }
+    if refused > 0 {
+        tracing::warn!(
+            "{refused} of {} host veths kept their receive work on the data plane's CPU (RPS not set)",
+            hosts.len()
+        );
     }
 }
 

@@ -29,7 +29,10 @@ pub fn start(net: &Net, c: &Compiled) -> Result<FabricHandle, FabricError> {
         external: external_tors(net),
     };
     // config.json's `tor` section (estimator, detection, push-back).
-    let opts = swtor::EngineOptions::from_config(&c.config);
+    let opts = swtor::EngineOptions {
+        cpu: net.dataplane_cpu,
+        ..swtor::EngineOptions::from_config(&c.config)
+    };
     swtor::start_with(spec, Some(&net.fabric_ns()), opts)
 }
 
