@@ -75,8 +75,13 @@ impl Lighthouse {
     pub fn try_up_with(cfg: &Config, c: &Compiled, tors: &str) -> Result<Lighthouse, String> {
         let mut plan = Plan::from_config(cfg);
         plan.targets = lh_emu::plan::target::parse(tors, plan.tors).map_err(|e| e.to_string())?;
-        let net = Net::bring_up(plan, &NetOptions::default())
-            .map_err(|e| format!("bringing up the namespaces: {e}"))?;
+        // `LH_BENCH_OWN_CPU=1`: as `lighthouse run --own-cpu`.
+        let opts = NetOptions {
+            own_cpu: std::env::var_os("LH_BENCH_OWN_CPU").is_some(),
+            ..NetOptions::default()
+        };
+        let net =
+            Net::bring_up(plan, &opts).map_err(|e| format!("bringing up the namespaces: {e}"))?;
         let p4 = if net.plan.bmv2_tors().is_empty() {
             None
         } else {
