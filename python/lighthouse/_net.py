@@ -274,15 +274,16 @@ class LighthouseNet(_NativeNet):
 
     # -- the live network --
 
-    def start(self, tor="native", dashboard=None, backend="live"):
+    def start(self, tor="native", dashboard=None, backend="live", own_cpu=False):
         """Bring the network up (`tor` as `lighthouse run --tor`);
         `dashboard`: serve the live web dashboard (True: 127.0.0.1:8001, a
         port, or "HOST:PORT"; docs/dashboard.md). `backend="sim"`: the same
         ToR and OCS code in virtual time instead (docs/virtual-time.md): no
         root, deterministic; `pingall()`, `ping()`, `flows()`, `drops()`
-        and `now` (virtual seconds)."""
+        and `now` (virtual seconds). `own_cpu=True`: as `lighthouse run
+        --own-cpu`, for bulk TCP (docs/dataplane.md); live only."""
         watch = [m.spec for m in self.dashboard.monitors] or None
-        super().start(tor, dashboard, watch, backend)
+        super().start(tor, dashboard, watch, backend, own_cpu)
         _running.add(self)
         if backend == "live":
             _install_sigterm()

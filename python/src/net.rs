@@ -656,7 +656,11 @@ impl PyNet {
     /// `backend`: "live" (the default), or "sim": the same ToR and OCS
     /// code in virtual time (docs/virtual-time.md): no root, no
     /// namespaces, the same results on every run; native ToRs only.
-    #[pyo3(signature = (tor="native", dashboard=None, watch=None, backend="live"))]
+    /// `own_cpu`: as `lighthouse run --own-cpu` (live only): the data
+    /// plane keeps the last CPU to itself and the hosts' receive work goes
+    /// to the others, for bulk TCP (docs/dataplane.md).
+    #[pyo3(signature = (tor="native", dashboard=None, watch=None, backend="live", own_cpu=false))]
+    #[allow(clippy::too_many_arguments)]
     fn start(
         &mut self,
         py: Python<'_>,
@@ -664,9 +668,15 @@ impl PyNet {
         dashboard: Option<Bound<'_, PyAny>>,
         watch: Option<Bound<'_, PyAny>>,
         backend: &str,
+        own_cpu: bool,
     ) -> PyResult<()> {
         if self.live.is_some() || self.sim.is_some() {
             return Err(NetworkError::new_err("the network is already running"));
+        }
+        if own_cpu && backend == "sim" {
+            return Err(PyValueError::new_err(
+                "start(own_cpu=True): a live option (CPU placement of the data plane); virtual time has no CPUs to place",
+            ));
         }
         match backend {
             "live" => {}
@@ -698,6 +708,7 @@ impl PyNet {
                     .as_deref()
                     .and_then(|p: &FsPath| std::fs::canonicalize(p).ok()),
                 host_tcp: self.config.hosts.as_ref().and_then(|h| h.tcp.clone()),
+                own_cpu,
                 ..Default::default()
             },
             ..Default::default()

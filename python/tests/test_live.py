@@ -253,3 +253,56 @@ def test_nothing_is_left_after_a_signal(sig, tmp_path):
     assert p.returncode != 0
     assert "Traceback" not in err or "KeyboardInterrupt" in err or "SystemExit" in err
     assert leftovers(prefix) == [], err
+
+
+def cpu_mask(cpus):
+    """`cpus` as sysfs writes a CPU mask: hex in 32-bit groups, highest first."""
+    m = sum(1 << c for c in cpus)
+    groups = []
+    while True:
+        groups.append(m & 0xFFFFFFFF)
+        m >>= 32
+        if not m:
+            break
+    return ",".join([format(groups[-1], "x")] + [format(g, "08x") for g in reversed(groups[:-1])])
+
+
+def test_own_cpu_is_refused_in_virtual_time():
+    net = lighthouse.LighthouseNet(ROTORNET)
+    with pytest.raises(ValueError, match=r"start\(own_cpu=True\): a live option"):
+        net.start(backend="sim", own_cpu=True)
+
+
+@needs_root
+def test_start_own_cpu_pins_the_data_plane_and_the_hosts_receive_on_the_others():
+    # As `lighthouse run --own-cpu` (docs/dataplane.md): the data-plane
+    # thread on the last CPU, every host veth's RPS on the others.
+    import os
+
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("one CPU: nothing to place")
+    net = lighthouse.LighthouseNet(ROTORNET)
+    with net:
+        net.start(own_cpu=True)
+        prefix = net.prefix
+        for h in ("h1", "h16"):
+            r = subprocess.run(
+                ["ip", "netns", "exec", f"{prefix}-{h}", "cat", f"/sys/class/net/{h}-eth0/queues/rx-0/rps_cpus"],
+                capture_output=True,
+                text=True,
+            )
+            assert r.stdout.strip() == cpu_mask(cpus[:-1]), r.stdout + r.stderr
+        tasks = f"/proc/{os.getpid()}/task"
+        pinned = [
+            line.split(":", 1)[1].strip()
+            for t in os.listdir(tasks)
+            if open(f"{tasks}/{t}/comm").read().strip() == "swtor-dataplane"
+            for line in open(f"{tasks}/{t}/status")
+            if line.startswith("Cpus_allowed_list:")
+        ]
+        assert pinned == [str(cpus[-1])]
+        p = net.pingall()
+        assert p["sent"] == p["received"] == 240 and p["loss"] == 0
+        assert net.stop() is True
+    assert leftovers(prefix) == []

@@ -104,6 +104,23 @@ mod tests {
     }
 
     #[test]
+    fn allowed_cpus_are_the_kernels_list() {
+        // /proc/self/status: "Cpus_allowed_list:\t0-1,4" (ranges and singles).
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let list = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap()
+            .trim();
+        let mut want = Vec::new();
+        for part in list.split(',') {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            want.extend(a.parse::<usize>().unwrap()..=b.parse::<usize>().unwrap());
+        }
+        assert_eq!(super::allowed_cpus(), want);
+    }
+
+    #[test]
     fn the_data_plane_keeps_the_last_cpu_and_the_hosts_get_the_rest() {
         let cpus = super::allowed_cpus();
         assert!(!cpus.is_empty());
