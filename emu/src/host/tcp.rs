@@ -261,6 +261,7 @@ pub fn seed_metrics(
     }
     let addrs: Vec<SocketAddrV4> = listeners.iter().map(|(_, a)| *a).collect();
     let (connected, accepted) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let finished = AtomicUsize::new(0);
     let deadline = std::time::Instant::now() + timeout;
     let workers = sockets.len().clamp(1, 32);
     let mut chunks: Vec<Vec<(Socket, usize)>> = (0..workers).map(|_| Vec::new()).collect();
@@ -271,7 +272,17 @@ pub fn seed_metrics(
     std::thread::scope(|sc| {
         sc.spawn(|| {
             // Accept and close: the passive side's handshake is all it takes.
-            while accepted.load(Ordering::Relaxed) < total && std::time::Instant::now() < deadline {
+            // Stop once every connector has finished and each connection it
+            // made is accepted, so a pair that fails does not hold bring-up
+            // until the deadline.
+            let settled = || {
+                finished.load(Ordering::Acquire) == workers
+                    && accepted.load(Ordering::Relaxed) >= connected.load(Ordering::Relaxed)
+            };
+            while accepted.load(Ordering::Relaxed) < total
+                && std::time::Instant::now() < deadline
+                && !settled()
+            {
                 let mut any = false;
                 for (l, _) in &listeners {
                     while let Ok((c, _)) = l.accept() {
@@ -286,7 +297,7 @@ pub fn seed_metrics(
             }
         });
         for chunk in chunks {
-            let (addrs, connected) = (&addrs, &connected);
+            let (addrs, connected, finished) = (&addrs, &connected, &finished);
             sc.spawn(move || {
                 for (s, j) in chunk {
                     let left = deadline.saturating_duration_since(std::time::Instant::now());
@@ -294,6 +305,7 @@ pub fn seed_metrics(
                         connected.fetch_add(1, Ordering::Relaxed);
                     }
                 }
+                finished.fetch_add(1, Ordering::Release);
             });
         }
     });

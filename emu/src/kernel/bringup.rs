@@ -483,23 +483,33 @@ fn quiet_ipv6() {
 /// short `sh` per host, with a writable one, writes it; a host that refuses is a warning (a
 /// kernel without RPS runs as before).
 fn steer_host_receive(hosts: &[(PathBuf, &str)], mask: &str) {
-    let children: Vec<_> = hosts
-        .iter()
-        .filter_map(|(ns, ifn)| {
-            let ns = lh_netns::Netns::open(ns).ok()?;
-            let mut cmd = std::process::Command::new("sh");
-            cmd.arg("-c")
-                .arg(format!(
-                    "for f in /sys/class/net/{ifn}/queues/rx-*/rps_cpus; do echo {mask} > $f || exit 1; done"
-                ))
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::piped());
-            lh_netns::enter_on_exec_with_writable_sysfs(&mut cmd, ns);
-            Some((ifn, cmd.spawn().ok()?))
-        })
-        .collect();
+    // A host whose namespace cannot be opened or whose `sh` cannot start
+    // counts as refused, as a failed write does.
     let mut refused = 0;
+    let mut children = Vec::with_capacity(hosts.len());
+    for (ns, ifn) in hosts {
+        let spawned = lh_netns::Netns::open(ns)
+            .map_err(|e| e.to_string())
+            .and_then(|ns| {
+                let mut cmd = std::process::Command::new("sh");
+                cmd.arg("-c")
+                    .arg(format!(
+                        "for f in /sys/class/net/{ifn}/queues/rx-*/rps_cpus; do echo {mask} > $f || exit 1; done"
+                    ))
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped());
+                lh_netns::enter_on_exec_with_writable_sysfs(&mut cmd, ns);
+                cmd.spawn().map_err(|e| e.to_string())
+            });
+        match spawned {
+            Ok(c) => children.push((ifn, c)),
+            Err(e) => {
+                refused += 1;
+                tracing::debug!("RPS on {ifn}: {e}");
+            }
+        }
+    }
     for (ifn, c) in children {
         match c.wait_with_output() {
             Ok(o) if o.status.success() => {}
