@@ -3,12 +3,13 @@
 # machine (python3: the Mininet topology exporter, docs/mininet.md; memcached:
 # the memcached application, docs/cli.md#applications-memcached-allreduce;
 # fonts-dejavu-core: the font of the experiments' PNG plots; chromium: the
-# dashboard's browser tests).
+# dashboard's browser tests; tshark: the Wireshark dissector's tests,
+# cmd/tests/dissector.rs).
 # Idempotent and quick when everything is present.
 set -euo pipefail
 
 need_pkgs=()
-for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:python3 memcached:memcached sysctl:procps; do
+for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:python3 memcached:memcached sysctl:procps tshark:tshark; do
   cmd=${pair%%:*}; pkg=${pair##*:}
   command -v "$cmd" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done

@@ -74,6 +74,16 @@ impl Network {
         } else {
             format!("{tname}-{port}")
         };
+        // A BMv2 ToR's own end of an uplink or of its CPU port: what BMv2
+        // sends and takes there, with the departure tags and rotation
+        // frames swtor strips before `up<N>` (docs/wire-formats.md).
+        if matches!(self.node(node), Some(Node::Bmv2Tor(_)))
+            && (ifn == crate::plan::cpu_if(t)
+                || (0..self.plan.uplinks).any(|p| ifn == crate::plan::uplink_if(t, p)))
+        {
+            let ns = self.node_ns(node).unwrap_or_else(|| self.fabric_ns());
+            return Ok(PcapTarget::Iface(ns, ifn));
+        }
         if !self.plan.hosts_of(t).iter().any(|h| h.tor_if == ifn) {
             return Err(NetworkError::NoSuchPort(format!(
                 "{tname} has no port {port}"
