@@ -109,8 +109,7 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
                 let c1 = e.counters();
                 let done = to_tested(&c1) > to_tested(&c0)
                     || c1.dropped.iter().sum::<u64>() > c0.dropped.iter().sum::<u64>();
-                now += STEP;
-                e.poll(now).map_err(|e| e.to_string())?;
+                step(&mut e, &mut now, u64::MAX)?;
                 if done || now >= limit {
                     break;
                 }
@@ -119,8 +118,7 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
         // Let the frame be taken and decided at `t`, and nothing later.
         e.poll(t.max(now)).map_err(|e| e.to_string())?;
         while e.port().pending() > 0 {
-            now += STEP;
-            e.poll(now).map_err(|e| e.to_string())?;
+            step(&mut e, &mut now, u64::MAX)?;
         }
         let after = e.counters();
         flags.push((
@@ -192,11 +190,26 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
 }
 
 fn advance(e: &mut Engine<MemPort>, now: &mut u64, to: u64) -> Result<(), String> {
-    while *now + STEP <= to {
-        *now += STEP;
-        e.poll(*now).map_err(|e| e.to_string())?;
-    }
+    while step(e, now, to)? {}
     Ok(())
+}
+
+/// Polls once at the engine's next event or `STEP` on, whichever is
+/// first, if that is not past `to`; false when it is. Polling at the event
+/// itself stamps a frame with the time the engine sent it, so a frame that
+/// fills its window exactly is seen leaving in its own slot, not in the
+/// next (on a fixed grid it was stamped up to a `STEP` late).
+fn step(e: &mut Engine<MemPort>, now: &mut u64, to: u64) -> Result<bool, String> {
+    let next = match e.poll_at() {
+        Some(t) if t > *now => t.min(*now + STEP),
+        _ => *now + STEP,
+    };
+    if next > to {
+        return Ok(false);
+    }
+    *now = next;
+    e.poll(next).map_err(|e| e.to_string())?;
+    Ok(true)
 }
 
 fn first_drop(a: &Counters, b: &Counters) -> Option<String> {
