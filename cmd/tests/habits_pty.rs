@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_lighthouse");
 const PROMPT: &str = "lighthouse> ";
+/// `run --topo/--custom/--topo-json` prints Mininet's.
+const MN_PROMPT: &str = "mininet> ";
 
 /// `lighthouse` on the slave side of a pty (its controlling terminal), so
 /// Ctrl-C written to the master becomes SIGINT as from a keyboard.
@@ -26,6 +28,8 @@ struct Pty {
     /// Everything read so far, and how much of it `expect` consumed.
     seen: String,
     at: usize,
+    /// The prompt this run prints.
+    prompt: &'static str,
 }
 
 impl Pty {
@@ -69,11 +73,13 @@ impl Pty {
             let fl = libc::fcntl(master.as_raw_fd(), libc::F_GETFL);
             libc::fcntl(master.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK);
         }
+        let mininet = args.iter().any(|a| matches!(*a, "--topo" | "--topo-json"));
         Pty {
             master,
             child,
             seen: String::new(),
             at: 0,
+            prompt: if mininet { MN_PROMPT } else { PROMPT },
         }
     }
 
@@ -111,7 +117,7 @@ impl Pty {
         self.send("\x03");
         let before = self.expect("Interrupt", 10);
         let took = t.elapsed();
-        self.expect(PROMPT, 5);
+        self.expect(self.prompt, 5);
         (before, took)
     }
 
@@ -129,7 +135,7 @@ impl Pty {
     /// command printed.
     fn cmd(&mut self, line: &str, secs: u64) -> String {
         self.send(&format!("{line}\r"));
-        self.expect(PROMPT, secs)
+        self.expect(self.prompt, secs)
     }
 }
 
@@ -251,8 +257,9 @@ fn tab_completes_commands_and_names_history_survives_runs_and_v_output_is_quiet(
     };
     let a1 = args(&p1);
     let mut p = Pty::spawn_env(&a1.iter().map(String::as_str).collect::<Vec<_>>(), &env);
-    // -v output: nothing but the prompt (Mininet prints no banner either).
-    let intro = p.expect(PROMPT, 120);
+    // -v output: nothing but the prompt, Mininet's (Mininet prints no
+    // banner either).
+    let intro = p.expect(MN_PROMPT, 120);
     assert!(!intro.contains("***"), "banners at -v output: {intro:?}");
 
     // Tab: a command, then a node name as the first word and as an argument.
@@ -287,7 +294,7 @@ fn tab_completes_commands_and_names_history_survives_runs_and_v_output_is_quiet(
     // first (exit, px x = 1, py server.IP()).
     let a2 = args(&p2);
     let mut p = Pty::spawn_env(&a2.iter().map(String::as_str).collect::<Vec<_>>(), &env);
-    p.expect(PROMPT, 120);
+    p.expect(MN_PROMPT, 120);
     p.send("\x1b[A");
     p.expect("exit", 10);
     p.send("\x1b[A\x1b[A");
@@ -304,7 +311,7 @@ fn sigterm_at_the_prompt_removes_a_mininet_topologys_scratch_folder() {
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
     let before = scratch_dirs();
     let mut p = Pty::spawn(&["run", "--topo", "linear,2"]);
-    let prefix = run_prefix(&p.expect(PROMPT, 120));
+    let prefix = run_prefix(&p.expect(MN_PROMPT, 120));
     assert_ne!(scratch_dirs(), before, "the run has its scratch folder");
     // At the prompt the line editor does not return on a signal: the
     // watcher tears the run down and exits (Pty's drop sends SIGTERM).

@@ -36,6 +36,10 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 pub const PROMPT: &str = "lighthouse> ";
+/// Mininet's prompt: the Mininet-compatible entry points print it
+/// (`lighthouse run --topo/--custom/--topo-json`, `lighthouse.mininet`'s
+/// `CLI`), since Mininet's own tests and course scripts wait for it.
+pub const MININET_PROMPT: &str = "mininet> ";
 
 /// Longest input line (script or stdin); a longer one ends the input with
 /// an error (`source /dev/zero` must not eat all memory).
@@ -72,6 +76,8 @@ pub struct Cli<'a> {
     line: String,
     /// `py`/`px` in a host language ([`Cli::set_py`]).
     py: Option<PyHook<'a>>,
+    /// The interactive prompt: [`PROMPT`], or [`MININET_PROMPT`].
+    pub prompt: &'static str,
 }
 
 /// One `--json` line: the command, and its value or its error.
@@ -96,6 +102,7 @@ impl<'a> Cli<'a> {
             json: None,
             line: String::new(),
             py: None,
+            prompt: PROMPT,
         }
     }
 
@@ -159,7 +166,11 @@ impl<'a> Cli<'a> {
             None => (line, ""),
         };
         match first {
-            "help" => self.say(&help::help_text(rest)),
+            "help" => {
+                // Its examples show the prompt this CLI prints.
+                let text = help::help_text(rest).replace(PROMPT, self.prompt);
+                self.say(&text)
+            }
             "nodes" => {
                 let n = self.net.nodes();
                 self.show(first, Ok(n), |n| view::nodes(n) + "\n");
@@ -702,7 +713,7 @@ impl<'a> Cli<'a> {
             if signals::terminating() {
                 break;
             }
-            match rl.readline(PROMPT) {
+            match rl.readline(self.prompt) {
                 Ok(line) => {
                     line::remember(&mut rl, &line);
                     signals::take_interrupt();

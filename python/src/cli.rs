@@ -22,6 +22,7 @@ pub fn run<T>(
     script: Option<String>,
     hook: Option<Py<PyAny>>,
     not_running: &str,
+    prompt: &'static str,
 ) -> PyResult<()>
 where
     T: PyClass<Frozen = False> + HoldsNetwork,
@@ -34,6 +35,7 @@ where
     let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
     let r = {
         let mut cli = Cli::new(&mut net);
+        cli.prompt = prompt;
         if let Some(hook) = hook {
             let owner: Py<T> = owner.clone().unbind();
             let stopped = stopped.clone();

@@ -266,7 +266,13 @@ impl MnNet {
     /// evaluates `py`/`px` lines and returns the text to print.
     #[pyo3(signature = (script=None, py=None))]
     fn cli(slf: &Bound<'_, Self>, script: Option<String>, py: Option<Py<PyAny>>) -> PyResult<()> {
-        crate::cli::run(slf, script, py, "net.start() before CLI(net)")
+        crate::cli::run(
+            slf,
+            script,
+            py,
+            "net.start() before CLI(net)",
+            lh_emu::cli::MININET_PROMPT,
+        )
     }
 
     /// Run one CLI command line (Mininet's `CLI.onecmd`); whether the CLI

@@ -1046,7 +1046,7 @@ impl PyNet {
     /// evaluates `py`/`px` lines (the Python layer's hook).
     #[pyo3(signature = (script=None, py=None))]
     fn _cli(slf: &Bound<'_, Self>, script: Option<String>, py: Option<Py<PyAny>>) -> PyResult<()> {
-        crate::cli::run(slf, script, py, "start() before cli()")
+        crate::cli::run(slf, script, py, "start() before cli()", lh_emu::cli::PROMPT)
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

@@ -335,10 +335,11 @@ def test_the_interactive_cli_runs_real_python_and_gives_ctrl_c_back(tmp_path):
         at = seen.index(needle.encode(), at) + len(needle)
         return seen.decode(errors="replace")
 
-    until("lighthouse> ")
+    # Mininet's prompt, which Mininet's own tests and scripts wait for.
+    until("mininet> ")
     for line in ["px y = 5", "py y * 2", "py secret", "py h2.cmd('echo hi')", "exit"]:
         os.write(fd, (line + "\r").encode())
-        until("lighthouse> " if line != "exit" else "KEYBOARDINTERRUPT")
+        until("mininet> " if line != "exit" else "KEYBOARDINTERRUPT")
     _, status = os.waitpid(pid, 0)
     text = seen.decode(errors="replace").replace("\r", "")
     assert os.waitstatus_to_exitcode(status) == 0, text

@@ -255,6 +255,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let mut ok = {
         let mut cli = Cli::new(&mut net);
+        if a.mn.source().is_set() {
+            cli.prompt = lh_emu::cli::MININET_PROMPT;
+        }
         if a.json {
             // stdout is the records'; `time`'s line goes to stderr.
             cli.json = Some(Box::new(std::io::stdout()));

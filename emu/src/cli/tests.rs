@@ -201,8 +201,17 @@ fn help_lists_commands_in_python_cmd_columns() {
     let h = b.take();
     assert!(h.starts_with("\nDocumented commands (type help <topic>):\n========================================\nEOF  "), "{h}");
     assert!(h.contains("You may also send a command to a node using:"));
+    assert!(h.contains("  lighthouse> h2 ping h3\n"), "{h}");
     c.onecmd("help pingall");
     assert!(b.take().starts_with("Ping between all hosts."));
+    // With Mininet's prompt, its examples show that prompt, as Mininet's do.
+    c.prompt = MININET_PROMPT;
+    c.onecmd("help");
+    let h = b.take();
+    assert!(
+        h.contains("  mininet> h2 ping h3\n") && !h.contains("lighthouse> "),
+        "{h}"
+    );
 }
 
 /// A hand-made compiled network: 4 ToRs, 1 uplink, 3 slices.

@@ -10,7 +10,7 @@ from .log import info
 
 
 class CLI(object):
-    prompt = 'lighthouse> '
+    prompt = 'mininet> '
 
     def __init__(self, mininet, stdin=sys.stdin, script=None, **kwargs):
         self.mn = mininet
