@@ -379,10 +379,14 @@ impl Bmv2Target {
             if rotation_bm.is_none() {
                 rotation_bm = client.register_read("slice_start", 0).ok();
             }
+            // Only where the program's clock can say: a slice start never
+            // written (rotation frames were sent) or a departure slice
+            // outside the cycle is the program's failure, reported as the
+            // frame's differing outcome, not as the harness being late.
             if let (Some(bm), Some(up), Some(dep)) = (
-                rotation_bm,
+                rotation_bm.filter(|&bm| bm > 0),
                 o.out.as_deref().and_then(uplink_number),
-                o.depart,
+                o.depart.filter(|&d| (d as usize) < s),
             ) {
                 let at = client.register_read("occ_time", ((up as u32) << 8) | u32::from(dep))?;
                 let arrived = Duration::from_micros(at.saturating_sub(bm));
