@@ -530,18 +530,15 @@ impl<P: Port> Engine<P> {
     }
 
     /// Until when the live loop may sleep instead of spinning at `now`, if
-    /// it may: only in a fabric with external ToRs (BMv2 needs the core its
-    /// hosts' frames are processed on, and its own millisecond latency
-    /// dwarfs a wake-up; docs/dataplane.md, "External ToRs"),
-    /// and only while the fabric holds no frame. The deadline is the next
-    /// ToR-clock slot start, when rotation frames are due; a frame from a
-    /// port ends the sleep earlier ([`Port::wait`]).
+    /// it may: only while the fabric holds no frame (nothing has a
+    /// deadline), so the core goes back to the hosts and to BMv2
+    /// (docs/dataplane.md, "An idle data plane sleeps"). The deadline is
+    /// the next ToR-clock slot start, when rotation frames are due and
+    /// from which the loop spins again, so a boundary is met as punctually
+    /// as by a loop that never slept; a frame from a port ends the sleep
+    /// earlier ([`Port::wait`]).
     pub fn idle_until(&self, now: u64) -> Option<u64> {
-        if self.ext_cpu.is_empty()
-            || self.c.queued > 0
-            || self.c.held > 0
-            || !self.ext_tx.is_empty()
-        {
+        if self.c.queued > 0 || self.c.held > 0 || !self.ext_tx.is_empty() {
             return None;
         }
         let off = self.timing.tor_clock_offset;

@@ -588,3 +588,25 @@ fn reconfiguration_swaps_circuits_with_a_dark_time() {
 }
 
 mod rotorlb;
+
+#[test]
+fn an_all_native_fabric_may_sleep_only_while_it_holds_no_frame_and_until_the_next_slot() {
+    let mut e = engine(0, 3);
+    e.poll(EPOCH + 2_000).unwrap();
+    // Nothing held: the loop may sleep until slot 1 starts (10 us).
+    assert_eq!(e.idle_until(EPOCH + 2_000), Some(EPOCH + SLICE));
+    e.port.inject(1, EPOCH + 2_100, &frame(1000));
+    e.poll(EPOCH + 2_100).unwrap();
+    assert_eq!(e.c.queued, 1);
+    // A queued frame has a deadline: spin.
+    assert_eq!(e.idle_until(EPOCH + 2_100), None);
+    // Sent in slice 3 (30 us); delivered after the OCS's propagation.
+    let mut t = EPOCH + 2_100;
+    while e.c.queued > 0 && t < EPOCH + 60_000 {
+        t += 500;
+        e.poll(t).unwrap();
+    }
+    assert_eq!(e.c.queued, 0, "delivered by {t}");
+    let next = EPOCH + (t - EPOCH) / SLICE * SLICE + SLICE;
+    assert_eq!(e.idle_until(t), Some(next));
+}
