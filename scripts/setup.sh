@@ -17,6 +17,13 @@ done
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_pkgs+=(fonts-dejavu-core)
 # Debian's Chromium: the dashboard's browser tests (python/tests/test_dashboard.py).
 command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
+# Mininet's own examples and their pexpect tests (Debian's mininet, without
+# Open vSwitch): scripts/mininet-examples.py and its CI test run them on
+# Lighthouse (docs/mininet.md). bridge-utils: real Mininet's lxbr switches,
+# for the same script's real-Mininet side.
+command -v mn >/dev/null 2>&1 || need_pkgs+=(mininet)
+/usr/bin/python3 -c 'import pexpect' >/dev/null 2>&1 || need_pkgs+=(python3-pexpect)
+command -v brctl >/dev/null 2>&1 || need_pkgs+=(bridge-utils)
 # venv and ensurepip: the project virtualenv of scripts/setup-python.sh.
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_pkgs+=(python3-venv)
 if [ ${#need_pkgs[@]} -gt 0 ]; then

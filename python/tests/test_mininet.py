@@ -216,6 +216,63 @@ def test_unsupported_features_raise_naming_the_equivalent():
         net.addHost('h9')
 
 
+def test_options_wrapped_in_classes_are_used_or_refused_never_dropped():
+    """custom(...) and functools.partial(...) carry options (issue 47: a
+    TCLink's delay and a CPULimitedHost's cpu were silently ignored)."""
+    import functools
+
+    from lighthouse.mininet import Unsupported
+    from lighthouse.mininet.link import TCIntf, TCLink
+    from lighthouse.mininet.net import Mininet
+    from lighthouse.mininet.node import CPULimitedHost
+    from lighthouse.mininet.topo import SingleSwitchTopo
+    from lighthouse.mininet.util import custom
+
+    with pytest.raises(Unsupported, match="delay='30ms'.*netem"):
+        Mininet(topo=SingleSwitchTopo(2), link=functools.partial(TCLink, bw=100, delay='30ms'))
+    with pytest.raises(Unsupported, match=r"CPULimitedHost with \['cpu'\]"):
+        Mininet(topo=SingleSwitchTopo(2), host=custom(CPULimitedHost, cpu=.1))
+    net = Mininet()
+    with pytest.raises(Unsupported, match="CPULimitedHost"):
+        net.addHost('h1', cls=custom(CPULimitedHost, cpu=.2))
+    with pytest.raises(Unsupported, match="privateDirs.*own paths"):
+        net.addHost('h1', privateDirs=['/var/log'])
+    # bw= is kept: every link gets the intf class's 10 Mbit/s.
+    net = Mininet(topo=SingleSwitchTopo(2), intf=custom(TCIntf, bw=10))
+    assert [l[2] for l in net._links] == [10.0, 10.0]
+    # addLink returns the link; its ends are known once the network runs.
+    net = Mininet()
+    s1 = net.addSwitch('s1')
+    link = net.addLink(net.addHost('h1'), s1, bw=5)
+    assert str(link) == 'h1<->s1'
+
+
+def test_util_decodes_and_monitors_popens_line_by_line():
+    import subprocess
+
+    from lighthouse.mininet.util import custom, decode, encode, pmonitor
+
+    assert decode(b'caf\xc3\xa9') == 'caf\u00e9' and decode('x') == 'x'
+    assert encode('x') == b'x' and encode(b'y') == b'y'
+    # Several lines in one write, and a last line without a newline: each
+    # comes out, none stays in a buffer after its process ends.
+    popens = {'a': subprocess.Popen(['printf', 'one\ntwo\nthree'], stdout=subprocess.PIPE),
+              'b': subprocess.Popen(['sh', '-c', 'sleep 0.3; echo late'],
+                                    stdout=subprocess.PIPE)}
+    got = [(h, line) for h, line in pmonitor(popens, timeoutms=100) if h]
+    assert [line for h, line in got if h == 'a'] == ['one\n', 'two\n', 'three']
+    assert [line for h, line in got if h == 'b'] == ['late\n']
+    for p in popens.values():
+        p.wait()
+
+    class Thing(object):
+        def __init__(self, *args, **kwargs):
+            self.args, self.kwargs = args, kwargs
+
+    t = custom(Thing, bw=10, x=1)('n', x=2)
+    assert t.args == ('n',) and t.kwargs == {'bw': 10, 'x': 2}
+
+
 def test_topologies_that_cannot_be_a_fabric_are_value_errors_at_build():
     from lighthouse.mininet.net import Mininet
     from lighthouse.mininet.topo import Topo

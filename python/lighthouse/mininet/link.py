@@ -1,7 +1,9 @@
 """Mininet's `mininet.link`: `TCLink` and `Link` as the `link=` and `cls=`
-of links. `bw=` (Mbit/s) is kept: a host link's paces the host's
-interface (tbf), a switch link's is the circuit rate; `delay`, `loss`,
-`jitter` and `max_queue_size` raise (this kernel has no netem)."""
+of links (also as `custom(TCLink, ...)` or `functools.partial`, whose
+options are every link's defaults). `bw=` (Mbit/s) is kept: a host link's
+paces the host's interface (tbf), a switch link's is the circuit rate;
+`delay`, `loss`, `jitter` and `max_queue_size` raise (this kernel has no
+netem). `TCIntf` likewise as `intf=`."""
 
 from .node import Intf, Link  # noqa: F401
 

@@ -9,6 +9,7 @@ SIGTERM/SIGHUP (a handler raises SystemExit, so the same teardown runs).
 """
 
 import atexit
+import functools
 import signal
 import threading
 import weakref
@@ -18,6 +19,7 @@ from . import unsupported
 from .cli import CLI
 from .log import info, output
 from .node import Controller, CPULimitedHost, Host, Switch
+from .link import Link
 from .topo import natural
 
 # Link options: what Lighthouse does with each.
@@ -26,9 +28,28 @@ _LINK_IGNORED = {'cls', 'use_htb', 'use_tbf', 'use_hfsc', 'enable_ecn', 'enable_
                  'speedup', 'key', 'intf'}
 _SWITCH_IGNORED = {'cls', 'dpid', 'protocols', 'failMode', 'stp', 'inband', 'listenPort',
                    'datapath', 'batch', 'verbose', 'isSwitch', 'opts', 'inNamespace'}
-_HOST_IGNORED = {'cls', 'defaultRoute', 'inNamespace', 'privateDirs'}
+_HOST_IGNORED = {'cls', 'defaultRoute', 'inNamespace'}
 
 _running = weakref.WeakSet()
+
+
+def _unwrap(cls):
+    """(class, its preset parameters) of a class, a `custom(cls, **p)`
+    or a `functools.partial(cls, **p)`."""
+    if cls is None:
+        return None, {}
+    if hasattr(cls, '_lh_class'):
+        return cls._lh_class, dict(cls._lh_params)
+    if isinstance(cls, functools.partial):
+        return cls.func, dict(cls.keywords or {})
+    return cls, {}
+
+
+def _refuse_cpu_limits(cls, what):
+    c, p = _unwrap(cls)
+    if isinstance(c, type) and issubclass(c, CPULimitedHost):
+        raise unsupported('%s CPULimitedHost%s' % (what, ' with %s' % sorted(p) if p else ''),
+                          'hosts are namespaces without CPU limits; use the default Host')
 
 
 def _link_args(a, b, opts):
@@ -84,9 +105,17 @@ class Mininet(object):
         if autoPinCpus:
             raise unsupported('Mininet(autoPinCpus=True)', 'hosts are namespaces without CPU '
                               'limits or pinning')
-        if isinstance(host, type) and issubclass(host, CPULimitedHost):
-            raise unsupported('CPULimitedHost', 'hosts are namespaces without CPU limits; '
-                              'use the default Host')
+        _refuse_cpu_limits(host, 'Mininet(host=...):')
+        # link= and intf= classes carry link options (TCLink's bw, delay,
+        # ...; custom(TCIntf, bw=10)): they are every link's defaults, so
+        # one Lighthouse cannot honour is refused, never dropped.
+        self._link_defaults = {}
+        for what, cls in (('link', link), ('intf', intf)):
+            _, preset = _unwrap(cls)
+            for k, v in preset.items():
+                self._link_defaults[k] = v
+        if self._link_defaults:
+            _link_args('(every link: Mininet(link/intf=...))', '', self._link_defaults)
         self.topo = topo
         self.ipBase = ipBase
         self.autoSetMacs, self.autoStaticArp = autoSetMacs, autoStaticArp
@@ -110,9 +139,14 @@ class Mininet(object):
 
     def addHost(self, name, cls=None, **params):
         self._check_open('addHost(%r)' % name)
-        if isinstance(cls, type) and issubclass(cls, CPULimitedHost):
-            raise unsupported('CPULimitedHost', 'hosts are namespaces without CPU limits')
+        _refuse_cpu_limits(cls, 'addHost(%r, cls=...):' % name)
+        if params.get('privateDirs'):
+            raise unsupported('addHost(%r, privateDirs=...)' % name,
+                              "hosts share the machine's file system; give each host its own "
+                              "paths (e.g. /tmp/%s/...)" % name)
         for k in params:
+            if k == 'privateDirs':
+                continue
             if k in ('mac',):
                 raise unsupported('addHost(%r, mac=...)' % name,
                                   "MACs are kernel-random, or Mininet's with "
@@ -146,8 +180,10 @@ class Mininet(object):
             opts['port1'] = port1
         if port2 is not None:
             opts['port2'] = port2
+        c, preset = _unwrap(cls)
+        opts = dict(self._link_defaults, **dict(preset, **opts))
         self._links.append(_link_args(a, b, opts))
-        return None
+        return Link(self, a, b)
 
     def addNAT(self, *args, **kwargs):
         raise unsupported('addNAT()', "emulated hosts have no route out of the run; use "
@@ -171,7 +207,9 @@ class Mininet(object):
                 self.addSwitch(n, **t.nodeInfo(n))
             # In Topo.addLink order: Mininet numbers ports that way.
             for a, b, o in t.links(withInfo=True):
-                self._links.append(_link_args(a, b, o))
+                _, preset = _unwrap(o.get('cls'))
+                self._links.append(_link_args(a, b, dict(self._link_defaults,
+                                                         **dict(preset, **o))))
         hosts = sorted((h for h, _ in self._hosts), key=natural)
         self._check_ips(hosts)
         self._native = _native.MnNet(list(self._switches), [h for h, _ in self._hosts],

@@ -26,6 +26,11 @@ class Intf(object):
     def MAC(self):
         return self.node.MAC() if self.node and self.name != 'lo' else None
 
+    def config(self, **params):
+        raise unsupported('%s.config(%s)' % (self.name, ', '.join(sorted(params))),
+                          'give the link its options when it is made: '
+                          'addLink(a, b, bw=...) or Topo.addLink(..., bw=...)')
+
     def __str__(self):
         return self.name
 
@@ -40,13 +45,39 @@ class Intf(object):
 
 
 class Link(object):
-    """Both ends of a link, as Mininet's `Link.intf1`, `intf2`."""
+    """Both ends of a link, as Mininet's `Link.intf1`, `intf2`. What
+    `net.addLink(a, b)` returns names its ends before the network runs;
+    its `intf1`/`intf2` are the interfaces once it does."""
 
-    def __init__(self, intf1, intf2):
-        self.intf1, self.intf2 = intf1, intf2
+    def __init__(self, intf1, intf2=None, node2=None):
+        if isinstance(intf1, Intf) or intf1 is None:
+            self._ends, self._intfs = None, (intf1, intf2)
+        else:
+            # (net, node1 name, node2 name) from Mininet.addLink.
+            self._ends, self._intfs = (intf1, intf2, node2), None
+
+    def _resolve(self):
+        if self._intfs is None:
+            net, a, b = self._ends
+            pairs = net[a].connectionsTo(net[b])
+            if not pairs:
+                raise unsupported('link %s-%s before net.start()' % (a, b),
+                                  'use its interfaces once the network runs')
+            self._intfs = pairs[0]
+        return self._intfs
+
+    @property
+    def intf1(self):
+        return self._resolve()[0]
+
+    @property
+    def intf2(self):
+        return self._resolve()[1]
 
     def __str__(self):
-        return '%s<->%s' % (self.intf1, self.intf2)
+        if self._intfs is None and self._ends is not None:
+            return '%s<->%s' % self._ends[1:]
+        return '%s<->%s' % self._resolve()
 
 
 class Node(object):
@@ -68,7 +99,10 @@ class Node(object):
         return self._native.cmd(self.name, line)
 
     def cmdPrint(self, *args):
-        from .log import output
+        """cmd(), announced and echoed as Mininet's (`*** h1 : ('ping',
+        ...)`, then the output)."""
+        from .log import info, output
+        info('*** %s : %s\n' % (self.name, args))
         out = self.cmd(*args)
         output(out)
         return out
@@ -159,6 +193,25 @@ class Host(Node):
 class Switch(Node):
     "A switch: a Lighthouse ToR."
     isSwitch = True
+
+    @classmethod
+    def setup(cls):
+        """Mininet's switch class set-up (OVS checks its kernel module):
+        a Lighthouse ToR needs none."""
+
+    @classmethod
+    def isOldOVS(cls):
+        return False
+
+    @property
+    def ports(self):
+        """{interface: port number}, as Mininet's (`s1-eth3` is port 3)."""
+        out = {}
+        for i in self.intfList():
+            tail = i.name.rsplit('-eth', 1)
+            if i.name != 'lo' and len(tail) == 2 and tail[1].isdigit():
+                out[i] = int(tail[1])
+        return out
 
 
 # Class names scripts pass to Mininet(switch=..., host=..., controller=...)

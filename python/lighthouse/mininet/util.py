@@ -1,7 +1,11 @@
 """Mininet's `mininet.util`: `dumpNodeConnections`, `dumpNodes`,
-`irange`, `natural`, `quietRun`."""
+`irange`, `natural`, `quietRun`, `decode`, `encode`, `pmonitor`, `custom`,
+`waitListening`."""
 
+import os
+import select
 import subprocess
+import time
 
 from .log import output
 from .topo import irange, natural  # noqa: F401
@@ -35,3 +39,92 @@ def quietRun(cmd, **kwargs):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True)
     return p.stdout
+
+
+def decode(s):
+    """Bytes from a process as text (UTF-8); text as it is."""
+    return s.decode('utf-8', 'replace') if isinstance(s, bytes) else s
+
+
+def encode(s):
+    """Text as bytes (UTF-8); bytes as they are."""
+    return s.encode('utf-8') if isinstance(s, str) else s
+
+
+def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
+    """Yield (host, line) as the processes of `popens` ({host: Popen})
+    write to their stdout, and (None, '') when `timeoutms` passes with
+    nothing to read; ends when every one has closed its output. As
+    Mininet's: `readline=False` yields whatever is there, up to `readmax`
+    bytes. Reads the descriptors themselves, so no line waits in a file
+    object's buffer after its process has ended."""
+    poller = select.poll()
+    by_fd, partial = {}, {}
+    for host, p in popens.items():
+        fd = p.stdout.fileno()
+        by_fd[fd] = host
+        partial[fd] = b''
+        poller.register(fd, select.POLLIN)
+    while by_fd:
+        ready = poller.poll(timeoutms)
+        if not ready:
+            yield None, ''
+            continue
+        for fd, _event in ready:
+            host = by_fd[fd]
+            try:
+                data = os.read(fd, 4096 if readline else readmax)
+            except OSError:
+                data = b''
+            if not readline and data:
+                yield host, decode(data)
+                continue
+            partial[fd] += data
+            while b'\n' in partial[fd]:
+                line, partial[fd] = partial[fd].split(b'\n', 1)
+                yield host, decode(line + b'\n')
+            if not data:
+                # Its output is closed: what is left, then it is done.
+                if partial[fd]:
+                    yield host, decode(partial[fd])
+                poller.unregister(fd)
+                del by_fd[fd]
+
+
+def custom(cls, **params):
+    """`cls` with `params` as defaults, as Mininet's (a later call's own
+    keyword arguments win). What Lighthouse cannot honour is refused
+    where the class is used, naming the parameters (`Mininet(host=...)`,
+    `addHost(cls=...)`), never dropped."""
+    name = getattr(cls, '__name__', 'custom')
+
+    def customized(*args, **kwargs):
+        merged = dict(params)
+        merged.update(kwargs)
+        return cls(*args, **merged)
+
+    customized.__name__ = 'custom(%s)' % name
+    customized._lh_class = cls
+    customized._lh_params = dict(params)
+    return customized
+
+
+def waitListening(client=None, server='127.0.0.1', port=80, timeout=None):
+    """Wait until something listens on `server`:`port`, tried from
+    `client`'s namespace (a node) or the root namespace; False after
+    `timeout` seconds (None: wait on)."""
+    ip = server.IP() if hasattr(server, 'IP') else server
+    probe = "timeout 1 bash -c '</dev/tcp/%s/%s' >/dev/null 2>&1 && echo LISTENING" % (ip, port)
+    end = None if timeout is None else time.time() + timeout
+    while True:
+        if client is not None and hasattr(client, 'cmd'):
+            out = client.cmd(probe)
+        else:
+            out = subprocess.run(['bash', '-c', probe], stdout=subprocess.PIPE,
+                                 universal_newlines=True).stdout
+        if 'LISTENING' in out:
+            return True
+        if end is not None and time.time() >= end:
+            output('could not connect to %s on port %d\n' % (ip, port))
+            return False
+        time.sleep(.5)
