@@ -22,7 +22,8 @@ The tests themselves run under /usr/bin/python3 (they import pexpect from
 Mininet's `mininet.util`). After each test, anything the example left is
 reported (network namespaces, links in the root namespace, processes of a
 Mininet host); on the mininet side it is removed by name, and only what
-appeared during that test. Run it on an otherwise idle machine: another
+appeared during that test, and the sysctls Mininet's fixLimits() raises
+(TCP buffers, backlog, ...; new namespaces inherit some) are put back. Run it on an otherwise idle machine: another
 run's namespaces would count as left behind.
 
     sudo python3 scripts/mininet-examples.py                 # every in-scope example, all sides
@@ -173,7 +174,10 @@ def snapshot():
                 cmd = open("/proc/%s/cmdline" % pid, "rb").read().replace(b"\0", b" ")
             except OSError:
                 continue
-            if b"mininet:" in cmd or b"lighthouse.mininet" in cmd or b"lh_mn_ref" in cmd:
+            # A Mininet host's shell, or an example's own process (both
+            # runners): never another run's.
+            if b"mininet:" in cmd or b"lh_mn_ref" in cmd or b"lh_tee.py" in cmd or \
+                    b"-m lighthouse.mininet -m mininet.examples." in cmd or b"-m lhex." in cmd:
                 procs.add(int(pid))
     return ns, links, procs
 
@@ -187,7 +191,9 @@ def live_run(prefix):
         return False
 
 
-MN_LINK = re.compile(r"^([hsr]\d+|[a-z]+\d*)(-eth\d+)?$")
+# How Mininet names its nodes' links in the examples: h1, s1, r0, and
+# their -ethN interfaces.
+MN_LINK = re.compile(r"^[hsr]\d+(-eth\d+)?$")
 
 
 def leftovers(before, side):
@@ -213,7 +219,44 @@ def leftovers(before, side):
     return {k: v for k, v in left.items() if v}
 
 
+# Mininet's fixLimits() raises these in the root namespace, and new
+# namespaces inherit some of them (TCP buffers): a Lighthouse run after
+# real Mininet would not run on this machine's own settings. Put back
+# after each mininet-side test.
+FIXLIMITS = ["net.core.wmem_max", "net.core.rmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
+             "net.core.netdev_max_backlog", "net.ipv4.neigh.default.gc_thresh1",
+             "net.ipv4.neigh.default.gc_thresh2", "net.ipv4.neigh.default.gc_thresh3",
+             "net.ipv4.route.max_size", "kernel.pty.max", "fs.file-max"]
+
+
+def sysctls():
+    out = {}
+    for k in FIXLIMITS:
+        try:
+            out[k] = open("/proc/sys/" + k.replace(".", "/")).read().strip()
+        except OSError:
+            pass
+    return out
+
+
+def restore_sysctls(saved):
+    for k, v in saved.items():
+        try:
+            with open("/proc/sys/" + k.replace(".", "/"), "w") as f:
+                f.write(v)
+        except OSError:
+            pass
+
+
 def run_one(side, test, work, exdir, timeout):
+    saved = sysctls()
+    try:
+        return run_one_as_is(side, test, work, exdir, timeout)
+    finally:
+        restore_sysctls(saved)
+
+
+def run_one_as_is(side, test, work, exdir, timeout):
     path = prepare(side, test, work, exdir)
     env = dict(os.environ, PYTHONPATH=work, PYTHONDONTWRITEBYTECODE="1")
     before = snapshot()
@@ -242,7 +285,10 @@ def run_one(side, test, work, exdir, timeout):
     elif verdict == "FAIL" and re.search(r"Traceback|Unsupported|Error:", log):
         why = "example: %s; %s" % (last_words(log), why)
     if not codes:
-        why = why or "the example did not run"
+        # No exit status: the example never ran under the tee (the spawn
+        # command was not rewritten) or was cut off; not a pass.
+        verdict = "FAIL"
+        why = why or "the example did not run to its end under the runner"
     if code == 0 and "skipped" in out and verdict == "pass":
         verdict = "pass (skips)"
     return {"side": side, "test": test, "verdict": verdict, "seconds": round(secs, 1),

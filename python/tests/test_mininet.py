@@ -237,9 +237,32 @@ def test_options_wrapped_in_classes_are_used_or_refused_never_dropped():
         net.addHost('h1', cls=custom(CPULimitedHost, cpu=.2))
     with pytest.raises(Unsupported, match="privateDirs.*own paths"):
         net.addHost('h1', privateDirs=['/var/log'])
-    # bw= is kept: every link gets the intf class's 10 Mbit/s.
+    # Mininet's bind.py: privateDirs through partial(Host, ...), refused.
+    from lighthouse.mininet.node import Host, Link
+    with pytest.raises(Unsupported, match="privateDirs"):
+        Mininet(topo=SingleSwitchTopo(2),
+                host=functools.partial(Host, privateDirs=['/var/log']))
+    # Nested wrappers are unwrapped all the way.
+    with pytest.raises(Unsupported, match="CPULimitedHost"):
+        Mininet(topo=SingleSwitchTopo(2),
+                host=functools.partial(custom(CPULimitedHost, cpu=.1), sched='cfs'))
+    # A switch class's options are checked like addSwitch's own.
+    from lighthouse.mininet.node import OVSSwitch
+    with pytest.raises(Unsupported, match="switch.*frobnicate"):
+        Mininet(topo=SingleSwitchTopo(2), switch=custom(OVSSwitch, frobnicate=1))
+    # bw= is kept: every link gets the intf class's 10 Mbit/s; a link's own
+    # bw= loses to a custom class's (Mininet's precedence), wins over a
+    # partial's.
     net = Mininet(topo=SingleSwitchTopo(2), intf=custom(TCIntf, bw=10))
     assert [l[2] for l in net._links] == [10.0, 10.0]
+    net = Mininet(link=custom(TCLink, bw=10))
+    net.addLink(net.addHost('h1'), net.addSwitch('s1'), bw=100)
+    net2 = Mininet(link=functools.partial(TCLink, bw=10))
+    net2.addLink(net2.addHost('h1'), net2.addSwitch('s1'), bw=100)
+    assert (net._links[0][2], net2._links[0][2]) == (10.0, 100.0)
+    # Mininet's low-level Link(node1, node2) outside a network: refused.
+    with pytest.raises(Unsupported, match="net.addLink"):
+        Link(net['h1'], net['s1'])
     # addLink returns the link; its ends are known once the network runs.
     net = Mininet()
     s1 = net.addSwitch('s1')
@@ -269,8 +292,9 @@ def test_util_decodes_and_monitors_popens_line_by_line():
         def __init__(self, *args, **kwargs):
             self.args, self.kwargs = args, kwargs
 
-    t = custom(Thing, bw=10, x=1)('n', x=2)
-    assert t.args == ('n',) and t.kwargs == {'bw': 10, 'x': 2}
+    # As Mininet's: custom's own parameters win over the call's.
+    t = custom(Thing, bw=10, x=1)('n', x=2, y=3)
+    assert t.args == ('n',) and t.kwargs == {'bw': 10, 'x': 1, 'y': 3}
 
 
 def test_topologies_that_cannot_be_a_fabric_are_value_errors_at_build():

@@ -251,7 +251,7 @@ fn spawn_on<P: Port + 'static>(
             }
             // `SWTOR_IDLE_SPIN=1`: never sleep (the loop before idle
             // sleeping; for measurements, docs/benchmarks.md).
-            let may_sleep = std::env::var_os("SWTOR_IDLE_SPIN").is_none();
+            let may_sleep = std::env::var("SWTOR_IDLE_SPIN").as_deref() != Ok("1");
             let mut iter: u32 = 0;
             let mut idle: u32 = 0;
             let mut last_slot = eng.clock().slot(monotonic_ns());

@@ -76,13 +76,23 @@ impl Network {
         };
         // A BMv2 ToR's own end of an uplink or of its CPU port: what BMv2
         // sends and takes there, with the departure tags and rotation
-        // frames swtor strips before `up<N>` (docs/wire-formats.md).
-        if matches!(self.node(node), Some(Node::Bmv2Tor(_)))
-            && (ifn == crate::plan::cpu_if(t)
-                || (0..self.plan.uplinks).any(|p| ifn == crate::plan::uplink_if(t, p)))
-        {
-            let ns = self.node_ns(node).unwrap_or_else(|| self.fabric_ns());
-            return Ok(PcapTarget::Iface(ns, ifn));
+        // frames swtor strips before `up<N>` (docs/wire-formats.md). Its
+        // veths are named `s<T>-up<N>` / `s<T>-cpu` whatever the ToR's
+        // label, so `cpu`, `LABEL-cpu` and the veth's own name all work.
+        if matches!(self.node(node), Some(Node::Bmv2Tor(_))) {
+            let own = crate::plan::tor_name(t);
+            let asked = [
+                port.to_string(),
+                format!("{tname}-{port}"),
+                format!("{own}-{port}"),
+            ];
+            let veth = std::iter::once(crate::plan::cpu_if(t))
+                .chain((0..self.plan.uplinks).map(|p| crate::plan::uplink_if(t, p)))
+                .find(|v| asked.contains(v));
+            if let Some(v) = veth {
+                let ns = self.node_ns(node).unwrap_or_else(|| self.fabric_ns());
+                return Ok(PcapTarget::Iface(ns, v));
+            }
         }
         if !self.plan.hosts_of(t).iter().any(|h| h.tor_if == ifn) {
             return Err(NetworkError::NoSuchPort(format!(

@@ -34,21 +34,34 @@ _running = weakref.WeakSet()
 
 
 def _unwrap(cls):
-    """(class, its preset parameters) of a class, a `custom(cls, **p)`
-    or a `functools.partial(cls, **p)`."""
-    if cls is None:
-        return None, {}
-    if hasattr(cls, '_lh_class'):
-        return cls._lh_class, dict(cls._lh_params)
-    if isinstance(cls, functools.partial):
-        return cls.func, dict(cls.keywords or {})
-    return cls, {}
+    """(class, preset layers) of a class wrapped in `custom(cls, **p)`
+    and `functools.partial(cls, **p)`, however deep, outermost layer
+    first; a layer is (its parameters, whether they win over the call's
+    own: a `custom`'s do, as in Mininet, a `partial`'s do not)."""
+    layers = []
+    while True:
+        if hasattr(cls, '_lh_class'):
+            layers.append((dict(cls._lh_params), True))
+            cls = cls._lh_class
+        elif isinstance(cls, functools.partial):
+            layers.append((dict(cls.keywords or {}), False))
+            cls = cls.func
+        else:
+            return cls, layers
 
 
-def _refuse_cpu_limits(cls, what):
-    c, p = _unwrap(cls)
+def _with_presets(params, layers):
+    """A call's parameters as the wrapped class would receive them."""
+    out = dict(params)
+    for preset, wins in layers:
+        out = dict(out, **preset) if wins else dict(preset, **out)
+    return out
+
+
+def _refuse_cpu_limits(c, params, what):
     if isinstance(c, type) and issubclass(c, CPULimitedHost):
-        raise unsupported('%s CPULimitedHost%s' % (what, ' with %s' % sorted(p) if p else ''),
+        raise unsupported('%s CPULimitedHost%s' % (what, ' with %s' % sorted(params)
+                                                   if params else ''),
                           'hosts are namespaces without CPU limits; use the default Host')
 
 
@@ -105,17 +118,21 @@ class Mininet(object):
         if autoPinCpus:
             raise unsupported('Mininet(autoPinCpus=True)', 'hosts are namespaces without CPU '
                               'limits or pinning')
-        _refuse_cpu_limits(host, 'Mininet(host=...):')
-        # link= and intf= classes carry link options (TCLink's bw, delay,
-        # ...; custom(TCIntf, bw=10)): they are every link's defaults, so
-        # one Lighthouse cannot honour is refused, never dropped.
-        self._link_defaults = {}
-        for what, cls in (('link', link), ('intf', intf)):
-            _, preset = _unwrap(cls)
-            for k, v in preset.items():
-                self._link_defaults[k] = v
-        if self._link_defaults:
-            _link_args('(every link: Mininet(link/intf=...))', '', self._link_defaults)
+        # Classes may carry options (custom(CPULimitedHost, cpu=.1),
+        # partial(Host, privateDirs=...), custom(TCLink, bw=10, delay=...),
+        # custom(TCIntf, bw=10)): every node or link made with them gets
+        # them, and what Lighthouse cannot honour is refused, never dropped.
+        self._host_cls, self._switch_cls = host, switch
+        self._link_cls, self._intf_cls = link, intf
+        c, layers = _unwrap(host)
+        _refuse_cpu_limits(c, _with_presets({}, layers), 'Mininet(host=...):')
+        self._check_host_params(lambda k: 'Mininet(host=...) with %s=' % k,
+                                _with_presets({}, layers))
+        self._check_switch_params(lambda k: 'Mininet(switch=...) with %s=' % k,
+                                  _with_presets({}, _unwrap(switch)[1]))
+        every = self._link_options({})
+        if every:
+            _link_args('(every link: Mininet(link/intf=...))', '', every)
         self.topo = topo
         self.ipBase = ipBase
         self.autoSetMacs, self.autoStaticArp = autoSetMacs, autoStaticArp
@@ -139,33 +156,51 @@ class Mininet(object):
 
     def addHost(self, name, cls=None, **params):
         self._check_open('addHost(%r)' % name)
-        _refuse_cpu_limits(cls, 'addHost(%r, cls=...):' % name)
-        if params.get('privateDirs'):
-            raise unsupported('addHost(%r, privateDirs=...)' % name,
-                              "hosts share the machine's file system; give each host its own "
-                              "paths (e.g. /tmp/%s/...)" % name)
-        for k in params:
-            if k == 'privateDirs':
-                continue
-            if k in ('mac',):
-                raise unsupported('addHost(%r, mac=...)' % name,
-                                  "MACs are kernel-random, or Mininet's with "
-                                  "Mininet(autoSetMacs=True)")
-            if k not in _HOST_IGNORED and k != 'ip':
-                raise unsupported('addHost(%r, %s=...)' % (name, k),
-                                  'hosts take ip= (checked against ipBase), cls=Host')
+        c, layers = _unwrap(cls if cls is not None else self._host_cls)
+        params = _with_presets(params, layers)
+        _refuse_cpu_limits(c, params, 'addHost(%r):' % name)
+        self._check_host_params(lambda k: 'addHost(%r, %s=...)' % (name, k), params)
         self._hosts.append((name, params.get('ip')))
         return self._node(name, Host)
 
+    @staticmethod
+    def _check_host_params(label, params):
+        """Refuse what a host cannot have; `label(k)` names the call."""
+        for k in params:
+            if k == 'privateDirs' and params[k]:
+                raise unsupported(label(k), "hosts share the machine's file system; give "
+                                  "each host its own paths (e.g. /tmp/<host>/...)")
+            if k == 'mac':
+                raise unsupported(label(k), "MACs are kernel-random, or Mininet's with "
+                                  "Mininet(autoSetMacs=True)")
+            if k not in _HOST_IGNORED and k not in ('ip', 'privateDirs'):
+                raise unsupported(label(k), 'hosts take ip= (checked against ipBase), '
+                                  'cls=Host')
+
     def addSwitch(self, name, cls=None, **params):
         self._check_open('addSwitch(%r)' % name)
-        for k in params:
-            if k not in _SWITCH_IGNORED:
-                raise unsupported('addSwitch(%r, %s=...)' % (name, k),
-                                  'a switch is a Lighthouse ToR running compiled time-flow '
-                                  'tables; it takes no options')
+        _, layers = _unwrap(cls if cls is not None else self._switch_cls)
+        self._check_switch_params(lambda k: 'addSwitch(%r, %s=...)' % (name, k),
+                                  _with_presets(params, layers))
         self._switches.append(name)
         return self._node(name, Switch)
+
+    @staticmethod
+    def _check_switch_params(label, params):
+        for k in params:
+            if k not in _SWITCH_IGNORED:
+                raise unsupported(label(k), 'a switch is a Lighthouse ToR running compiled '
+                                  'time-flow tables; it takes no options')
+
+    def _link_options(self, opts):
+        """A link's options with those its classes carry (`cls=`, `intf=`,
+        or Mininet's `link=`/`intf=`)."""
+        opts = dict(opts)
+        cls, intf = opts.pop('cls', None), opts.pop('intf', None)
+        for c in (cls if cls is not None else self._link_cls,
+                  intf if intf is not None else self._intf_cls):
+            opts = _with_presets(opts, _unwrap(c)[1])
+        return opts
 
     def addController(self, name='c0', controller=None, **params):
         c = Controller(name)
@@ -180,10 +215,10 @@ class Mininet(object):
             opts['port1'] = port1
         if port2 is not None:
             opts['port2'] = port2
-        c, preset = _unwrap(cls)
-        opts = dict(self._link_defaults, **dict(preset, **opts))
-        self._links.append(_link_args(a, b, opts))
-        return Link(self, a, b)
+        if cls is not None:
+            opts['cls'] = cls
+        self._links.append(_link_args(a, b, self._link_options(opts)))
+        return Link._of_net(self, a, b)
 
     def addNAT(self, *args, **kwargs):
         raise unsupported('addNAT()', "emulated hosts have no route out of the run; use "
@@ -207,9 +242,7 @@ class Mininet(object):
                 self.addSwitch(n, **t.nodeInfo(n))
             # In Topo.addLink order: Mininet numbers ports that way.
             for a, b, o in t.links(withInfo=True):
-                _, preset = _unwrap(o.get('cls'))
-                self._links.append(_link_args(a, b, dict(self._link_defaults,
-                                                         **dict(preset, **o))))
+                self._links.append(_link_args(a, b, self._link_options(o)))
         hosts = sorted((h for h, _ in self._hosts), key=natural)
         self._check_ips(hosts)
         self._native = _native.MnNet(list(self._switches), [h for h, _ in self._hosts],

@@ -47,23 +47,33 @@ class Intf(object):
 class Link(object):
     """Both ends of a link, as Mininet's `Link.intf1`, `intf2`. What
     `net.addLink(a, b)` returns names its ends before the network runs;
-    its `intf1`/`intf2` are the interfaces once it does."""
+    its `intf1`/`intf2` are the interfaces once it does. Mininet's
+    low-level `Link(node1, node2)` (a link made outside a network) is
+    refused: links are made with `net.addLink` before `net.start()`."""
 
-    def __init__(self, intf1, intf2=None, node2=None):
-        if isinstance(intf1, Intf) or intf1 is None:
-            self._ends, self._intfs = None, (intf1, intf2)
-        else:
-            # (net, node1 name, node2 name) from Mininet.addLink.
-            self._ends, self._intfs = (intf1, intf2, node2), None
+    def __init__(self, intf1, intf2=None, *args, **kwargs):
+        if not (isinstance(intf1, Intf) or intf1 is None) or args or kwargs:
+            raise unsupported('Link(%s, %s)' % (intf1, intf2),
+                              'make links with net.addLink(a, b) (or Topo.addLink) before '
+                              'net.start()')
+        self._ends, self._intfs = None, (intf1, intf2)
+
+    @classmethod
+    def _of_net(cls, net, a, b):
+        link = cls.__new__(cls)
+        # Which a-b link this is, if there are several between them.
+        nth = sum(1 for l in net._links if {l[0], l[1]} == {a, b}) - 1
+        link._ends, link._intfs = (net, a, b, nth), None
+        return link
 
     def _resolve(self):
         if self._intfs is None:
-            net, a, b = self._ends
+            net, a, b, nth = self._ends
             pairs = net[a].connectionsTo(net[b])
-            if not pairs:
+            if len(pairs) <= nth:
                 raise unsupported('link %s-%s before net.start()' % (a, b),
                                   'use its interfaces once the network runs')
-            self._intfs = pairs[0]
+            self._intfs = pairs[nth]
         return self._intfs
 
     @property
@@ -76,7 +86,7 @@ class Link(object):
 
     def __str__(self):
         if self._intfs is None and self._ends is not None:
-            return '%s<->%s' % self._ends[1:]
+            return '%s<->%s' % self._ends[1:3]
         return '%s<->%s' % self._resolve()
 
 

@@ -2,6 +2,7 @@
 `irange`, `natural`, `quietRun`, `decode`, `encode`, `pmonitor`, `custom`,
 `waitListening`."""
 
+import codecs
 import os
 import select
 import subprocess
@@ -59,11 +60,13 @@ def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
     bytes. Reads the descriptors themselves, so no line waits in a file
     object's buffer after its process has ended."""
     poller = select.poll()
-    by_fd, partial = {}, {}
+    by_fd, partial, text = {}, {}, {}
     for host, p in popens.items():
         fd = p.stdout.fileno()
         by_fd[fd] = host
         partial[fd] = b''
+        # Raw reads may split a character: decode each stream on.
+        text[fd] = codecs.getincrementaldecoder('utf-8')('replace')
         poller.register(fd, select.POLLIN)
     while by_fd:
         ready = poller.poll(timeoutms)
@@ -77,7 +80,7 @@ def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
             except OSError:
                 data = b''
             if not readline and data:
-                yield host, decode(data)
+                yield host, text[fd].decode(data)
                 continue
             partial[fd] += data
             while b'\n' in partial[fd]:
@@ -92,15 +95,15 @@ def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
 
 
 def custom(cls, **params):
-    """`cls` with `params` as defaults, as Mininet's (a later call's own
-    keyword arguments win). What Lighthouse cannot honour is refused
-    where the class is used, naming the parameters (`Mininet(host=...)`,
-    `addHost(cls=...)`), never dropped."""
+    """`cls` with `params`, as Mininet's: they override the call's own
+    keyword arguments. What Lighthouse cannot honour is refused where the
+    class is used, naming the parameters (`Mininet(host=...)`,
+    `addHost(cls=...)`, `link=`, `intf=`), never dropped."""
     name = getattr(cls, '__name__', 'custom')
 
     def customized(*args, **kwargs):
-        merged = dict(params)
-        merged.update(kwargs)
+        merged = dict(kwargs)
+        merged.update(params)
         return cls(*args, **merged)
 
     customized.__name__ = 'custom(%s)' % name
@@ -111,20 +114,25 @@ def custom(cls, **params):
 
 def waitListening(client=None, server='127.0.0.1', port=80, timeout=None):
     """Wait until something listens on `server`:`port`, tried from
-    `client`'s namespace (a node) or the root namespace; False after
-    `timeout` seconds (None: wait on)."""
+    `client`'s namespace (a node) or the root namespace, as Mininet's:
+    False at once when there is no route, or after `timeout` seconds (None
+    or 0: wait on)."""
     ip = server.IP() if hasattr(server, 'IP') else server
-    probe = "timeout 1 bash -c '</dev/tcp/%s/%s' >/dev/null 2>&1 && echo LISTENING" % (ip, port)
-    end = None if timeout is None else time.time() + timeout
+    probe = ("timeout 1 bash -c '</dev/tcp/%s/%s' 2>&1 && echo LISTENING" % (ip, port))
+    waited = 0.0
     while True:
         if client is not None and hasattr(client, 'cmd'):
             out = client.cmd(probe)
         else:
             out = subprocess.run(['bash', '-c', probe], stdout=subprocess.PIPE,
-                                 universal_newlines=True).stdout
+                                 stderr=subprocess.STDOUT, universal_newlines=True).stdout
         if 'LISTENING' in out:
             return True
-        if end is not None and time.time() >= end:
+        if 'No route' in out or 'unreachable' in out:
+            output('no route to %s:\n%s' % (ip, out))
+            return False
+        if timeout and waited >= timeout:
             output('could not connect to %s on port %d\n' % (ip, port))
             return False
         time.sleep(.5)
+        waited += .5

@@ -116,7 +116,8 @@ pub fn run(case: &Case) -> Result<Vec<(String, Outcome)>, String> {
             }
         }
         // Let the frame be taken and decided at `t`, and nothing later.
-        e.poll(t.max(now)).map_err(|e| e.to_string())?;
+        now = now.max(t);
+        e.poll(now).map_err(|e| e.to_string())?;
         while e.port().pending() > 0 {
             step(&mut e, &mut now, u64::MAX)?;
         }
@@ -194,13 +195,15 @@ fn advance(e: &mut Engine<MemPort>, now: &mut u64, to: u64) -> Result<(), String
     Ok(())
 }
 
-/// Polls once at the engine's next event or `STEP` on, whichever is
-/// first, if that is not past `to`; false when it is. Polling at the event
-/// itself stamps a frame with the time the engine sent it, so a frame that
-/// fills its window exactly is seen leaving in its own slot, not in the
-/// next (on a fixed grid it was stamped up to a `STEP` late).
+/// Polls once at the engine's next event ([`Engine::next_event_at`]: a
+/// departure, an OCS delivery) or `STEP` on, whichever is first, if that
+/// is not past `to`; false when it is. Polling at the event itself stamps
+/// a frame with the time it was delivered, so a frame that fills its
+/// window exactly is seen leaving in its own slot, not in the next (on a
+/// fixed grid it was stamped up to a `STEP` late). (Not `poll_at`: with
+/// the other ToRs external it means "as soon as you can", never later.)
 fn step(e: &mut Engine<MemPort>, now: &mut u64, to: u64) -> Result<bool, String> {
-    let next = match e.poll_at() {
+    let next = match e.next_event_at() {
         Some(t) if t > *now => t.min(*now + STEP),
         _ => *now + STEP,
     };

@@ -31,3 +31,36 @@ fn every_case_passes_on_the_native_tor() {
         failures.join("\n")
     );
 }
+
+/// A frame that fills its window to the byte is seen leaving in its own
+/// slot whatever the propagation delay: the harness polls at the engine's
+/// next event, not on a grid that happened to line up with C13's 1 us
+/// (docs/p4.md, mutant 24). 1300 ns here; the committed grid harness put
+/// `p9-fills` in the next slice.
+#[test]
+fn a_frame_filling_its_window_exactly_leaves_in_its_slot_at_any_propagation() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/rr4-ucmp.json");
+    let cfg = std::fs::read_to_string(&src)
+        .unwrap()
+        .replace("\"propagation\": \"1us\"", "\"propagation\": \"1300ns\"");
+    assert!(cfg.contains("1300ns"), "the config changed shape");
+    std::fs::create_dir(dir.path().join("configs")).unwrap();
+    std::fs::write(dir.path().join("configs/rr4-ucmp.json"), cfg).unwrap();
+    let mut case = lh_conformance::shipped_cases()
+        .unwrap()
+        .into_iter()
+        .find(|c| {
+            c.name
+                .contains("source-route header bytes count at the slice boundary")
+        })
+        .unwrap();
+    case.base = dir.path().to_path_buf();
+    let got = lh_conformance::native::run(&case).unwrap();
+    let p9 = &got.iter().find(|(id, _)| id == "p9-fills").unwrap().1;
+    assert_eq!(
+        (p9.out.as_deref(), p9.depart, p9.cycle),
+        (Some("up0"), Some(0), Some(1)),
+        "{p9}"
+    );
+}
