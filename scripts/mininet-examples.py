@@ -22,8 +22,10 @@ The tests themselves run under /usr/bin/python3 (they import pexpect from
 Mininet's `mininet.util`). After each test, anything the example left is
 reported (network namespaces, links in the root namespace, processes of a
 Mininet host); on the mininet side it is removed by name, and only what
-appeared during that test, and the sysctls Mininet's fixLimits() raises
-(TCP buffers, backlog, ...; new namespaces inherit some) are put back. Run it on an otherwise idle machine: another
+appeared during that test. On every side the root namespace's sysctls an
+example or Mininet's fixLimits() changes (TCP buffers, backlog, the
+congestion control linearbandwidth sets; new namespaces inherit some) are
+put back after it. Run it on an otherwise idle machine: another
 run's namespaces would count as left behind.
 
     sudo python3 scripts/mininet-examples.py                 # every in-scope example, all sides
@@ -219,11 +221,12 @@ def leftovers(before, side):
     return {k: v for k, v in left.items() if v}
 
 
-# Mininet's fixLimits() raises these in the root namespace, and new
-# namespaces inherit some of them (TCP buffers): a Lighthouse run after
-# real Mininet would not run on this machine's own settings. Put back
-# after each mininet-side test.
-FIXLIMITS = ["net.core.wmem_max", "net.core.rmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
+# Mininet's fixLimits() raises these in the root namespace, and
+# linearbandwidth.py sets the root's congestion control to reno (through
+# quietRun, on either side); new namespaces inherit some of them (TCP
+# buffers, the congestion control): a Lighthouse run afterwards would not
+# run on this machine's own settings. Put back after each test.
+FIXLIMITS = ["net.ipv4.tcp_congestion_control", "net.core.wmem_max", "net.core.rmem_max", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
              "net.core.netdev_max_backlog", "net.ipv4.neigh.default.gc_thresh1",
              "net.ipv4.neigh.default.gc_thresh2", "net.ipv4.neigh.default.gc_thresh3",
              "net.ipv4.route.max_size", "kernel.pty.max", "fs.file-max"]
