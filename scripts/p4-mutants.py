@@ -140,8 +140,13 @@ MUTANTS = [
     ("ingress.p4", "meta.class = class;",
      "meta.class = class;", "", "set_class does nothing (dropped)"),
     # ---- apply: ingress kind, rotation, ARP, checks
-    ("ingress.p4", "if (LH_IN_PORT >= UPLINK_BASE) { meta.kind = KIND_FABRIC; }",
+    ("ingress.p4", "if (LH_IN_PORT >= UPLINK_BASE) {",
      "LH_IN_PORT >= UPLINK_BASE", "LH_IN_PORT > UPLINK_BASE", "uplink 0 is taken for a host port (>= -> >)"),
+    # ---- the count swtor paces itself to (docs/p4.md, "Pacing")
+    ("ingress.p4", "LH_COUNT(fabric_rx, 0);",
+     "LH_COUNT(fabric_rx, 0);", "", "frames from swtor are not counted: its pacing starves"),
+    ("ingress.p4", "LH_COUNT(fabric_rx, 0);",
+     "fabric_rx, 0", "fabric_rx, 1", "the count goes to a cell nobody reads (index 0 -> 1)"),
     ("ingress.p4", "LH_WRITE(cur_slot, 0, hdr.shim.slot);",
      "LH_WRITE(cur_slot, 0, hdr.shim.slot);", "", "rotation does not set the slot (dropped)"),
     ("ingress.p4", "LH_WRITE(slice_start, 0, meta.now);",

@@ -32,7 +32,9 @@ fn main() {
             "SKIPPED simple_router: BMv2's simple_router.json not found (set LH_SIMPLE_ROUTER to its folder)"
         );
     }
-    let mut systems = vec!["native", "bmv2:s2", "bridge"];
+    // `bmv2:s2 unpaced`: swtor writes onto the BMv2 ToR's uplink at once,
+    // as before pacing (docs/p4.md, "Pacing").
+    let mut systems = vec!["native", "bmv2:s2", "bridge", "bmv2:s2 unpaced"];
     if router.is_some() {
         systems.push("simple_router");
     }
@@ -68,8 +70,12 @@ fn main() {
                     String::new(),
                 )
             } else {
-                let l =
-                    Lighthouse::try_up_with(&cfg, &c, systems[i]).unwrap_or_else(|e| panic!("{e}"));
+                let (tors, pace) = match systems[i].strip_suffix(" unpaced") {
+                    Some(t) => (t, false),
+                    None => (systems[i], true),
+                };
+                let l = Lighthouse::try_up_paced(&cfg, &c, tors, pace)
+                    .unwrap_or_else(|e| panic!("{e}"));
                 let ((h1, _), (h2, ip2)) = (l.host(0), l.host(1));
                 assert!(
                     common::warm_up(&h1, ip2),
@@ -77,12 +83,27 @@ fn main() {
                     systems[i]
                 );
                 let r = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
+                // Once drained: what BMv2 lost (frames that entered its
+                // ports and never came out), and how many departure tags
+                // came too late (docs/p4.md, "Pacing").
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                let p4c = l.p4.as_ref().and_then(|t| t.counters().ok());
                 let k = l.down();
+                let t = lh_emu::tor::fabric::Totals::of(&k, p4c.as_ref());
+                let bmv2 = if p4c.is_some() {
+                    format!(
+                        " lost inside BMv2 {} of {} sent to it, late tags {} of {}",
+                        t.in_bmv2, k.to_external, k.late_from_tor, k.from_external
+                    )
+                } else {
+                    String::new()
+                };
                 (
                     r.map(|r| r.server_bps / 1e6).unwrap_or(f64::NAN),
                     format!(
-                        "swtor drops {} port_drops {}",
+                        "swtor drops {} (tor_backlog {}) port_drops {}{bmv2}",
                         k.dropped_total(),
+                        k.dropped(swtor::DropReason::TorBacklog),
                         k.port_drops
                     ),
                 )
@@ -106,12 +127,18 @@ fn main() {
         m[1] / m[0],
         loadavg()
     );
+    println!(
+        "one BMv2 ToR paced / unpaced: {:.2} ({:.1} vs {:.1} Mb/s)",
+        m[1] / m[3],
+        m[1],
+        m[3]
+    );
     if router.is_some() {
         println!(
             "one BMv2 ToR / stock simple_router: {:.2} ({:.1} vs {:.1} Mb/s)",
-            m[1] / m[3],
+            m[1] / m[4],
             m[1],
-            m[3]
+            m[4]
         );
     }
 }

@@ -125,6 +125,7 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
     LH_COUNTER(32, host_rx);               /* by host port (1 + k) */
     LH_COUNTER(32, host_tx);               /* by host port (1 + k) */
     LH_COUNTER(LH_MAX_UPLINKS, uplink_tx); /* by uplink */
+    LH_COUNTER(1, fabric_rx);              /* frames from swtor: uplinks and CPU port */
     LH_COUNTER(LH_EVENTS, events);
 
     LH_FLOW_HASH_DECL
@@ -235,7 +236,12 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
         meta.bucket = 0;
 #endif
         meta.kind = KIND_HOST;
-        if (LH_IN_PORT >= UPLINK_BASE) { meta.kind = KIND_FABRIC; }
+        if (LH_IN_PORT >= UPLINK_BASE) {
+            meta.kind = KIND_FABRIC;
+            /* swtor paces what it sends to what the switch took in
+             * (docs/p4.md, "Pacing"): count every frame it sent. */
+            LH_COUNT(fabric_rx, 0);
+        }
 
         if (LH_IN_PORT == CPU_PORT) {
             /* Rotation packet (docs/p4.md): learn the slice, then drop. */

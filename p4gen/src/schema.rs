@@ -58,6 +58,7 @@ pub const COUNTERS: &[(&str, u32)] = &[
     ("LhIngress.host_rx", 32),
     ("LhIngress.host_tx", 32),
     ("LhIngress.uplink_tx", 32),
+    ("LhIngress.fabric_rx", 1),
     ("LhIngress.events", 8),
 ];
 

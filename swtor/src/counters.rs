@@ -39,10 +39,14 @@ pub enum DropReason {
     /// The OCS carried the frame onto a ToR-to-ToR circuit that was failed
     /// (`link sX sY down`). Only the OCS counts it, never a ToR.
     LinkDown,
+    /// The frames waiting for an external ToR to take them in were
+    /// [`crate::pacer::BACKLOG`] already (docs/p4.md, "Pacing"). Only the
+    /// OCS counts it.
+    TorBacklog,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 14;
+    pub const COUNT: usize = 15;
     /// Reasons a ToR can count (the P4 program's `drops` counter has this
     /// many cells); the ones after them are the OCS's own.
     pub const TOR_COUNT: usize = 13;
@@ -61,6 +65,7 @@ impl DropReason {
         DropReason::HopLimit,
         DropReason::BadHeader,
         DropReason::LinkDown,
+        DropReason::TorBacklog,
     ];
 
     pub fn name(self) -> &'static str {
@@ -79,6 +84,7 @@ impl DropReason {
             DropReason::HopLimit => "hop_limit",
             DropReason::BadHeader => "bad_header",
             DropReason::LinkDown => "link_down",
+            DropReason::TorBacklog => "tor_backlog",
         }
     }
 }
@@ -103,8 +109,8 @@ pub struct Counters {
     pub sent: u64,
     /// Frames handed to host ports.
     pub delivered: u64,
-    /// Frames currently held: calendar queues, host egress queues and the
-    /// OCS delay lines.
+    /// Frames currently held: calendar queues, host egress queues, the
+    /// OCS delay lines and the backlogs of paced external ToRs.
     pub queued: u64,
     /// Drops by reason, indexed like `DropReason::ALL` (serialised as a map
     /// from the snake_case name to the count).

@@ -203,6 +203,8 @@ pub struct Engine<P: Port> {
     /// The last ToR-clock slot rotation frames were sent for.
     rotation_slot: u64,
     ext_tx: Vec<(u32, i32)>,
+    /// Frames waiting for an external ToR to take them in (issue 41).
+    pacer: crate::pacer::Pacer,
     rx: Vec<RxFrame>,
     last_poll: u64,
     /// The loop slept on purpose since the last poll ([`Engine::wait_for_input`]):
@@ -309,6 +311,12 @@ impl<P: Port> Engine<P> {
             }
             ext_cpu.push((x.tor, *cpu));
         }
+        let paced: Vec<(usize, crate::pacer::TakenIn)> = spec
+            .external
+            .iter()
+            .filter_map(|x| x.taken_in.clone().map(|t| (x.tor as usize, t)))
+            .collect();
+        let pacer = crate::pacer::Pacer::new(tors, &paced);
         let mut cal = Calendar::new(schedule, &timing, clock);
         cal.set_admission(opts.tor.slice_miss_detection, opts.tor.occupancy);
         cal.set_drop_on_miss(opts.tor.drop_on_miss);
@@ -402,6 +410,7 @@ impl<P: Port> Engine<P> {
             ext_cpu,
             rotation_slot: u64::MAX,
             ext_tx: Vec::with_capacity(crate::afpacket::BATCH),
+            pacer,
             rx: Vec::with_capacity(crate::afpacket::BATCH),
             last_poll: 0,
             slept: false,
@@ -555,6 +564,7 @@ impl<P: Port> Engine<P> {
     /// earlier ([`Port::wait`]).
     pub fn idle_until(&self, now: u64) -> Option<u64> {
         if self.c.queued > 0 || self.c.held > 0 || !self.ext_tx.is_empty() {
+            // (frames waiting in the pacer count as queued)
             return None;
         }
         let off = self.timing.tor_clock_offset;
@@ -894,6 +904,15 @@ impl<P: Port> Engine<P> {
                 self.cap.tap(peer_tu, at, &self.pool, i);
                 busy = true;
                 let ifx = self.ext_uplink[peer_tu];
+                if ifx != 0 && self.pacer.is_paced(peer_tor as usize) {
+                    // Waits until the ToR has room (crate::pacer).
+                    if self.pacer.push(peer_tor as usize, i, ifx) {
+                        self.c.queued += 1;
+                    } else {
+                        self.drop_frame(i, DropReason::TorBacklog);
+                    }
+                    continue;
+                }
                 if ifx != 0 {
                     // An external ToR: out of its uplink veth, untagged.
                     self.ext_tx.push((i, ifx));
@@ -917,6 +936,34 @@ impl<P: Port> Engine<P> {
         }
         if !self.ext_tx.is_empty() {
             self.flush_external();
+        }
+        busy | self.release_paced(now)
+    }
+
+    /// Sends the external ToRs what their windows allow (crate::pacer).
+    fn release_paced(&mut self, now: u64) -> bool {
+        if self.pacer.waiting() == 0 {
+            return false;
+        }
+        let mut busy = false;
+        for k in 0..self.pacer.len() {
+            loop {
+                self.ext_tx.clear();
+                self.pacer
+                    .release(k, now, crate::afpacket::BATCH, &mut self.ext_tx);
+                let n = self.ext_tx.len();
+                if n == 0 {
+                    break;
+                }
+                busy = true;
+                self.c.queued -= n as u64;
+                let before = self.c.to_external;
+                self.flush_external();
+                self.pacer.sent(k, (self.c.to_external - before) as usize);
+                if n < crate::afpacket::BATCH {
+                    break;
+                }
+            }
         }
         busy
     }
@@ -1003,6 +1050,9 @@ impl<P: Port> Engine<P> {
         }
         let sent = self.port.send_batch(&self.pool, &self.ext_tx).unwrap_or(0);
         self.c.rotation_tx += sent as u64;
+        for &(t, _) in &self.ext_cpu[..sent] {
+            self.pacer.sent_outside(t as usize, 1);
+        }
         for &(i, _) in &self.ext_tx {
             self.pool.release(i);
         }

@@ -27,6 +27,7 @@ mod host;
 mod lookup;
 mod nic;
 mod ocs;
+pub mod pacer;
 mod pcap;
 pub mod pool;
 mod port;
@@ -51,6 +52,7 @@ pub use estimator::{EstimatorError, Occupancy};
 pub use lookup::LookupError;
 pub use nic::FlowPausing;
 pub use ocs::Ocs;
+pub use pacer::TakenIn;
 pub use port::{MemPort, SentFrame};
 pub use pushback::PushbackTrigger;
 pub use runtime::{

@@ -60,7 +60,7 @@ pub struct HostAttach {
 /// A ToR that runs outside swtor (a P4 program on BMv2, docs/p4.md) and
 /// joins the calendar queues and the OCS through veths in the fabric
 /// namespace.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExternalTor {
     pub tor: TorId,
     /// swtor's end of each uplink veth (one per uplink, in uplink order),
@@ -68,6 +68,11 @@ pub struct ExternalTor {
     pub uplinks: Vec<String>,
     /// swtor's end of the CPU-port veth that carries rotation frames.
     pub cpu: String,
+    /// What the ToR says it took in (a BMv2 ToR's `fabric_rx`, read by
+    /// its control plane): with it, the OCS paces what it sends the ToR
+    /// ([`crate::pacer`]); without it, frames go at once.
+    #[serde(skip)]
+    pub taken_in: Option<crate::pacer::TakenIn>,
 }
 
 impl ExternalTor {
@@ -82,6 +87,7 @@ impl ExternalTor {
                     .map(|p| format!("{prefix}-t{t}-u{p}"))
                     .collect(),
                 cpu: format!("{prefix}-t{t}-c"),
+                taken_in: None,
             })
             .collect()
     }

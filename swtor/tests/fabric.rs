@@ -621,80 +621,106 @@ fn reconfigure_moves_a_circuit_at_runtime() {
     assert!(c.conservation_holds(), "{c}");
 }
 
+/// h1 on native ToR 0, h2 on ToR 1, which is external: its uplink and CPU
+/// veths end in namespace `<fabric>-x` (where BMv2 would run), with a
+/// socket on each. The namespace goes with the rig.
+struct ExtRig {
+    net: Net,
+    ext: std::path::PathBuf,
+    up: swtor::afpacket::RawSocket,
+    cpu: swtor::afpacket::RawSocket,
+    spec: Option<FabricSpec>,
+    _del: DelNs,
+}
+
+struct DelNs(String);
+impl Drop for DelNs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("ip")
+            .args(["netns", "del", &self.0])
+            .status();
+    }
+}
+
+impl ExtRig {
+    fn new(taken_in: Option<swtor::TakenIn>) -> ExtRig {
+        let net = Net::new(&[0, 1]);
+        let ext = format!("{}-x", net.fabric);
+        run(&["ip", "netns", "add", &ext]);
+        let del = DelNs(ext.clone());
+        for key in ["all", "default"] {
+            let k = format!("net.ipv6.conf.{key}.disable_ipv6=1");
+            run(&["ip", "netns", "exec", &ext, "sysctl", "-qw", &k]);
+            run(&["ip", "netns", "exec", &net.fabric, "sysctl", "-qw", &k]);
+        }
+        for (mine, theirs) in [("x-t1-u0", "u0"), ("x-t1-c", "c")] {
+            run(&[
+                "ip",
+                "-n",
+                &net.fabric,
+                "link",
+                "add",
+                mine,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                theirs,
+                "netns",
+                &ext,
+            ]);
+            run(&["ip", "-n", &net.fabric, "link", "set", mine, "up"]);
+            run(&["ip", "-n", &ext, "link", "set", theirs, "up"]);
+        }
+        let tables = tables(
+            1,
+            Lookup::Hop,
+            vec![(0, vec![entry(1, None, hop(0, None), vec![])])],
+        );
+        let spec = FabricSpec {
+            schedule: two_tor_schedule(1),
+            tables: tables.into(),
+            timing: timing(2000, 0, 1_000_000_000),
+            hosts: net.attach(),
+            external: vec![swtor::ExternalTor {
+                tor: 1,
+                uplinks: vec!["x-t1-u0".into()],
+                cpu: "x-t1-c".into(),
+                taken_in,
+            }],
+        };
+        let ext_path = std::path::PathBuf::from(format!("/run/netns/{ext}"));
+        let open = |name: &'static str| {
+            in_ns(ext_path.clone(), move || {
+                let ix = swtor::afpacket::if_nametoindex(name).unwrap();
+                swtor::afpacket::RawSocket::open(swtor::afpacket::SocketOptions {
+                    ifindex: Some(ix),
+                    ..Default::default()
+                })
+                .unwrap()
+            })
+        };
+        let (up, cpu) = (open("u0"), open("c"));
+        ExtRig {
+            net,
+            ext: ext_path,
+            up,
+            cpu,
+            spec: Some(spec),
+            _del: del,
+        }
+    }
+}
+
 #[test]
 fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
     let Some(_serial) = can_run("external_tor_joins_over_veths_with_tags_and_rotation_frames")
     else {
         return;
     };
-    // h1 on native ToR 0, h2 on ToR 1, which is external: its uplink and CPU
-    // veths end in namespace `ext` (where BMv2 would run).
-    let net = Net::new(&[0, 1]);
-    let ext = format!("{}-x", net.fabric);
-    run(&["ip", "netns", "add", &ext]);
-    struct Del(String);
-    impl Drop for Del {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("ip")
-                .args(["netns", "del", &self.0])
-                .status();
-        }
-    }
-    let _ext = Del(ext.clone());
-    for key in ["all", "default"] {
-        let k = format!("net.ipv6.conf.{key}.disable_ipv6=1");
-        run(&["ip", "netns", "exec", &ext, "sysctl", "-qw", &k]);
-        run(&["ip", "netns", "exec", &net.fabric, "sysctl", "-qw", &k]);
-    }
-    for (mine, theirs) in [("x-t1-u0", "u0"), ("x-t1-c", "c")] {
-        run(&[
-            "ip",
-            "-n",
-            &net.fabric,
-            "link",
-            "add",
-            mine,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            theirs,
-            "netns",
-            &ext,
-        ]);
-        run(&["ip", "-n", &net.fabric, "link", "set", mine, "up"]);
-        run(&["ip", "-n", &ext, "link", "set", theirs, "up"]);
-    }
-    let tables = tables(
-        1,
-        Lookup::Hop,
-        vec![(0, vec![entry(1, None, hop(0, None), vec![])])],
-    );
-    let spec = FabricSpec {
-        schedule: two_tor_schedule(1),
-        tables: tables.into(),
-        timing: timing(2000, 0, 1_000_000_000),
-        hosts: net.attach(),
-        external: vec![swtor::ExternalTor {
-            tor: 1,
-            uplinks: vec!["x-t1-u0".into()],
-            cpu: "x-t1-c".into(),
-        }],
-    };
-    // BMv2's side: one socket per veth in `ext`.
-    let ext_path = std::path::PathBuf::from(format!("/run/netns/{ext}"));
-    let open = |name: &'static str| {
-        in_ns(ext_path.clone(), move || {
-            let ix = swtor::afpacket::if_nametoindex(name).unwrap();
-            swtor::afpacket::RawSocket::open(swtor::afpacket::SocketOptions {
-                ifindex: Some(ix),
-                ..Default::default()
-            })
-            .unwrap()
-        })
-    };
-    let mut up = open("u0");
-    let mut cpu = open("c");
+    let rig = ExtRig::new(None);
+    let (net, ext_path, mut up, mut cpu) = (&rig.net, rig.ext.clone(), rig.up, rig.cpu);
+    let spec = rig.spec.unwrap();
     let fab = swtor::start(spec, Some(&net.fabric_path())).unwrap();
     let clock = fab.clock();
     let mut buf = vec![0u8; 2048];
@@ -723,7 +749,7 @@ fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
     // h1 -> h2 crosses native ToR 0 and the OCS and leaves on ToR 1's
     // uplink veth untagged.
     send_probes(
-        &net,
+        net,
         0,
         net.hosts[1].ip,
         vec![b"to-external".to_vec()],
@@ -807,5 +833,76 @@ fn external_tor_joins_over_veths_with_tags_and_rotation_frames() {
     assert_eq!(c.to_external, 1, "{c}");
     assert_eq!(c.dropped_total(), 0, "{c}");
     assert!(c.rotation_tx >= 5, "{c}");
+    assert!(c.conservation_holds(), "{c}");
+}
+
+#[test]
+fn an_external_tor_gets_no_more_than_a_window_beyond_what_it_took_in() {
+    let Some(_serial) =
+        can_run("an_external_tor_gets_no_more_than_a_window_beyond_what_it_took_in")
+    else {
+        return;
+    };
+    // The test plays the ToR: it "takes in" the rotation frames at once,
+    // and the data frames only when told to; the count it reports is what
+    // swtor paces itself to (docs/p4.md, "Pacing").
+    let taken = swtor::TakenIn::new();
+    let rig = ExtRig::new(Some(taken.clone()));
+    let (net, mut up, mut cpu) = (&rig.net, rig.up, rig.cpu);
+    let fab = swtor::start(rig.spec.unwrap(), Some(&net.fabric_path())).unwrap();
+    const N: usize = 200;
+    let window = swtor::pacer::WINDOW as usize;
+    send_probes(
+        net,
+        0,
+        net.hosts[1].ip,
+        vec![b"paced".to_vec(); N],
+        vec![0; N],
+    );
+    let mut buf = vec![0u8; 2048];
+    let (mut rotations, mut data) = (0u64, 0usize);
+    let mut take_data = false;
+    let mut step = |until: Duration, take_data: bool, rotations: &mut u64, data: &mut usize| {
+        let t0 = std::time::Instant::now();
+        while t0.elapsed() < until {
+            while let Some((n, _, _, out)) = cpu.recv_one(&mut buf, 0).unwrap() {
+                if !out && swtor::wire::shim_parse(&buf[..n]).is_some() {
+                    *rotations += 1;
+                }
+            }
+            while let Some((n, _, _, out)) = up.recv_one(&mut buf, 1).unwrap() {
+                if !out && swtor::wire::ipv4_dst(&buf[..n]).is_some() {
+                    *data += 1;
+                }
+            }
+            let took = *rotations + if take_data { *data as u64 } else { 0 };
+            taken.set(took);
+        }
+    };
+    // Taking in only the rotation frames: one window of data, no more.
+    step(
+        Duration::from_millis(300),
+        take_data,
+        &mut rotations,
+        &mut data,
+    );
+    assert_eq!(data, window, "{}", fab.counters());
+    let c = fab.counters();
+    assert_eq!(c.queued, (N - window) as u64, "the rest wait: {c}");
+    assert_eq!(c.to_external, window as u64, "{c}");
+    assert!(rotations > 0, "rotation frames go outside the backlog");
+    // Taking in everything: the rest follow, none lost.
+    take_data = true;
+    step(
+        Duration::from_millis(300),
+        take_data,
+        &mut rotations,
+        &mut data,
+    );
+    assert_eq!(data, N, "{}", fab.counters());
+    let c = fab.stop();
+    assert_eq!(c.to_external, N as u64, "{c}");
+    assert_eq!(c.dropped_total(), 0, "{c}");
+    assert_eq!(c.queued, 0, "{c}");
     assert!(c.conservation_holds(), "{c}");
 }

@@ -117,6 +117,8 @@ fn external_from_ports(
             tor: t as lh_ctrl::TorId,
             uplinks: up,
             cpu,
+            // A hardware ToR: nothing to read what it took in from.
+            taken_in: None,
         });
     }
     if !missing.is_empty() {
@@ -237,7 +239,11 @@ pub fn ocs(a: OcsArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let (hosts, external) = match attach {
-        Some(at) => (at.hosts, at.external),
+        Some(at) => {
+            let mut ext = at.external;
+            lh_emu::tor::fabric::pace_external(&mut ext, &at.pace);
+            (at.hosts, ext)
+        }
         None => {
             let ext = external_from_ports(&a.ports, tors, uplinks)?;
             // No host is attached here: they only map addresses to ToRs.

@@ -12,7 +12,7 @@
 //! waits for it), removes its run and exits 130.
 
 use crate::say;
-use lh_conformance::bmv2::Bmv2Target;
+use lh_conformance::bmv2::{Bmv2RunError, Bmv2Target};
 use lh_conformance::case::matches;
 use lh_emu::kernel::{clean, signals, state};
 use lh_emu::tor::bmv2::{self, P4Source};
@@ -242,6 +242,12 @@ fn run_steps(
                 }
                 match t.run_with(c, prefix, &mut |_| Ok(())) {
                     Ok(got) => bad.extend(mismatches(c, &got)),
+                    // The program's own count, a contract like a frame's
+                    // outcome (docs/p4.md, "Pacing").
+                    Err(Bmv2RunError::FabricCount { counted, sent }) => bad.push(format!(
+                        "{}: frames counted by fabric_rx (what swtor paces itself to): expected {sent}, got {counted}",
+                        c.name
+                    )),
                     Err(e) => bad.push(format!("{}: {e}", c.name)),
                 }
             }

@@ -73,6 +73,16 @@ impl Lighthouse {
     }
     /// With some ToRs on BMv2 (`tors` in `--tor` syntax, e.g. `bmv2:s2`).
     pub fn try_up_with(cfg: &Config, c: &Compiled, tors: &str) -> Result<Lighthouse, String> {
+        Self::try_up_paced(cfg, c, tors, true)
+    }
+    /// [`Lighthouse::try_up_with`]; `pace`: swtor paces itself to what
+    /// each BMv2 ToR takes in (docs/p4.md, "Pacing"), as `lighthouse run`.
+    pub fn try_up_paced(
+        cfg: &Config,
+        c: &Compiled,
+        tors: &str,
+        pace: bool,
+    ) -> Result<Lighthouse, String> {
         let mut plan = Plan::from_config(cfg);
         plan.targets = lh_emu::plan::target::parse(tors, plan.tors).map_err(|e| e.to_string())?;
         // `LH_BENCH_OWN_CPU=1`: as `lighthouse run --own-cpu`.
@@ -91,7 +101,11 @@ impl Lighthouse {
                     .map_err(|e| format!("starting the P4 ToRs: {e}"))?,
             )
         };
-        let fab = lh_emu::tor::fabric::start(&net, c)
+        let pace = match &p4 {
+            Some(t) if pace => t.pace_from(&net),
+            _ => Vec::new(),
+        };
+        let fab = lh_emu::tor::fabric::start_paced(&net, c, &pace)
             .map_err(|e| format!("starting the data plane: {e}"))?;
         Ok(Lighthouse {
             net,

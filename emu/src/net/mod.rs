@@ -266,9 +266,14 @@ impl Network {
         if crate::text::level::banners() {
             let _ = writeln!(self.out, "{banner}");
         }
+        let pace = self
+            .p4
+            .as_ref()
+            .map(|t| t.pace_from(net))
+            .unwrap_or_default();
         let f = match &self.opts.ocs_process {
             Some(exe) => {
-                let (p, h) = crate::tor::ocs::OcsProcess::start(net, c, exe)
+                let (p, h) = crate::tor::ocs::OcsProcess::start(net, c, exe, &pace)
                     .map_err(|e| NetworkError::Fabric(e.to_string()))?;
                 net.add_child(p.pid);
                 if crate::text::level::banners() {
@@ -283,7 +288,7 @@ impl Network {
                 Arc::new(h)
             }
             None => Arc::new(
-                crate::tor::fabric::start(net, c)
+                crate::tor::fabric::start_paced(net, c, &pace)
                     .map_err(|e| NetworkError::Fabric(e.to_string()))?,
             ),
         };

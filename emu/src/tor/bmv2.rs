@@ -12,6 +12,7 @@ use lh_ctrl::compile::Compiled;
 use lh_p4gen::{FabricTiming, HostPlan, P4Inputs, Target};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use swtor::DropReason;
 
 /// BMv2 port numbers (docs/p4.md, "Ports of a BMv2 ToR").
@@ -331,6 +332,80 @@ impl P4Tors {
         for t in &mut self.tors {
             let _ = t.switch.stop();
         }
+    }
+
+    /// The ToRs swtor paces itself to: those whose program counts what it
+    /// takes in ([`FABRIC_RX`]; the shipped program does, a `--p4` one
+    /// without it is not paced).
+    pub fn pace_from(&self, net: &Net) -> Vec<PaceFrom> {
+        self.tors
+            .iter()
+            .filter(|t| {
+                let mut c = t.client.lock().unwrap_or_else(|e| e.into_inner());
+                c.counter_read(FABRIC_RX, 0).is_ok()
+            })
+            .map(|t| PaceFrom {
+                tor: t.tor,
+                netns: net.tor_ns(t.tor),
+                thrift_port: THRIFT_PORT,
+            })
+            .collect()
+    }
+}
+
+/// The program's count of frames it took in from swtor (uplinks and CPU
+/// port), which swtor paces itself to (`swtor::pacer`; docs/p4.md,
+/// "Pacing").
+pub const FABRIC_RX: &str = "fabric_rx";
+/// How often that count is read (`LH_PACE_POLL_US` sets another, for
+/// benchmarks): at 1 ms a paced ToR carried 0.75-0.87 of an unpaced one's
+/// TCP, at 200 us 0.90-1.03 (docs/benchmarks.md, "Pacing").
+pub const PACE_POLL: Duration = Duration::from_micros(200);
+
+/// Where to read a BMv2 ToR's [`FABRIC_RX`]: its Thrift server.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PaceFrom {
+    pub tor: usize,
+    pub netns: PathBuf,
+    pub thrift_port: u16,
+}
+
+impl PaceFrom {
+    /// A count that a thread of its own keeps equal to the ToR's
+    /// [`FABRIC_RX`], every [`PACE_POLL`], until no engine holds it. A
+    /// switch that cannot be reached is tried again every 10 ms (the count
+    /// then stalls and swtor writes its frames in flight off).
+    pub fn start_reader(&self) -> swtor::TakenIn {
+        let taken = swtor::TakenIn::new();
+        let (t, me) = (taken.clone(), self.clone());
+        let name = format!("pace-{}", crate::plan::tor_name(self.tor));
+        // `LH_PACE_POLL_US` (for benchmarks).
+        let poll = std::env::var("LH_PACE_POLL_US")
+            .ok()
+            .and_then(|u| u.parse().ok())
+            .map_or(PACE_POLL, Duration::from_micros);
+        let spawned = std::thread::Builder::new().name(name).spawn(move || {
+            let mut client: Option<Bmv2Client> = None;
+            while !t.orphaned() {
+                if client.is_none() {
+                    client = Bmv2Client::connect_in_netns(Some(&me.netns), me.thrift_port).ok();
+                }
+                match client.as_mut().map(|c| c.counter_read(FABRIC_RX, 0)) {
+                    Some(Ok((n, _))) => {
+                        t.set(n);
+                        std::thread::sleep(poll);
+                    }
+                    _ => {
+                        client = None;
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                }
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("pacing reader for {}: {e}", crate::plan::tor_name(self.tor));
+        }
+        taken
     }
 }
 

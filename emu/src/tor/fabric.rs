@@ -21,12 +21,24 @@ pub fn host_attach(net: &Net) -> Vec<HostAttach> {
 }
 
 pub fn start(net: &Net, c: &Compiled) -> Result<FabricHandle, FabricError> {
+    start_paced(net, c, &[])
+}
+
+/// As [`start`], pacing what the OCS sends each BMv2 ToR of `pace` to
+/// what it takes in (docs/p4.md, "Pacing").
+pub fn start_paced(
+    net: &Net,
+    c: &Compiled,
+    pace: &[crate::tor::bmv2::PaceFrom],
+) -> Result<FabricHandle, FabricError> {
+    let mut external = external_tors(net);
+    pace_external(&mut external, pace);
     let spec = FabricSpec {
         schedule: c.schedule.clone(),
         tables: c.tables.clone(),
         timing: Timing::from_model(&c.timing()),
         hosts: host_attach(net),
-        external: external_tors(net),
+        external,
     };
     // config.json's `tor` section (estimator, detection, push-back).
     let opts = swtor::EngineOptions {
@@ -34,6 +46,16 @@ pub fn start(net: &Net, c: &Compiled) -> Result<FabricHandle, FabricError> {
         ..swtor::EngineOptions::from_config(&c.config)
     };
     swtor::start_with(spec, Some(&net.fabric_ns()), opts)
+}
+
+/// Gives each external ToR of `pace` a count of what it took in, read
+/// from its switch by a thread of its own.
+pub fn pace_external(external: &mut [ExternalTor], pace: &[crate::tor::bmv2::PaceFrom]) {
+    for p in pace {
+        if let Some(x) = external.iter_mut().find(|x| x.tor as usize == p.tor) {
+            x.taken_in = Some(p.start_reader());
+        }
+    }
 }
 
 /// The BMv2 ToRs as swtor sees them: the OCS ends of their uplink and CPU
@@ -48,6 +70,7 @@ pub fn external_tors(net: &Net) -> Vec<ExternalTor> {
                 .map(|p| crate::plan::uplink_if(t, p))
                 .collect(),
             cpu: crate::plan::cpu_if(t),
+            taken_in: None,
         })
         .collect()
 }

@@ -23,6 +23,9 @@ use swtor::{ExternalTor, FabricHandle, HostAttach};
 pub struct Attach {
     pub hosts: Vec<HostAttach>,
     pub external: Vec<ExternalTor>,
+    /// The BMv2 ToRs to pace to (docs/p4.md, "Pacing").
+    #[serde(default)]
+    pub pace: Vec<crate::tor::bmv2::PaceFrom>,
 }
 
 /// The interfaces an OCS process holds, in `<run dir>/ocs-ports.json`, so
@@ -107,10 +110,12 @@ pub fn running(pid: u32, start_time: u64) -> bool {
 impl OcsProcess {
     /// Starts `exe ocs` for run `net` inside its fabric namespace and
     /// connects to it. `exe` is a `lighthouse` binary.
+    /// `pace`: the BMv2 ToRs it paces itself to (docs/p4.md, "Pacing").
     pub fn start(
         net: &Net,
         c: &Compiled,
         exe: &Path,
+        pace: &[crate::tor::bmv2::PaceFrom],
     ) -> Result<(OcsProcess, FabricHandle), OcsError> {
         let dir = state::run_dir(&net.prefix);
         let config = dir.join("ocs-config.json");
@@ -139,6 +144,7 @@ impl OcsProcess {
         let a = Attach {
             hosts: super::fabric::host_attach(net),
             external: super::fabric::external_tors(net),
+            pace: pace.to_vec(),
         };
         write(
             &attach,

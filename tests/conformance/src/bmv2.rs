@@ -44,6 +44,13 @@ pub enum Bmv2RunError {
     Load(#[from] lh_p4gen::load::LoadError),
     #[error(transparent)]
     P4Gen(#[from] lh_p4gen::P4GenError),
+    /// The program's `fabric_rx` is not the number of frames the harness
+    /// sent on its uplinks and CPU port: swtor paces itself to that count
+    /// (docs/p4.md, "Pacing").
+    #[error(
+        "the program's fabric_rx counted {counted} frames, the harness sent {sent} on its uplinks and CPU port (swtor paces itself to that count: docs/p4.md, \"Pacing\")"
+    )]
+    FabricCount { counted: u64, sent: u64 },
 }
 
 fn setup(what: impl std::fmt::Display) -> Bmv2RunError {
@@ -241,6 +248,8 @@ impl Bmv2Target {
         let mut out: Vec<(String, Outcome)> = Vec::new();
         let mut drops = read_drops(&mut client)?;
         let mut rotations = 0u64;
+        // Frames sent on the uplinks and the CPU port.
+        let mut fabric_sent = 0u64;
         let mut last_rotation: Option<(u64, Instant)> = None;
         // The last rotation's time on BMv2's clock (µs), when readable.
         let mut rotation_bm: Option<u64> = None;
@@ -268,6 +277,7 @@ impl Bmv2Target {
                     &frame::rotation(rslice as u16, rslot as u32),
                 )?;
                 rotations += 1;
+                fabric_sent += 1;
                 // BMv2 reads each port on its own thread: wait until the
                 // rotation is taken before the frame goes in on another
                 // port (a frame that overtook it would see the previous
@@ -317,6 +327,9 @@ impl Bmv2Target {
             };
             let sent_at = rotated.elapsed();
             send(&mut sock, in_port, &bytes)?;
+            if in_port >= UPLINK_PORT_BASE {
+                fabric_sent += 1;
+            }
             let timed = f.offset_us.is_some();
             if rotation_bm.is_some() && !held(timed, f.late, into, sent_at, slice_len) {
                 late.get_or_insert_with(|| {
@@ -409,6 +422,16 @@ impl Bmv2Target {
         {
             sw.stop()?;
             return Ok(Err(w));
+        }
+        // A program without the count is not paced (docs/p4.md).
+        if let Ok((counted, _)) = client.counter_read("fabric_rx", 0)
+            && counted != fabric_sent
+        {
+            sw.stop()?;
+            return Err(Bmv2RunError::FabricCount {
+                counted,
+                sent: fabric_sent,
+            });
         }
         inspect(&mut client)?;
         sw.stop()?;
