@@ -956,10 +956,26 @@ impl<P: Port> Engine<P> {
                     break;
                 }
                 busy = true;
-                self.c.queued -= n as u64;
-                let before = self.c.to_external;
-                self.flush_external();
-                self.pacer.sent(k, (self.c.to_external - before) as usize);
+                let sent = match self.port.send_batch(&self.pool, &self.ext_tx) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        tracing::debug!("external uplink transmit: {e}");
+                        0
+                    }
+                };
+                for &(i, _) in &self.ext_tx[..sent] {
+                    self.pool.release(i);
+                }
+                self.c.queued -= sent as u64;
+                self.c.to_external += sent as u64;
+                self.pacer.sent(k, sent);
+                if sent < n {
+                    // The socket is full: the rest wait, first in line.
+                    self.pacer.put_back(k, &self.ext_tx[sent..]);
+                    self.ext_tx.clear();
+                    break;
+                }
+                self.ext_tx.clear();
                 if n < crate::afpacket::BATCH {
                     break;
                 }

@@ -11,9 +11,10 @@
 //! the frame as [`DropReason::TorBacklog`](crate::DropReason::TorBacklog).
 //!
 //! The count can stall without the frames being lost in flight (a reader
-//! that stopped, a counter that was reset): after [`STALL_NS`] without
-//! progress while frames wait, the frames in flight are written off, so a
-//! stalled count slows the ToR down but never stops it.
+//! that stopped), or frames can be lost before the ToR counts them: after
+//! [`STALL_NS`] with the window full while frames wait, the frames in
+//! flight are written off, so a stalled count slows the ToR down but never
+//! stops it.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -70,9 +71,10 @@ struct Paced {
     sent: u64,
     /// Its count when the engine started, plus what was written off.
     base: u64,
-    /// The count last seen, and when it last moved.
+    /// The count last seen.
     last: u64,
-    moved_at: u64,
+    /// Since when the window has been full (no frame could go).
+    full_since: Option<u64>,
     /// (frame, uplink ifindex) in delivery order.
     q: VecDeque<(u32, i32)>,
 }
@@ -103,7 +105,7 @@ impl Pacer {
                 sent: 0,
                 base: now,
                 last: now,
-                moved_at: 0,
+                full_since: None,
                 q: VecDeque::with_capacity(BACKLOG),
             });
         }
@@ -164,17 +166,21 @@ impl Pacer {
             p.base = taken;
             p.sent = 0;
         }
-        if taken != p.last || p.moved_at == 0 {
-            p.last = taken;
-            p.moved_at = now;
-        }
+        p.last = taken;
         let mut in_flight = p.sent.saturating_sub(taken.saturating_sub(p.base));
-        if in_flight >= window && now.saturating_sub(p.moved_at) >= STALL_NS {
-            // No progress: write the frames in flight off.
-            p.base = taken;
-            p.sent = 0;
-            p.moved_at = now;
-            in_flight = 0;
+        if in_flight < window {
+            p.full_since = None;
+        } else {
+            // Full: a count that moves with the rotation frames only is no
+            // progress, so this waits for the window itself to open.
+            let since = *p.full_since.get_or_insert(now);
+            if now.saturating_sub(since) >= STALL_NS {
+                // Write the frames in flight off.
+                p.base = taken;
+                p.sent = 0;
+                p.full_since = None;
+                in_flight = 0;
+            }
         }
         let n = (window.saturating_sub(in_flight) as usize)
             .min(p.q.len())
@@ -187,6 +193,16 @@ impl Pacer {
     /// sent.
     pub fn sent(&mut self, k: usize, n: usize) {
         self.tors[k].sent += n as u64;
+    }
+
+    /// Frames [`Pacer::release`] gave for ToR number `k` that the port did
+    /// not take (its socket was full): back to the front, in order.
+    pub fn put_back(&mut self, k: usize, frames: &[(u32, i32)]) {
+        let p = &mut self.tors[k];
+        for &f in frames.iter().rev() {
+            p.q.push_front(f);
+        }
+        self.waiting += frames.len();
     }
 
     /// Paced ToRs.
@@ -249,8 +265,8 @@ mod tests {
 
     #[test]
     fn a_full_backlog_refuses_and_a_stalled_count_is_written_off() {
-        let t = TakenIn::new();
-        let mut p = pacer(&t);
+        let taken = TakenIn::new();
+        let mut p = pacer(&taken);
         for i in 0..BACKLOG as u32 {
             assert!(p.push(1, i, 1));
         }
@@ -259,9 +275,16 @@ mod tests {
         p.release(0, 1_000, usize::MAX, &mut out);
         p.sent(0, out.len());
         out.clear();
-        p.release(0, 1_000 + STALL_NS - 1, usize::MAX, &mut out);
-        assert!(out.is_empty(), "not stalled yet");
-        p.release(0, 1_000 + STALL_NS, usize::MAX, &mut out);
+        // Full from 2_000 on; rotation frames go and are taken in
+        // meanwhile: the count moves, the window does not open.
+        p.release(0, 2_000, usize::MAX, &mut out);
+        for (k, t) in [(1, 3_000), (2, 2_000 + STALL_NS - 1)] {
+            p.sent_outside(1, 1);
+            taken.set(k);
+            p.release(0, t, usize::MAX, &mut out);
+            assert!(out.is_empty(), "not stalled yet at {t}");
+        }
+        p.release(0, 2_000 + STALL_NS, usize::MAX, &mut out);
         assert_eq!(out.len(), WINDOW as usize, "written off after STALL_NS");
     }
 
@@ -280,6 +303,24 @@ mod tests {
         t.set(3); // reset, and three taken in since
         p.release(0, 2, usize::MAX, &mut out);
         assert_eq!(out.len(), WINDOW as usize);
+    }
+
+    #[test]
+    fn frames_the_port_did_not_take_go_first_next_time() {
+        let t = TakenIn::new();
+        let mut p = pacer(&t);
+        for i in 0..10 {
+            p.push(1, i, 1);
+        }
+        let mut out = Vec::new();
+        p.release(0, 1, 4, &mut out);
+        assert_eq!(out.len(), 4);
+        p.sent(0, 1);
+        p.put_back(0, &out[1..]);
+        assert_eq!(p.waiting(), 9);
+        out.clear();
+        p.release(0, 2, 3, &mut out);
+        assert_eq!(out, vec![(1, 1), (2, 1), (3, 1)]);
     }
 
     #[test]

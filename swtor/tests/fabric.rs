@@ -879,18 +879,28 @@ fn an_external_tor_gets_no_more_than_a_window_beyond_what_it_took_in() {
             taken.set(took);
         }
     };
-    // Taking in only the rotation frames: one window of data, no more.
-    step(
-        Duration::from_millis(300),
-        take_data,
-        &mut rotations,
-        &mut data,
-    );
+    // Taking in only the rotation frames: one window of data, no more
+    // (looked at well within STALL_NS of the window filling).
+    let t0 = std::time::Instant::now();
+    while data == 0 && t0.elapsed() < Duration::from_secs(2) {
+        step(Duration::from_millis(1), false, &mut rotations, &mut data);
+    }
+    step(Duration::from_millis(8), false, &mut rotations, &mut data);
     assert_eq!(data, window, "{}", fab.counters());
     let c = fab.counters();
     assert_eq!(c.queued, (N - window) as u64, "the rest wait: {c}");
     assert_eq!(c.to_external, window as u64, "{c}");
     assert!(rotations > 0, "rotation frames go outside the backlog");
+    // Still not taking them in while the rotation frames keep the count
+    // moving: after STALL_NS of a full window, the frames in flight are
+    // written off and more come (slower, never stuck).
+    step(
+        Duration::from_nanos(3 * swtor::pacer::STALL_NS),
+        take_data,
+        &mut rotations,
+        &mut data,
+    );
+    assert!(data > window, "{data} frames: {}", fab.counters());
     // Taking in everything: the rest follow, none lost.
     take_data = true;
     step(

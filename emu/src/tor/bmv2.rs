@@ -358,8 +358,8 @@ impl P4Tors {
 /// "Pacing").
 pub const FABRIC_RX: &str = "fabric_rx";
 /// How often that count is read (`LH_PACE_POLL_US` sets another, for
-/// benchmarks): at 1 ms a paced ToR carried 0.75-0.87 of an unpaced one's
-/// TCP, at 200 us 0.90-1.03 (docs/benchmarks.md, "Pacing").
+/// benchmarks): in single runs a paced ToR carried 0.75-0.87 of an unpaced
+/// one's TCP at 1 ms, 0.90-1.05 at 200 us (docs/benchmarks.md, "Pacing").
 pub const PACE_POLL: Duration = Duration::from_micros(200);
 
 /// Where to read a BMv2 ToR's [`FABRIC_RX`]: its Thrift server.
@@ -377,6 +377,19 @@ impl PaceFrom {
     /// then stalls and swtor writes its frames in flight off).
     pub fn start_reader(&self) -> swtor::TakenIn {
         let taken = swtor::TakenIn::new();
+        // The first reading before the engine starts: it is the base the
+        // engine counts from, not credit.
+        let mut first = Bmv2Client::connect_in_netns(Some(&self.netns), self.thrift_port).ok();
+        match first.as_mut().map(|c| c.counter_read(FABRIC_RX, 0)) {
+            Some(Ok((n, _))) => taken.set(n),
+            _ => {
+                tracing::warn!(
+                    "pacing {}: cannot read {FABRIC_RX} yet",
+                    crate::plan::tor_name(self.tor)
+                );
+                first = None;
+            }
+        }
         let (t, me) = (taken.clone(), self.clone());
         let name = format!("pace-{}", crate::plan::tor_name(self.tor));
         // `LH_PACE_POLL_US` (for benchmarks).
@@ -385,7 +398,7 @@ impl PaceFrom {
             .and_then(|u| u.parse().ok())
             .map_or(PACE_POLL, Duration::from_micros);
         let spawned = std::thread::Builder::new().name(name).spawn(move || {
-            let mut client: Option<Bmv2Client> = None;
+            let mut client = first;
             while !t.orphaned() {
                 if client.is_none() {
                     client = Bmv2Client::connect_in_netns(Some(&me.netns), me.thrift_port).ok();
