@@ -210,6 +210,33 @@ impl MnNet {
         self.live()?.node_cmd_output(node, line).map_err(net_err)
     }
 
+    /// `node.sendCmd(line)`: sent to the node's shell; returns at once.
+    fn send_cmd(&mut self, node: &str, line: &str) -> PyResult<()> {
+        self.live()?.node_send(node, line).map_err(net_err)
+    }
+
+    /// `node.monitor(timeoutms)`: (what the shell printed, the exit status
+    /// once the command sent with `send_cmd` ended).
+    #[pyo3(signature = (node, timeout_ms=None))]
+    fn read_output(
+        &mut self,
+        node: &str,
+        timeout_ms: Option<u64>,
+    ) -> PyResult<(String, Option<i32>)> {
+        let t = timeout_ms.map(std::time::Duration::from_millis);
+        self.live()?.node_read(node, t).map_err(net_err)
+    }
+
+    /// `node.waiting`: a command sent with `send_cmd` has not ended.
+    fn waiting(&mut self, node: &str) -> PyResult<bool> {
+        Ok(self.live()?.node_waiting(node))
+    }
+
+    /// `node.stdout.fileno()`: the node's shell output, for `poll`.
+    fn stdout_fd(&mut self, node: &str) -> PyResult<i32> {
+        self.live()?.node_stdout_fd(node).map_err(net_err)
+    }
+
     /// Mininet's `ping`: prints its text; (sent, received).
     #[pyo3(signature = (hosts=None, timeout=None))]
     fn ping(&mut self, hosts: Option<Vec<String>>, timeout: Option<f64>) -> PyResult<(u64, u64)> {

@@ -15,7 +15,8 @@ import pytest
 from conftest import ROOT, needs_root
 
 # Every in-scope example that passes on Lighthouse (docs/mininet.md).
-PASSING = ["emptynet", "multipoll", "multitest", "popen", "tree1024", "treeping64"]
+PASSING = ["emptynet", "multiping", "multipoll", "multitest", "popen", "tree1024",
+           "treeping64"]
 
 
 @needs_root

@@ -41,6 +41,8 @@ pub enum ShellError {
     Spawn { node: String, source: io::Error },
     #[error("shell of {node}: {source}")]
     Io { node: String, source: io::Error },
+    #[error(transparent)]
+    Waiting(#[from] StillWaiting),
 }
 
 /// How a command ended.
@@ -60,7 +62,18 @@ struct Shell {
     stdout: ChildStdout,
     /// `\x01lh-<random hex> `: starts the line with the exit status.
     marker: Vec<u8>,
+    /// Output read but not yet handed on: a tail that may start the marker.
+    pending: Vec<u8>,
+    /// A command sent with [`NodeShells::send`] has not printed its marker.
+    waiting: bool,
 }
+
+/// `run` while a command sent with `send` has not ended.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{0} is still waiting for its previous command (sendCmd): read its output first (waitOutput)"
+)]
+pub struct StillWaiting(pub String);
 
 /// The shells of a run's nodes, by node name. Dropping it kills them all.
 pub struct NodeShells {
@@ -92,21 +105,15 @@ impl NodeShells {
         out: &mut dyn Write,
         on_spawn: Option<&mut (dyn FnMut(u32) + '_)>,
     ) -> Result<Outcome, ShellError> {
-        if !self.shells.contains_key(node) {
-            let sh = spawn(&self.prefix, node, ns).map_err(|source| ShellError::Spawn {
-                node: node.to_string(),
-                source,
-            })?;
-            if let Some(f) = on_spawn {
-                f(sh.child.id());
-            }
-            self.shells.insert(node.to_string(), sh);
-        }
+        self.ensure(node, ns, on_spawn)?;
         let io_err = |source| ShellError::Io {
             node: node.to_string(),
             source,
         };
-        let sh = self.shells.get_mut(node).expect("inserted above");
+        let sh = self.shells.get_mut(node).expect("ensured above");
+        if sh.waiting {
+            return Err(StillWaiting(node.to_string()).into());
+        }
         let line = format!("eval {} <{}\n__lh_done\n", quote(cmdline), stdin_path());
         if let Err(e) = sh.stdin.write_all(line.as_bytes()) {
             // The shell is gone (EPIPE): start afresh next time.
@@ -142,6 +149,105 @@ impl NodeShells {
         };
         let _ = out.flush();
         Ok(outcome)
+    }
+
+    /// Starts `node`'s shell in namespace `ns` if it has none; the raw fd
+    /// of its output (Mininet's `node.stdout`, for `poll`).
+    pub fn ensure(
+        &mut self,
+        node: &str,
+        ns: &Path,
+        on_spawn: Option<&mut (dyn FnMut(u32) + '_)>,
+    ) -> Result<i32, ShellError> {
+        if !self.shells.contains_key(node) {
+            let sh = spawn(&self.prefix, node, ns).map_err(|source| ShellError::Spawn {
+                node: node.to_string(),
+                source,
+            })?;
+            if let Some(f) = on_spawn {
+                f(sh.child.id());
+            }
+            self.shells.insert(node.to_string(), sh);
+        }
+        Ok(self.shells[node].stdout.as_raw_fd())
+    }
+
+    /// Mininet's `sendCmd`: sends `cmdline` to `node`'s shell (started if
+    /// it has none) and returns at once; [`NodeShells::read`] gives its
+    /// output and says when it ended.
+    pub fn send(
+        &mut self,
+        node: &str,
+        ns: &Path,
+        cmdline: &str,
+        on_spawn: Option<&mut (dyn FnMut(u32) + '_)>,
+    ) -> Result<(), ShellError> {
+        self.ensure(node, ns, on_spawn)?;
+        let sh = self.shells.get_mut(node).expect("ensured above");
+        if sh.waiting {
+            return Err(StillWaiting(node.to_string()).into());
+        }
+        let line = format!("eval {} </dev/null\n__lh_done\n", quote(cmdline));
+        if let Err(source) = sh.stdin.write_all(line.as_bytes()) {
+            self.kill(node);
+            return Err(ShellError::Io {
+                node: node.to_string(),
+                source,
+            });
+        }
+        sh.waiting = true;
+        Ok(())
+    }
+
+    /// Whether a command sent with [`NodeShells::send`] has not ended.
+    pub fn waiting(&self, node: &str) -> bool {
+        self.shells.get(node).is_some_and(|s| s.waiting)
+    }
+
+    /// Mininet's `monitor`: what `node`'s shell printed, after waiting up
+    /// to `timeout` (None: until something comes) for output; one read at
+    /// most. The status is there when the command sent with
+    /// [`NodeShells::send`] ended (its marker, never in the text). A node
+    /// without a shell, or whose shell exited, gives nothing.
+    pub fn read(
+        &mut self,
+        node: &str,
+        timeout: Option<Duration>,
+    ) -> Result<(Vec<u8>, Option<i32>), ShellError> {
+        let Some(sh) = self.shells.get_mut(node) else {
+            return Ok((Vec::new(), None));
+        };
+        let io_err = |source| ShellError::Io {
+            node: node.to_string(),
+            source,
+        };
+        let mut pfd = libc::pollfd {
+            fd: sh.stdout.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
+        // SAFETY: one valid pollfd for the duration of the call.
+        let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+        let mut out = Vec::new();
+        if n > 0 {
+            let mut buf = [0u8; 4096];
+            let k = sh.stdout.read(&mut buf).map_err(io_err)?;
+            if k == 0 {
+                // The shell exited: the next command starts a new one.
+                out = std::mem::take(&mut sh.pending);
+                self.kill(node);
+                return Ok((out, Some(-1)));
+            }
+            sh.pending.extend_from_slice(&buf[..k]);
+        }
+        let status = take_until_marker(&mut sh.pending, &sh.marker, &mut out).map_err(io_err)?;
+        if status.is_some() {
+            sh.waiting = false;
+            // What followed the marker is output too.
+            out.append(&mut sh.pending);
+        }
+        Ok((out, status))
     }
 
     /// Kills a node's shell with its whole process group (background jobs
@@ -227,6 +333,8 @@ fn spawn(prefix: &str, node: &str, ns: &Path) -> io::Result<Shell> {
         stdin,
         stdout,
         marker,
+        pending: Vec::new(),
+        waiting: false,
     })
 }
 
@@ -242,7 +350,8 @@ enum Ended {
 /// Forwards the shell's output to `out` until the marker line.
 fn wait_marker(sh: &mut Shell, out: &mut dyn Write) -> io::Result<Ended> {
     let fd = sh.stdout.as_raw_fd();
-    let mut pending: Vec<u8> = Vec::new();
+    // Output a `read` left (a tail that could start the marker) comes first.
+    let mut pending: Vec<u8> = std::mem::take(&mut sh.pending);
     let mut buf = [0u8; 4096];
     let mut interrupted: Option<Instant> = None;
     loop {
@@ -316,8 +425,12 @@ fn take_until_marker(
             Ok(Some(status))
         }
         None => {
-            // Keep a tail that could be the start of the marker.
-            let keep = (marker.len() - 1).min(pending.len());
+            // Keep only a tail that starts the marker (the output of a
+            // background job must not wait for the next command's).
+            let keep = (1..marker.len().min(pending.len() + 1))
+                .rev()
+                .find(|&k| pending.ends_with(&marker[..k]))
+                .unwrap_or(0);
             let cut = pending.len() - keep;
             out.write_all(&pending[..cut])?;
             pending.drain(..cut);
@@ -340,8 +453,13 @@ mod tests {
         let mut out = Vec::new();
         let mut p = b"hello\nwor\x01lh".to_vec();
         assert_eq!(take_until_marker(&mut p, m, &mut out).unwrap(), None);
-        // A tail as long as the marker but one is held back.
-        assert_eq!(out, b"hello\n");
+        // Only a tail that starts the marker is held back.
+        assert_eq!(out, b"hello\nwor");
+        assert_eq!(p, b"\x01lh");
+        let mut q = b"from-bg\n".to_vec();
+        let mut bg = Vec::new();
+        assert_eq!(take_until_marker(&mut q, m, &mut bg).unwrap(), None);
+        assert_eq!(bg, b"from-bg\n", "nothing held back");
         p.extend_from_slice(b"-00 1");
         assert_eq!(take_until_marker(&mut p, m, &mut out).unwrap(), None);
         assert_eq!(out, b"hello\nwor");

@@ -37,14 +37,56 @@ impl Network {
             .ok_or_else(|| NetworkError::NoSuchNode(node.to_string()))?;
         // The node's persistent shell (host/shell.rs); its output goes to the
         // network's output (stderr), like Mininet's logger.
-        let net = &mut self.net;
-        let mut record = |pid: u32| {
-            if let Some(n) = net.as_mut() {
-                n.add_child(pid);
-            }
-        };
+        let mut record = record_child(&mut self.net);
         self.shells
             .run(node, &ns, cmdline, &mut *self.out, Some(&mut record))
+            .map_err(|e| NetworkError::Failed(e.to_string()))
+    }
+
+    /// Mininet's `node.sendCmd(...)`: `cmdline` goes to the node's shell and
+    /// this returns at once; [`Network::node_read`] gives what it prints.
+    pub fn node_send(&mut self, node: &str, cmdline: &str) -> Result<(), NetworkError> {
+        let ns = self
+            .node_ns(node)
+            .ok_or_else(|| NetworkError::NoSuchNode(node.to_string()))?;
+        let mut record = record_child(&mut self.net);
+        self.shells
+            .send(node, &ns, cmdline, Some(&mut record))
+            .map_err(|e| NetworkError::Failed(e.to_string()))
+    }
+
+    /// Mininet's `node.monitor(timeoutms)`: what the node's shell printed
+    /// (one read, after up to `timeout` of waiting for output), and the
+    /// exit status once the command sent with [`Network::node_send`] ended.
+    pub fn node_read(
+        &mut self,
+        node: &str,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<(String, Option<i32>), NetworkError> {
+        if !self.has_shell(node) {
+            return Err(NetworkError::NoSuchNode(node.to_string()));
+        }
+        let (out, status) = self
+            .shells
+            .read(node, timeout)
+            .map_err(|e| NetworkError::Failed(e.to_string()))?;
+        Ok((String::from_utf8_lossy(&out).into_owned(), status))
+    }
+
+    /// Whether a command sent with [`Network::node_send`] has not ended.
+    pub fn node_waiting(&self, node: &str) -> bool {
+        self.shells.waiting(node)
+    }
+
+    /// The raw fd of the node's shell output (Mininet's `node.stdout`, to
+    /// `poll` several nodes at once), the shell started if it has none.
+    pub fn node_stdout_fd(&mut self, node: &str) -> Result<i32, NetworkError> {
+        let ns = self
+            .node_ns(node)
+            .ok_or_else(|| NetworkError::NoSuchNode(node.to_string()))?;
+        let mut record = record_child(&mut self.net);
+        self.shells
+            .ensure(node, &ns, Some(&mut record))
             .map_err(|e| NetworkError::Failed(e.to_string()))
     }
 
@@ -508,4 +550,14 @@ fn mn_port(name: &str) -> usize {
     name.rsplit_once("-eth")
         .and_then(|(_, k)| k.parse().ok())
         .unwrap_or(usize::MAX)
+}
+
+/// Tells the run about a node shell it started (so `lighthouse clean` and
+/// the teardown know its pid).
+fn record_child(net: &mut Option<Net>) -> impl FnMut(u32) + '_ {
+    move |pid| {
+        if let Some(n) = net.as_mut() {
+            n.add_child(pid);
+        }
+    }
 }

@@ -158,12 +158,44 @@ class Node(object):
         out, err = p.communicate()
         return out, err, p.returncode
 
-    def sendCmd(self, *args, **kwargs):
-        raise unsupported('%s.sendCmd()' % self.name,
-                          'use %s.cmd(...) (waits for the command), or %s.popen(...) for a '
-                          'process that runs on' % (self.name, self.name))
+    # Mininet's map from a node's shell output fd to the node, for poll().
+    outToNode = {}
 
-    waitOutput = monitor = sendCmd
+    @property
+    def stdout(self):
+        """The node's shell output, as a file with fileno() (for poll();
+        read it with monitor())."""
+        fd = self._native.stdout_fd(self.name)
+        Node.outToNode[fd] = self
+        return _ShellOutput(fd)
+
+    def sendCmd(self, *args, **kwargs):
+        """Send a command to the node's shell and return at once; read its
+        output with monitor() or waitOutput()."""
+        line = ' '.join(str(a) for a in args)
+        self._native.send_cmd(self.name, line)
+
+    @property
+    def waiting(self):
+        """True while a command sent with sendCmd() has not ended."""
+        return self._native.waiting(self.name)
+
+    def monitor(self, timeoutms=None, findPid=True):
+        """What the node's shell printed since the last read (waiting up
+        to timeoutms for output; None: until some comes)."""
+        out, _status = self._native.read_output(self.name, timeoutms)
+        return out
+
+    def waitOutput(self, verbose=False, findPid=True):
+        """The output of the command sent with sendCmd(), once it ended."""
+        from .log import output
+        out = ''
+        while self.waiting:
+            got = self.monitor()
+            if verbose:
+                output(got)
+            out += got
+        return out
 
     def setIP(self, *args, **kwargs):
         raise unsupported('%s.setIP()' % self.name,
@@ -194,6 +226,17 @@ class Node(object):
 
     def __hash__(self):
         return hash(self.name)
+
+
+class _ShellOutput(object):
+    """A node's shell output as Mininet's `node.stdout` is used: its
+    fileno(), for select.poll()."""
+
+    def __init__(self, fd):
+        self._fd = fd
+
+    def fileno(self):
+        return self._fd
 
 
 class Host(Node):
