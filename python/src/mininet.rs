@@ -217,14 +217,23 @@ impl MnNet {
 
     /// `node.monitor(timeoutms)`: (what the shell printed, the exit status
     /// once the command sent with `send_cmd` ended).
+    /// A negative or absent timeout waits until output comes, as poll().
     #[pyo3(signature = (node, timeout_ms=None))]
     fn read_output(
         &mut self,
         node: &str,
-        timeout_ms: Option<u64>,
+        timeout_ms: Option<f64>,
     ) -> PyResult<(String, Option<i32>)> {
-        let t = timeout_ms.map(std::time::Duration::from_millis);
+        let t = timeout_ms
+            .filter(|&ms| ms >= 0.0)
+            .map(|ms| std::time::Duration::from_secs_f64(ms / 1000.0));
         self.live()?.node_read(node, t).map_err(net_err)
+    }
+
+    /// `node.sendInt()`: interrupts what the node's shell runs.
+    fn send_int(&mut self, node: &str) -> PyResult<()> {
+        self.live()?.node_interrupt(node);
+        Ok(())
     }
 
     /// `node.waiting`: a command sent with `send_cmd` has not ended.

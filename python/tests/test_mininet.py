@@ -146,7 +146,12 @@ def test_a_nodes_shell_is_sent_to_polled_and_read_as_mininets(tmp_path):
             if 'from-bg' in got:
                 break
         print('polled:', got.split())
-        print('timeout:', repr(h1.monitor(timeoutms=50)))
+        print('timeout:', repr(h1.monitor(timeoutms=50.5)))
+        # sendInt stops what was sent; the shell lives on.
+        h1.sendCmd('sleep 30')
+        h1.sendInt()
+        h1.waitOutput()
+        print('interrupted:', h1.waiting)
         print('after:', h1.cmd('echo still-ok').strip())
         net.stop()
     """)
@@ -155,6 +160,7 @@ def test_a_nodes_shell_is_sent_to_polled_and_read_as_mininets(tmp_path):
     assert "sent: ['one', '42'] False" in out
     assert "polled: ['h2:from-bg']" in out
     assert "timeout: ''" in out
+    assert "interrupted: False" in out
     assert "after: still-ok" in out
     assert leftovers(prefix) == []
 

@@ -247,7 +247,22 @@ impl NodeShells {
             // What followed the marker is output too.
             out.append(&mut sh.pending);
         }
+        // A character split between two reads waits for its other bytes.
+        if let Err(e) = std::str::from_utf8(&out)
+            && e.error_len().is_none()
+        {
+            let tail = out.split_off(e.valid_up_to());
+            sh.pending.splice(0..0, tail);
+        }
         Ok((out, status))
+    }
+
+    /// Mininet's `sendInt`: SIGINT to the node's shell's process group (the
+    /// command sent stops; the shell, which traps it, lives on).
+    pub fn interrupt(&self, node: &str) {
+        if let Some(sh) = self.shells.get(node) {
+            killpg(sh.child.id(), libc::SIGINT);
+        }
     }
 
     /// Kills a node's shell with its whole process group (background jobs
@@ -467,6 +482,32 @@ mod tests {
         assert_eq!(take_until_marker(&mut p, m, &mut out).unwrap(), Some(130));
         assert_eq!(out, b"hello\nwor");
         assert_eq!(p, b"later");
+    }
+
+    #[test]
+    fn a_character_split_between_reads_comes_whole() {
+        let mut shells = NodeShells::new("lhtest");
+        // The current namespace: /proc/self/ns/net.
+        let ns = std::path::PathBuf::from("/proc/self/ns/net");
+        if shells.ensure("n", &ns, None).is_err() {
+            eprintln!("SKIPPED a_character_split_between_reads_comes_whole: no shell here");
+            return;
+        }
+        // 'é' is two bytes: printf the first, pause, then the second.
+        shells
+            .send("n", &ns, r"printf '\303'; sleep 0.3; printf '\251'", None)
+            .unwrap();
+        let mut text = Vec::new();
+        for _ in 0..50 {
+            let (out, status) = shells.read("n", Some(Duration::from_millis(100))).unwrap();
+            assert!(std::str::from_utf8(&out).is_ok(), "{out:?}");
+            text.extend_from_slice(&out);
+            if status.is_some() {
+                break;
+            }
+        }
+        assert_eq!(String::from_utf8(text).unwrap(), "\u{e9}");
+        assert!(!shells.waiting("n"));
     }
 
     #[test]

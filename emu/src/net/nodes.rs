@@ -73,6 +73,12 @@ impl Network {
         Ok((String::from_utf8_lossy(&out).into_owned(), status))
     }
 
+    /// Mininet's `node.sendInt()`: interrupts the command the node's shell
+    /// runs.
+    pub fn node_interrupt(&self, node: &str) {
+        self.shells.interrupt(node);
+    }
+
     /// Whether a command sent with [`Network::node_send`] has not ended.
     pub fn node_waiting(&self, node: &str) -> bool {
         self.shells.waiting(node)

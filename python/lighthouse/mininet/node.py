@@ -180,6 +180,11 @@ class Node(object):
         """True while a command sent with sendCmd() has not ended."""
         return self._native.waiting(self.name)
 
+    def sendInt(self, intr=None):
+        """Interrupt the command sent with sendCmd() (as Ctrl-C would); its
+        end still comes through monitor() or waitOutput()."""
+        self._native.send_int(self.name)
+
     def monitor(self, timeoutms=None, findPid=True):
         """What the node's shell printed since the last read (waiting up
         to timeoutms for output; None: until some comes)."""
