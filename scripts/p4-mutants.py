@@ -170,17 +170,34 @@ MUTANTS = [
      "hdr.srh.setInvalid();", "", "local delivery keeps the source-route header (dropped)", 0),
     ("ingress.p4", "LH_SET_PORT(meta.host_port);",
      "LH_SET_PORT(meta.host_port);", "", "local delivery sends nowhere (dropped)"),
-    # ---- the current slice
-    ("ingress.p4", "if (meta.slice_len != 0 && meta.now >= meta.slot_start + meta.slice_len) {",
-     "meta.now >= meta.slot_start", "meta.now > meta.slot_start", "a frame exactly one slice after the rotation keeps its slice (>= -> >)"),
-    ("ingress.p4", "if (meta.slice_len != 0 && meta.now >= meta.slot_start + meta.slice_len) {",
-     "meta.now >= meta.slot_start + meta.slice_len", "meta.now >= meta.slot_start", "every frame advances the slice"),
-    ("ingress.p4", "if (meta.arrival >= meta.n_slices) { meta.arrival = 0; }",
-     "meta.arrival >= meta.n_slices", "meta.arrival > meta.n_slices", "the advanced slice does not wrap at S (>= -> >)"),
-    ("ingress.p4", "meta.slot = meta.slot + 1;",
-     "meta.slot = meta.slot + 1;", "", "the advanced slice keeps the old slot (dropped)"),
-    ("ingress.p4", "meta.slot_start = meta.slot_start + meta.slice_len;",
-     "meta.slot_start = meta.slot_start + meta.slice_len;", "", "the advanced slice keeps the old slot start (dropped)"),
+    # ---- the slice clock (docs/p4.md, "How the P4 program knows the current slice")
+    ("ingress.p4", "if (meta.elapsed >= (meta.slice_len << B)) {                               \\",
+     "meta.elapsed >= (meta.slice_len << B)", "meta.elapsed > (meta.slice_len << B)",
+     "a frame exactly 2^B slices after the clock's start runs it fewer (>= -> >)"),
+    ("ingress.p4", "meta.elapsed = meta.elapsed - (meta.slice_len << B);                   \\",
+     "meta.elapsed = meta.elapsed - (meta.slice_len << B);", "", "a step does not use up its time: the smaller steps run too (dropped)"),
+    ("ingress.p4", "meta.slot_start = meta.slot_start + (meta.slice_len << B);             \\",
+     "meta.slot_start = meta.slot_start + (meta.slice_len << B);", "", "the clock run forward keeps the old slot start (dropped)"),
+    ("ingress.p4", "meta.advanced = meta.advanced + (32w1 << B);                           \\",
+     "32w1 << B", "32w2 << B", "a step counts twice its slices"),
+    ("ingress.p4", "if (meta.slice_len != 0 && meta.now > meta.slot_start) {                   \\",
+     "meta.now > meta.slot_start", "meta.now < meta.slot_start", "the clock never runs forward (> -> <)"),
+    ("ingress.p4", "meta.slot = meta.slot + meta.advanced;                                 \\",
+     "meta.slot = meta.slot + meta.advanced;", "", "the clock run forward keeps the old slot (dropped)"),
+    ("ingress.p4", "LH_MOD_SLICES(meta.arrival, (bit<32>)meta.arrival + meta.advanced, meta.n_slices); \\",
+     "(bit<32>)meta.arrival + meta.advanced", "(bit<32>)meta.arrival + 1", "the arrival slice runs one slice forward, however many passed (before 2026-12-06)"),
+    ("arch.p4", "#define LH_CLOCK_WIDE           LH_CLOCK_STEP(5) LH_CLOCK_STEP(4) LH_CLOCK_STEP(3) \\",
+     "LH_CLOCK_STEP(5) ", "", "the clock runs 31 slices forward at most (step 32 dropped)"),
+    ("arch.p4", "LH_CLOCK_STEP(2) LH_CLOCK_STEP(1)",
+     "LH_CLOCK_STEP(2) ", "", "no step of 4 slices (dropped)"),
+    ("ingress.p4", "if (behind > LH_CLOCK_HORIZON) {",
+     "behind > LH_CLOCK_HORIZON", "behind <= LH_CLOCK_HORIZON", "a late rotation sets the clock and one ahead is ignored (> -> <=)"),
+    ("ingress.p4", "LH_WRITE(cur_slice, 0, meta.arrival);",
+     "LH_WRITE(cur_slice, 0, meta.arrival);", "", "a late rotation keeps the clock's slot but not its slice (dropped)"),
+    ("ingress.p4", "LH_WRITE(cur_slot, 0, meta.slot);",
+     "LH_WRITE(cur_slot, 0, meta.slot);", "", "a late rotation keeps the clock's start but not its slot (dropped)"),
+    ("ingress.p4", "LH_WRITE(slice_start, 0, meta.slot_start);",
+     "LH_WRITE(slice_start, 0, meta.slot_start);", "", "a late rotation keeps the clock's slot but not its start (dropped)"),
     # ---- source-route transit
     ("ingress.p4", "meta.depart0 = hdr.steps[0].depart;",
      "hdr.steps[0].depart", "hdr.steps[1].depart", "transit takes the next hop's slice"),
@@ -261,9 +278,9 @@ EQUIVALENT = {
     ("ingress.p4", "hdr.eth.ether_type = hdr.shim.next_type;", ""):
         "dead assignment: every path after it sets the EtherType again (local delivery: IPv4;"
         " an uplink: the departure tag's)",
-    ("ingress.p4", "meta.now >= meta.slot_start", "meta.now > meta.slot_start"):
-        "differs only for a frame stamped exactly one slice, to the microsecond, after the"
-        " rotation frame: BMv2 stamps ingress itself, so no case can place a frame there",
+    ("ingress.p4", "meta.elapsed >= (meta.slice_len << B)", "meta.elapsed > (meta.slice_len << B)"):
+        "differs only for a frame stamped exactly a whole number of slices, to the microsecond,"
+        " after the clock's start: BMv2 stamps frames itself, so no case can place a frame there",
     ("ingress.p4", "hdr.eth.ether_type = hdr.srh_tail.ether_type;", ""):
         "dead assignment: the popped frame always leaves on an uplink, whose departure tag sets"
         " the EtherType (tag, then IPv4)",

@@ -56,6 +56,7 @@ const bit<8> EV_REROUTED    = 2;
 const bit<8> EV_DEFERRED    = 3;
 const bit<8> EV_LATE_SLICE  = 4;   /* data packet advanced the slice itself */
 const bit<8> EV_ROTATION    = 5;   /* rotation packets taken */
+const bit<8> EV_LATE_ROTATION = 6; /* rotation behind the clock: start kept */
 #define LH_EVENTS 8
 
 /* Admission results. */
@@ -148,11 +149,13 @@ struct meta_t {
     bit<1>  bad_srh;       /* parser: malformed source-route header */
     bit<2>  kind;          /* KIND_HOST / KIND_FABRIC */
     bit<48> now;
-    /* current slice (from rotation packets, corrected one slice late) */
+    /* current slice (the rotation clock run forward to now) */
     bit<16> arrival;
     bit<32> slot;
     bit<48> slot_start;
     bit<48> slice_len;
+    bit<48> elapsed;       /* since slot_start, while the clock runs forward */
+    bit<32> advanced;      /* slices the clock ran forward */
     bit<16> n_slices;
     /* lookup key */
     bit<16> dst_tor;

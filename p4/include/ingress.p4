@@ -89,6 +89,39 @@
     LH_WRITE(occ_slot, meta.qidx##K, meta.target##K);                          \
     LH_WRITE(occ_time, meta.qidx##K, meta.now);
 
+/* The slice clock (docs/p4.md, "How the P4 program knows the current
+ * slice"): the slot, slice and start the last rotation frame left in
+ * cur_slot / cur_slice / slice_start, run forward to now by whole slices.
+ * No runtime division: the slices passed are found bit by bit, largest
+ * first (LH_CLOCK_WIDE in arch.p4 holds the steps above one slice). */
+#define LH_CLOCK_STEP(B)                                                       \
+    if (meta.elapsed >= (meta.slice_len << B)) {                               \
+        meta.elapsed = meta.elapsed - (meta.slice_len << B);                   \
+        meta.slot_start = meta.slot_start + (meta.slice_len << B);             \
+        meta.advanced = meta.advanced + (32w1 << B);                           \
+    }
+
+#define LH_CLOCK()                                                             \
+    bit<32> len32;                                                             \
+    LH_READ(meta.arrival, cur_slice, 0);                                       \
+    LH_READ(meta.slot, cur_slot, 0);                                           \
+    LH_READ(meta.slot_start, slice_start, 0);                                  \
+    LH_READ(len32, slice_len, 0);                                              \
+    meta.slice_len = (bit<48>)len32;                                           \
+    LH_READ(meta.n_slices, n_slices, 0);                                       \
+    if (meta.n_slices == 0) { meta.n_slices = 1; }                             \
+    meta.advanced = 0;                                                         \
+    meta.elapsed = 0;                                                          \
+    if (meta.slice_len != 0 && meta.now > meta.slot_start) {                   \
+        meta.elapsed = meta.now - meta.slot_start;                             \
+        LH_CLOCK_WIDE                                                          \
+        LH_CLOCK_STEP(0)                                                       \
+    }                                                                          \
+    if (meta.advanced != 0) {                                                  \
+        meta.slot = meta.slot + meta.advanced;                                 \
+        LH_MOD_SLICES(meta.arrival, (bit<32>)meta.arrival + meta.advanced, meta.n_slices); \
+    }
+
 #define LH_PUSH_STEP(I)                                                        \
     if (meta.rs_n > I) {                                                       \
         hdr.steps[I].setValid();                                               \
@@ -246,9 +279,28 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
         if (LH_IN_PORT == CPU_PORT) {
             /* Rotation packet (docs/p4.md): learn the slice, then drop. */
             if (hdr.shim.isValid() && hdr.shim.kind == SHIM_ROTATION) {
-                LH_WRITE(cur_slice, 0, hdr.shim.slice);
-                LH_WRITE(cur_slot, 0, hdr.shim.slot);
-                LH_WRITE(slice_start, 0, meta.now);
+                LH_CLOCK()
+                /* The frame says slot `slot` had begun by now. Rotation
+                 * frames are only ever late: swtor sends one at the slot's
+                 * start, and the switch stamps it when its receive thread
+                 * reads it off the socket, after any wait for a core. So
+                 * a clock already at that slot or past it keeps its start:
+                 * taking `now` would date the slot as late as the frame
+                 * waited, and every tag after it with it. A clock behind
+                 * the frame (`behind` wraps), none yet (slot 0), or more
+                 * than its horizon ahead (a restarted sender, a stepped
+                 * clock) starts from the frame. */
+                bit<32> behind = meta.slot - hdr.shim.slot;
+                if (behind > LH_CLOCK_HORIZON) {
+                    LH_WRITE(cur_slice, 0, hdr.shim.slice);
+                    LH_WRITE(cur_slot, 0, hdr.shim.slot);
+                    LH_WRITE(slice_start, 0, meta.now);
+                } else {
+                    LH_WRITE(cur_slice, 0, meta.arrival);
+                    LH_WRITE(cur_slot, 0, meta.slot);
+                    LH_WRITE(slice_start, 0, meta.slot_start);
+                    if (behind != 0) { LH_COUNT(events, EV_LATE_ROTATION); }
+                }
                 LH_COUNT(events, EV_ROTATION);
             }
             LH_DROP();
@@ -317,22 +369,9 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
                 LH_SET_PORT(meta.host_port);
                 LH_COUNT(host_tx, meta.host_port);
             } else if (meta.drop == 0) {
-                /* ---- the current slice: rotation state, one slice late at most */
-                bit<32> len32;
-                LH_READ(meta.arrival, cur_slice, 0);
-                LH_READ(meta.slot, cur_slot, 0);
-                LH_READ(meta.slot_start, slice_start, 0);
-                LH_READ(len32, slice_len, 0);
-                meta.slice_len = (bit<48>)len32;
-                LH_READ(meta.n_slices, n_slices, 0);
-                if (meta.n_slices == 0) { meta.n_slices = 1; }
-                if (meta.slice_len != 0 && meta.now >= meta.slot_start + meta.slice_len) {
-                    meta.arrival = meta.arrival + 1;
-                    if (meta.arrival >= meta.n_slices) { meta.arrival = 0; }
-                    meta.slot = meta.slot + 1;
-                    meta.slot_start = meta.slot_start + meta.slice_len;
-                    LH_COUNT(events, EV_LATE_SLICE);
-                }
+                /* ---- the current slice: the rotation clock, run forward */
+                LH_CLOCK()
+                if (meta.advanced != 0) { LH_COUNT(events, EV_LATE_SLICE); }
                 LH_READ(meta.qcap, queue_capacity, 0);
                 LH_READ(meta.n_uplinks, n_uplinks, 0);
                 bit<8> chk;

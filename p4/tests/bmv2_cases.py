@@ -132,22 +132,90 @@ def case_slice_miss_defers(t):
         t.cli("register_write LhIngress.dark %d 0\n" % ((0 << 8) | 2))
 
 
-def case_late_rotation_advances_one_slice(t):
-    """No rotation packet for longer than a slice: a data frame advances the
-    slice by one itself (arrival 1, slot + 1), and only by one."""
-    t.cli("register_write LhIngress.slice_len 0 1\n")
+EV_LATE_ROTATION = 6
+SLICE_US = 100000
+
+
+def _anchor(t, slot, back_us):
+    """Set the program's clock to `slot` (slice 0) starting `back_us`
+    before now on BMv2's clock, with 100-ms slices: a rotation frame ahead
+    of the clock starts it, then its start is moved back. Returns the start."""
+    t.cli("register_write LhIngress.slice_len 0 %d\n" % SLICE_US)
+    t.cli("register_write LhIngress.cur_slot 0 0\n")
+    t.send(64, rotation(0, slot))
+    time.sleep(0.05)
+    assert t.register("cur_slot", 0) == slot, "a rotation ahead of the clock was not taken"
+    start = t.register("slice_start", 0) - back_us
+    t.cli("register_write LhIngress.slice_start 0 %d\n" % start)
+    return start
+
+
+def _restore(t):
+    t.cli("register_write LhIngress.slice_len 0 60000000\n")
+    t.cli("register_write LhIngress.cur_slot 0 0\n")
+    t.send(64, rotation(0, SLOT0))
+    time.sleep(0.1)
+    assert t.register("cur_slot", 0) == SLOT0
+
+
+# dst 1 (10.0.0.3) by arrival slice: arrival 0 has its own entry (uplink 0,
+# departure slice 2), the others the wildcard one (uplink 1, slice 1).
+DST1_BY_ARRIVAL = {0: (0, 2), 1: (1, 1), 2: (1, 1)}
+
+
+def case_clock_runs_forward_by_the_slices_passed(t):
+    """No rotation taken for 4.5 slices or more: a data frame runs the clock
+    forward by every slice that passed, n = (its time - start) / slice as
+    the program's own clock (the queue's occ_time) says: arrival n mod 3,
+    its slot + rank. One clock advance counted; the registers stay."""
+    before = t.counter("events", EV_LATE_SLICE)
     try:
-        time.sleep(0.05)
-        before = t.counter("events", EV_LATE_SLICE)
+        start = _anchor(t, SLOT0, 4 * SLICE_US + SLICE_US // 2)
         t.send(1, frame("10.0.0.3"))
-        # arrival 1 only matches the wildcard entry (uplink 1, slice 1): rank 0,
-        # and that 1-us slot is long over, so the frame is also deferred
-        expect_tag(t.recv(33), 1, SLOT0 + 1, flags=2)
+        out = t.recv(32, 0.5)
+        up = 0
+        if out is None:
+            out, up = t.recv(33, 0.5), 1
+        assert out is not None, "no frame on either uplink"
+        _, _, d, slot, _, _ = parse_tag(out)
+        at = t.register("occ_time", (up << 8) | d)
+        n = (at - start) // SLICE_US
+        assert 4 <= n < 64, "the frame came %d slices after the start" % n
+        arrival = n % 3
+        want_up, want_d = DST1_BY_ARRIVAL[arrival]
+        rank = (want_d - arrival) % 3
+        assert (up, d, slot) == (want_up, want_d, SLOT0 + n + rank), \
+            "(uplink, slice, slot) = %r, want %r after %d slices" % ((up, d, slot), (want_up, want_d, SLOT0 + n + rank), n)
         assert t.counter("events", EV_LATE_SLICE) == before + 1
+        assert t.register("cur_slot", 0) == SLOT0 and t.register("slice_start", 0) == start
     finally:
-        t.cli("register_write LhIngress.slice_len 0 60000000\n")
-        t.send(64, rotation(0, SLOT0))
-        time.sleep(0.1)
+        _restore(t)
+
+
+def case_a_late_rotation_keeps_the_clock(t):
+    """The clock is 1.5 slices or more into slot + 10 when a rotation frame
+    for slot + 10 comes: it waited, so the clock keeps its start, run
+    forward by the n slices passed (slot + 10 + n, slice n mod 3, start +
+    n slices), and counts a late rotation. One ahead of the clock
+    (slot + 100) starts it again from its own time."""
+    try:
+        start = _anchor(t, SLOT0 + 10, SLICE_US + SLICE_US // 2)
+        before = t.counter("events", EV_LATE_ROTATION)
+        t.send(64, rotation(0, SLOT0 + 10))
+        time.sleep(0.05)
+        slot, st = t.register("cur_slot", 0), t.register("slice_start", 0)
+        n = slot - (SLOT0 + 10)
+        assert 1 <= n < 64, "the late rotation moved the clock to slot + 10 + %d" % n
+        assert st == start + n * SLICE_US, "the late rotation moved the slot's start"
+        assert t.register("cur_slice", 0) == n % 3
+        assert t.counter("events", EV_LATE_ROTATION) == before + 1
+        t.send(64, rotation(2, SLOT0 + 100))
+        time.sleep(0.05)
+        assert t.register("cur_slot", 0) == SLOT0 + 100 and t.register("cur_slice", 0) == 2
+        assert t.register("slice_start", 0) > st
+        assert t.counter("events", EV_LATE_ROTATION) == before + 1
+    finally:
+        _restore(t)
 
 
 def _add(t, line):
@@ -247,7 +315,8 @@ def case_active_queue_drains_at_link_rate(t):
 
 CASES = [case_direct_hop, case_source_push, case_transit_pop, case_proxy_arp,
          case_local_delivery, case_alternate_on_full_queue, case_slice_miss_defers,
-         case_late_rotation_advances_one_slice, case_flow_bucket_is_crc32_mod_buckets,
+         case_clock_runs_forward_by_the_slices_passed, case_a_late_rotation_keeps_the_clock,
+         case_flow_bucket_is_crc32_mod_buckets,
          case_packet_bucket_round_robin, case_ucmp_class_by_flow_bytes,
          case_bad_source_route_header, case_active_queue_drains_at_link_rate]
 

@@ -70,6 +70,8 @@ pub mod events {
     pub const DEFERRED: u32 = 3;
     pub const LATE_SLICE: u32 = 4;
     pub const ROTATION: u32 = 5;
+    /// A rotation frame behind the program's clock: the clock kept its start.
+    pub const LATE_ROTATION: u32 = 6;
 }
 
 const fn k(name: &'static str, kind: MatchKind, width: u32) -> KeySchema {

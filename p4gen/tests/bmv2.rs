@@ -1,6 +1,6 @@
 //! The generated entries on a real simple_switch: p4/tests/bmv2_cases.py
 //! (direct hop, source push, transit pop, proxy ARP, local delivery,
-//! alternate on a full queue, slice-miss deferral, late rotation, flow and
+//! alternate on a full queue, slice-miss deferral, the slice clock (run forward, late rotation), flow and
 //! packet buckets, UCMP class, bad header, active-queue drain). Needs root, simple_switch(_CLI), p4c-bm2-ss
 //! (or p4/build/lighthouse.json) and python3; skips visibly otherwise.
 

@@ -185,8 +185,8 @@ pub fn format_totals(c: &swtor::Counters, p: &crate::tor::bmv2::P4Counters) -> S
         s.push('\n');
     }
     s.push_str(&format!(
-        "*** P4 ToRs: from hosts {} to hosts {} to uplinks {} rerouted {} deferred {} late rotations {}\n",
-        p.host_rx, p.host_tx, p.uplink_tx, p.rerouted, p.deferred, p.late_slice
+        "*** P4 ToRs: from hosts {} to hosts {} to uplinks {} rerouted {} deferred {} clock run forward {} late rotations {}\n",
+        p.host_rx, p.host_tx, p.uplink_tx, p.rerouted, p.deferred, p.late_slice, p.late_rotation
     ));
     s.push_str(&format!(
         "*** swtor: from P4 uplinks {} to P4 uplinks {} late departure tags {} port_drops {}\n",

@@ -151,6 +151,7 @@ impl P4CounterReader {
             s.rerouted += ev(2)?;
             s.deferred += ev(3)?;
             s.late_slice += ev(4)?;
+            s.late_rotation += ev(6)?;
         }
         Ok(s)
     }
@@ -169,7 +170,10 @@ pub struct P4Counters {
     pub arp_replies: u64,
     pub rerouted: u64,
     pub deferred: u64,
+    /// Frames the clock ran forward for (no rotation taken for a slice).
     pub late_slice: u64,
+    /// Rotation frames that came behind the clock (its start was kept).
+    pub late_rotation: u64,
 }
 
 impl P4Counters {

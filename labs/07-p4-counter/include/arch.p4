@@ -28,6 +28,11 @@
 #define LH_FLOW_HASH(dst)       dst = flow_hasher.get({hdr.ipv4.src_addr, hdr.ipv4.dst_addr, hdr.ipv4.protocol, meta.sport, meta.dport})
 /* No runtime modulo on Tofino: buckets must be a power of two there. */
 #define LH_MOD(dst, x, n)       dst = (bit<8>)((x) & ((bit<32>)(n) - 1))
+/* The packet generator's rotation packets come every slice on Tofino: the
+ * clock runs forward one slice at most, so one subtraction reduces it. */
+#define LH_CLOCK_WIDE
+#define LH_CLOCK_HORIZON        32w1
+#define LH_MOD_SLICES(dst, x, n) dst = (bit<16>)(x); if (dst >= (n)) { dst = dst - (n); }
 
 #else /* v1model */
 
@@ -46,6 +51,13 @@
 #define LH_FLOW_HASH(dst)       hash(dst, HashAlgorithm.crc32, 32w0, {hdr.ipv4.src_addr, hdr.ipv4.dst_addr, hdr.ipv4.protocol, meta.sport, meta.dport}, 64w0x100000000)
 /* x mod n without a runtime `%`: the identity "hash" of x reduced by n. */
 #define LH_MOD(dst, x, n)       hash(dst, HashAlgorithm.identity, 8w0, {x}, (bit<32>)(n))
+/* The clock runs forward up to 63 slices past the last rotation frame the
+ * program took: on a busy machine BMv2's threads wait for a core, and its
+ * frames with them. */
+#define LH_CLOCK_WIDE           LH_CLOCK_STEP(5) LH_CLOCK_STEP(4) LH_CLOCK_STEP(3) \
+                                LH_CLOCK_STEP(2) LH_CLOCK_STEP(1)
+#define LH_CLOCK_HORIZON        32w63
+#define LH_MOD_SLICES(dst, x, n) hash(dst, HashAlgorithm.identity, 16w0, {x}, (bit<32>)(n))
 
 #endif
 #endif

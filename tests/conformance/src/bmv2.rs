@@ -51,6 +51,13 @@ pub enum Bmv2RunError {
         "the program's fabric_rx counted {counted} frames, the harness sent {sent} on its uplinks and CPU port (swtor paces itself to that count: docs/p4.md, \"Pacing\")"
     )]
     FabricCount { counted: u64, sent: u64 },
+    /// After the case's rotation frames (the clock cleared before each),
+    /// the program's clock is at slot `left`, not `slot` (docs/p4.md, "How
+    /// the P4 program knows the current slice").
+    #[error(
+        "the program's clock after the case's rotation frames: expected slot {slot}, got {left}"
+    )]
+    Clock { slot: u64, left: u64 },
 }
 
 fn setup(what: impl std::fmt::Display) -> Bmv2RunError {
@@ -253,37 +260,39 @@ impl Bmv2Target {
         let mut last_rotation: Option<(u64, Instant)> = None;
         // The last rotation's time on BMv2's clock (µs), when readable.
         let mut rotation_bm: Option<u64> = None;
+        // The slot the program's clock must be at: the case's last
+        // rotation's (data frames never write it).
+        let mut clock_at: Option<u64> = None;
         for (idx, f) in case.frames.iter().enumerate() {
             let bytes = frame::build(f, idx as u32).map_err(setup)?;
             // A fresh rotation before every frame: the program's one-slice
             // correction must not fire however slow this harness is.
             let slot = base_slot + f.cycle * s as u64 + f.slice as u64;
-            // A late frame: the rotation is for the slot before, and the
-            // frame comes one slice after it.
-            let (rslice, rslot) = if f.late {
-                ((f.slice as usize + s - 1) % s, slot - 1)
-            } else {
-                (f.slice as usize, slot)
-            };
+            // A late frame: the rotation is for a slot before (one, or
+            // `late_slices`), and the frame comes that many slices after it.
+            let lag = f.lag();
+            let (rslice, rslot) = (
+                ((f.slice as u64 + s as u64 * lag - lag) % s as u64) as usize,
+                slot - lag,
+            );
             // A frame at an offset into the slot of the frame before keeps
             // that frame's rotation: the offsets are times in one slot.
             let same_slot =
                 f.offset_us.is_some() && !f.late && last_rotation.is_some_and(|(sl, _)| sl == slot);
             if !same_slot {
+                // The case's rotation sets the clock: forget the one
+                // before (the program keeps a clock that is ahead of a
+                // rotation frame, taking it for a late one).
+                // (A program without the register has no clock to forget.)
+                client.register_write("cur_slot", 0, 0).ok();
+                clock_at = Some(rslot);
                 last_rotation = Some((slot, Instant::now()));
-                send(
-                    &mut sock,
-                    CPU_PORT,
-                    &frame::rotation(rslice as u16, rslot as u32),
-                )?;
-                rotations += 1;
-                fabric_sent += 1;
-                // BMv2 reads each port on its own thread: wait until the
-                // rotation is taken before the frame goes in on another
-                // port (a frame that overtook it would see the previous
-                // rotation, possibly more than a slice old, and advance
-                // the slice).
-                wait_rotations(&mut client, rotations)?;
+                // BMv2 reads each port on its own thread: the rotation is
+                // waited for before the frame goes in on another port (a
+                // frame that overtook it would see the previous rotation,
+                // possibly more than a slice old, and advance the slice).
+                let mut ctr = (&mut rotations, &mut fabric_sent);
+                rotate(&mut send, &mut sock, &mut client, (rslice, rslot), &mut ctr)?;
                 // Offsets count from the rotation's time on BMv2's clock
                 // (what the program's slice clock starts from), not from
                 // when it was sent.
@@ -300,11 +309,29 @@ impl Bmv2Target {
             let rotated = last_rotation.map_or_else(Instant::now, |(_, t)| t);
             // A late frame also leaves a margin for the rotation frame's
             // own latency through BMv2 (its timestamp is the slot start).
-            let into = match (f.late, f.offset_us) {
-                (false, us) => Duration::from_micros(us.unwrap_or(0)),
-                (true, None) => slice_len + LATE_MARGIN,
-                (true, Some(us)) => slice_len + Duration::from_micros(us),
+            let into = match (lag, f.offset_us) {
+                (0, us) => Duration::from_micros(us.unwrap_or(0)),
+                (n, None) => slice_len * n as u32 + LATE_MARGIN,
+                (n, Some(us)) => slice_len * n as u32 + Duration::from_micros(us),
             };
+            if f.stale_rotation {
+                // A rotation frame that came late, just before the frame:
+                // the one that set the clock, now `lag` slots behind it
+                // (one before it for a frame on time). The program must
+                // keep its clock, run forward (the frame's outcome says).
+                if let Some(left) = into.checked_sub(rotated.elapsed() + STALE_LEAD) {
+                    std::thread::sleep(left);
+                }
+                let (sslice, sslot) = if lag == 0 {
+                    ((rslice + s - 1) % s, rslot - 1)
+                } else {
+                    (rslice, rslot)
+                };
+                let mut ctr = (&mut rotations, &mut fabric_sent);
+                rotate(&mut send, &mut sock, &mut client, (sslice, sslot), &mut ctr)?;
+                // Kept, and run forward to the frame's slot.
+                clock_at = Some(slot);
+            }
             if let Some(left) = into.checked_sub(rotated.elapsed()) {
                 std::thread::sleep(left);
             }
@@ -331,7 +358,7 @@ impl Bmv2Target {
                 fabric_sent += 1;
             }
             let timed = f.offset_us.is_some();
-            if rotation_bm.is_some() && !held(timed, f.late, into, sent_at, slice_len) {
+            if rotation_bm.is_some() && !held(timed, lag, into, sent_at, slice_len) {
                 late.get_or_insert_with(|| {
                     format!(
                         "frame {} sent {} us into its slot, not {} us",
@@ -386,6 +413,15 @@ impl Bmv2Target {
                 &mut got,
             );
             sw.check()?;
+            // A program whose clock a rotation did not set shows as frames
+            // at the wrong times, which would read as a busy machine: say it
+            // (read after the frame, when a Thrift call delays nothing).
+            if let Some(want) = clock_at
+                && let Ok(left) = client.register_read("cur_slot", 0)
+                && left != want
+            {
+                return Err(Bmv2RunError::Clock { slot: want, left });
+            }
             let o = outcome((base_slot, s), &ports, f.arp, idx as u32, &got, dropped);
             // When the program took the frame, on its own clock: a frame
             // queued for an uplink stamped its queue's `occ_time`.
@@ -404,7 +440,7 @@ impl Bmv2Target {
                 let at = client.register_read("occ_time", ((up as u32) << 8) | u32::from(dep))?;
                 let arrived = Duration::from_micros(at.saturating_sub(bm));
                 tracing::debug!(frame = %f.id, into = ?into, sent = ?sent_at, arrived = ?arrived);
-                if !held(timed, f.late, into, arrived, slice_len) {
+                if !held(timed, lag, into, arrived, slice_len) {
                     late.get_or_insert_with(|| {
                         format!(
                             "frame {} entered the program {} us into its slot, not {} us",
@@ -460,6 +496,10 @@ fn case_slug(name: &str) -> String {
 /// How long past the slice a late frame comes (see [`crate::case::FrameSpec::late`]).
 const LATE_MARGIN: Duration = Duration::from_millis(5);
 
+/// How long before its frame a late rotation frame is sent
+/// ([`crate::case::FrameSpec::stale_rotation`]): time to see it taken.
+const STALE_LEAD: Duration = Duration::from_millis(3);
+
 /// How far past its offset a timed frame may be sent. The harness's own
 /// pace (a frame's 20 ms settle before the next) puts frames in one slot
 /// up to ~15 ms past their offsets on a quiet machine, and the cases keep
@@ -477,10 +517,10 @@ const UNTIMED_SLACK: Duration = Duration::from_millis(2);
 /// Whether a frame `at` into its slot (on BMv2's clock) ran the case as
 /// written: a timed one within [`OFFSET_SLACK`] of its offset, one without
 /// an offset within [`UNTIMED_SLACK`], and either in its slice (a late one
-/// in the next) by [`LATE_MARGIN`] before it ends.
-fn held(timed: bool, late: bool, into: Duration, at: Duration, slice: Duration) -> bool {
+/// in the one `lag` slices on) by [`LATE_MARGIN`] before it ends.
+fn held(timed: bool, lag: u64, into: Duration, at: Duration, slice: Duration) -> bool {
     let slack = if timed { OFFSET_SLACK } else { UNTIMED_SLACK };
-    let end = if late { 2 * slice } else { slice };
+    let end = slice * (lag as u32 + 1);
     at <= into + slack && at + LATE_MARGIN <= end
 }
 
@@ -496,6 +536,22 @@ fn rotation_instant(c: &mut Bmv2Client) -> Option<(u64, Instant)> {
     let now = Instant::now();
     let t = now.checked_sub(Duration::from_micros(now_bm.checked_sub(start)?))?;
     Some((start, t))
+}
+
+/// Sends a rotation frame for `(slice, slot)` on the CPU port and waits
+/// until the program has taken it; `ctr` counts rotations and frames sent
+/// on the fabric ports.
+fn rotate(
+    send: &mut impl FnMut(&mut RawSocket, u32, &[u8]) -> Result<(), Bmv2RunError>,
+    sock: &mut RawSocket,
+    client: &mut Bmv2Client,
+    (slice, slot): (usize, u64),
+    ctr: &mut (&mut u64, &mut u64),
+) -> Result<(), Bmv2RunError> {
+    send(sock, CPU_PORT, &frame::rotation(slice as u16, slot as u32))?;
+    *ctr.0 += 1;
+    *ctr.1 += 1;
+    wait_rotations(client, *ctr.0)
 }
 
 /// The program's `events` counter index of rotation frames taken (docs/p4.md).
@@ -624,17 +680,21 @@ mod tests {
         let ms = Duration::from_millis;
         let slice = ms(50);
         // Untimed: near the slot's start, a late one near its margin.
-        assert!(held(false, false, ms(0), ms(2), slice));
-        assert!(!held(false, false, ms(0), ms(3), slice));
-        assert!(held(false, true, ms(55), ms(57), slice));
-        assert!(!held(false, true, ms(55), ms(58), slice));
+        assert!(held(false, 0, ms(0), ms(2), slice));
+        assert!(!held(false, 0, ms(0), ms(3), slice));
+        assert!(held(false, 1, ms(55), ms(57), slice));
+        assert!(!held(false, 1, ms(55), ms(58), slice));
         // Timed: within the slack of its offset, and inside its slice.
         let slice = ms(500);
-        assert!(held(true, false, ms(440), ms(460), slice));
-        assert!(!held(true, false, ms(440), ms(461), slice));
-        assert!(held(true, true, ms(520), ms(540), slice));
-        assert!(!held(true, true, ms(520), ms(541), slice));
-        assert!(held(true, false, ms(480), ms(495), slice));
-        assert!(!held(true, false, ms(480), ms(496), slice));
+        assert!(held(true, 0, ms(440), ms(460), slice));
+        assert!(!held(true, 0, ms(440), ms(461), slice));
+        assert!(held(true, 1, ms(520), ms(540), slice));
+        assert!(!held(true, 1, ms(520), ms(541), slice));
+        assert!(held(true, 0, ms(480), ms(495), slice));
+        assert!(!held(true, 0, ms(480), ms(496), slice));
+        // three slices late: in the fourth slice, by the margin
+        assert!(held(false, 3, ms(155), ms(157), ms(50)));
+        assert!(!held(false, 3, ms(155), ms(158), ms(50)));
+        assert!(!held(true, 3, ms(196), ms(197), ms(50)));
     }
 }

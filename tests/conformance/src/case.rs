@@ -84,6 +84,19 @@ pub struct FrameSpec {
     /// current slice"). The native ToR has its own clock: no difference.
     #[serde(default)]
     pub late: bool,
+    /// With `late`: how many slices late (default 1). The rotation frame
+    /// names the slot that many before, and the frame comes that many
+    /// slices after it: the program's clock runs forward by all of them.
+    #[serde(default)]
+    pub late_slices: Option<u64>,
+    /// BMv2: just before the frame, a second rotation frame repeats the
+    /// slot of the one that set the clock (a late frame's is `lag` slots
+    /// behind by then; for a frame on time, the slot before), as one that
+    /// waited for a core would. The program's clock must keep its start
+    /// (docs/p4.md, "How the P4 program knows the current slice"). The
+    /// native ToR: no difference.
+    #[serde(default)]
+    pub stale_rotation: bool,
     /// The frame carries a departure tag (kind 1). From a host: on both
     /// targets (a host must not send one). From the fabric: on BMv2, where
     /// the program strips it; the native ToR's fabric frames are always
@@ -196,6 +209,17 @@ pub struct Fabric {
     pub tor: usize,
 }
 
+impl FrameSpec {
+    /// Slices between the rotation frame and this frame (0: on time).
+    pub fn lag(&self) -> u64 {
+        if self.late {
+            self.late_slices.unwrap_or(1)
+        } else {
+            0
+        }
+    }
+}
+
 impl Case {
     fn check(&self) -> Result<(), String> {
         for e in &self.expect {
@@ -212,6 +236,12 @@ impl Case {
                 return Err(format!("frame {:?}: frames must be in time order", f.id));
             }
             last = (f.cycle, f.slice);
+            if f.late_slices.is_some() && !f.late {
+                return Err(format!("frame {:?}: late_slices without late", f.id));
+            }
+            if f.late_slices == Some(0) {
+                return Err(format!("frame {:?}: late_slices must be at least 1", f.id));
+            }
         }
         Ok(())
     }
