@@ -1,10 +1,12 @@
 //! [`Bmv2Switch`]: one `simple_switch` process per P4 ToR, started inside
 //! the ToR's network namespace and owned by the caller.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -275,9 +277,13 @@ impl Bmv2Switch {
         cmd.arg("--device-id")
             .arg(opts.device_id.to_string())
             .arg("--thrift-port")
-            .arg(opts.thrift_port.to_string())
-            .arg("--notifications-addr")
-            .arg(format!("ipc://{}", ipc.display()));
+            .arg(opts.thrift_port.to_string());
+        // A build without nanomsg (a performance build, scripts/
+        // build-bmv2-perf.sh) has no notifications and no such option.
+        if has_notifications(&bin) {
+            cmd.arg("--notifications-addr")
+                .arg(format!("ipc://{}", ipc.display()));
+        }
         if opts.packet_log {
             cmd.arg("--log-console");
         } else {
@@ -442,4 +448,25 @@ impl Drop for Bmv2Switch {
             tracing::warn!("{e}");
         }
     }
+}
+
+/// Whether the `simple_switch` at `bin` takes `--notifications-addr` (it
+/// was built with nanomsg). Asked once per binary (`--help`).
+fn has_notifications(bin: &Path) -> bool {
+    static SEEN: OnceLock<Mutex<HashMap<PathBuf, bool>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(&b) = seen.lock().unwrap_or_else(|e| e.into_inner()).get(bin) {
+        return b;
+    }
+    let b = Command::new(bin)
+        .arg("--help")
+        .stdin(Stdio::null())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("--notifications-addr"))
+        // Unknown: as the stock build.
+        .unwrap_or(true);
+    seen.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(bin.to_path_buf(), b);
+    b
 }

@@ -5,14 +5,17 @@
 //! static-2: h1 - s1 - circuit - s2 - h2, the circuit always up; `bmv2`
 //! puts s2 on stock BMv2 (default build, no per-packet log). Without
 //! simple_router's files (`StockRouter`) that column is skipped, and says
-//! so.
+//! so. For each BMv2 system, the switch's CPU time over the flow per frame
+//! the two hosts sent (data and ACKs): BMv2's own per-packet cost. With
+//! `PATH=/opt/p4-perf/bin:$PATH` both run on the performance build
+//! (scripts/build-bmv2-perf.sh).
 //!
 //!     cargo run --release -p lighthouse-emu --example bench_p4 -- [SECS] [REPS]
 
 #[path = "bench_common/mod.rs"]
 mod common;
 
-use common::{Bridge, Lighthouse, StockRouter, loadavg, median};
+use common::{Bridge, Lighthouse, StockRouter, SwitchCost, loadavg, median};
 use lh_emu::traffic::probe::{Amount, tcp_flow};
 
 fn main() {
@@ -53,11 +56,13 @@ fn main() {
                     common::warm_up(&h1, ip2),
                     "simple_router: h1 cannot reach h2"
                 );
+                let cost = SwitchCost::start(&h1, &h2);
                 let t = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
+                let us = cost.us_per_frame(&h1, &h2);
                 drop(r);
                 (
                     t.map(|t| t.server_bps / 1e6).unwrap_or(f64::NAN),
-                    String::new(),
+                    format!("switch CPU {us:.1} us/frame"),
                 )
             } else if systems[i] == "bridge" {
                 let b = Bridge::up();
@@ -82,7 +87,9 @@ fn main() {
                     "{}: h1 cannot reach h2",
                     systems[i]
                 );
+                let cost = SwitchCost::start(&h1, &h2);
                 let r = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
+                let us = cost.us_per_frame(&h1, &h2);
                 // Once drained: what BMv2 lost (frames that entered its
                 // ports and never came out), and how many departure tags
                 // came too late (docs/p4.md, "Pacing").
@@ -92,7 +99,7 @@ fn main() {
                 let t = lh_emu::tor::fabric::Totals::of(&k, p4c.as_ref());
                 let bmv2 = if p4c.is_some() {
                     format!(
-                        " lost inside BMv2 {} of {} sent to it, late tags {} of {}",
+                        " lost inside BMv2 {} of {} sent to it, late tags {} of {}, switch CPU {us:.1} us/frame",
                         t.in_bmv2, k.to_external, k.late_from_tor, k.from_external
                     )
                 } else {

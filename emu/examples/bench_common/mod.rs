@@ -407,3 +407,77 @@ impl Drop for StockRouter {
         }
     }
 }
+
+/// CPU time (user + system, in clock ticks) of every `simple_switch`
+/// process on the machine. The benchmarks run one switch at a time, so the
+/// difference over a flow is that switch's work.
+pub fn simple_switch_ticks() -> u64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut ticks = 0;
+    for e in dir.flatten() {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ... : comm may hold spaces, so split after ')'.
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        if !head.ends_with("(simple_switch") {
+            continue;
+        }
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        // utime and stime are fields 14 and 15; `rest` starts at field 3.
+        if let (Some(u), Some(s)) = (f.get(11), f.get(12)) {
+            ticks += u.parse::<u64>().unwrap_or(0) + s.parse::<u64>().unwrap_or(0);
+        }
+    }
+    ticks
+}
+
+/// Frames the interfaces of namespace `ns` (lo aside) have sent.
+pub fn tx_packets(ns: &Path) -> u64 {
+    let Ok(out) = Command::new("nsenter")
+        .arg(format!("--net={}", ns.display()))
+        .args(["cat", "/proc/net/dev"])
+        .output()
+    else {
+        return 0;
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let (name, v) = l.split_once(':')?;
+            // receive: 8 fields, then transmit packets
+            (name.trim() != "lo").then(|| v.split_whitespace().nth(9)?.parse::<u64>().ok())?
+        })
+        .sum()
+}
+
+/// What a switch spent per frame over a flow: its CPU time divided by the
+/// frames both hosts sent through it (data and ACKs), in microseconds.
+pub struct SwitchCost {
+    ticks: u64,
+    frames: u64,
+}
+
+impl SwitchCost {
+    pub fn start(h1: &Path, h2: &Path) -> SwitchCost {
+        SwitchCost {
+            ticks: simple_switch_ticks(),
+            frames: tx_packets(h1) + tx_packets(h2),
+        }
+    }
+    pub fn us_per_frame(&self, h1: &Path, h2: &Path) -> f64 {
+        let ticks = simple_switch_ticks().saturating_sub(self.ticks);
+        let frames = (tx_packets(h1) + tx_packets(h2)).saturating_sub(self.frames);
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        if frames == 0 {
+            return f64::NAN;
+        }
+        ticks as f64 / hz * 1e6 / frames as f64
+    }
+}
