@@ -153,9 +153,21 @@ def test_a_nodes_shell_is_sent_to_polled_and_read_as_mininets(tmp_path):
         h1.waitOutput()
         print('interrupted:', h1.waiting)
         print('after:', h1.cmd('echo still-ok').strip())
+        # A shell that exits comes back behind the same fd.
+        h1.cmd('exit')
+        import os
+        taken = os.pipe()  # the lowest free fds: a closed stdout's number
+        h1.sendCmd('echo reborn')
+        p = poll()
+        p.register(fds[0], POLLIN)
+        ready = [fd for fd, _mask in p.poll(5000)]
+        print('same fd:', h1.stdout.fileno() == fds[0], ready == [fds[0]])
+        print('reborn:', h1.waitOutput().split())
         net.stop()
     """)
     assert code == 0, err
+    assert "same fd: True True" in out
+    assert "reborn: ['reborn']" in out
     assert "cmd while waiting: True" in out
     assert "sent: ['one', '42'] False" in out
     assert "polled: ['h2:from-bg']" in out

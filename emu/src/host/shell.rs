@@ -27,7 +27,7 @@ use crate::kernel::signals;
 use crate::netns;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -79,6 +79,10 @@ pub struct StillWaiting(pub String);
 pub struct NodeShells {
     prefix: String,
     shells: BTreeMap<String, Shell>,
+    /// Per node, the fd handed out as its `stdout` ([`NodeShells::ensure`]):
+    /// one number for the run, pointed at each new shell's output, so a
+    /// caller polling it never holds a closed (or reused) fd.
+    stdout_fds: BTreeMap<String, OwnedFd>,
 }
 
 impl NodeShells {
@@ -86,6 +90,7 @@ impl NodeShells {
         NodeShells {
             prefix: prefix.to_string(),
             shells: BTreeMap::new(),
+            stdout_fds: BTreeMap::new(),
         }
     }
 
@@ -152,13 +157,19 @@ impl NodeShells {
     }
 
     /// Starts `node`'s shell in namespace `ns` if it has none; the raw fd
-    /// of its output (Mininet's `node.stdout`, for `poll`).
+    /// of its output (Mininet's `node.stdout`, for `poll`). The number
+    /// stays the node's for the run: a shell that exited and was started
+    /// again is behind the same fd (the old one reads as ended meanwhile).
     pub fn ensure(
         &mut self,
         node: &str,
         ns: &Path,
         on_spawn: Option<&mut (dyn FnMut(u32) + '_)>,
     ) -> Result<i32, ShellError> {
+        let io_err = |source| ShellError::Io {
+            node: node.to_string(),
+            source,
+        };
         if !self.shells.contains_key(node) {
             let sh = spawn(&self.prefix, node, ns).map_err(|source| ShellError::Spawn {
                 node: node.to_string(),
@@ -167,9 +178,20 @@ impl NodeShells {
             if let Some(f) = on_spawn {
                 f(sh.child.id());
             }
+            if let Some(fd) = self.stdout_fds.get(node) {
+                redirect(&sh.stdout, fd).map_err(io_err)?;
+            }
             self.shells.insert(node.to_string(), sh);
         }
-        Ok(self.shells[node].stdout.as_raw_fd())
+        if !self.stdout_fds.contains_key(node) {
+            let fd = self.shells[node]
+                .stdout
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(io_err)?;
+            self.stdout_fds.insert(node.to_string(), fd);
+        }
+        Ok(self.stdout_fds[node].as_raw_fd())
     }
 
     /// Mininet's `sendCmd`: sends `cmdline` to `node`'s shell (started if
@@ -289,6 +311,19 @@ impl Drop for NodeShells {
     fn drop(&mut self) {
         self.stop_all();
     }
+}
+
+/// Points `fd` at what `to` reads (dup3, close-on-exec kept): a node's
+/// `stdout` fd follows its new shell.
+fn redirect(to: &ChildStdout, fd: &OwnedFd) -> io::Result<()> {
+    // SAFETY: both are open fds borrowed for the call; dup3 replaces
+    // `fd`'s open file atomically and keeps its number (and `fd` keeps
+    // owning it, to close it once).
+    let r = unsafe { libc::dup3(to.as_raw_fd(), fd.as_raw_fd(), libc::O_CLOEXEC) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 fn killpg(pid: u32, sig: libc::c_int) {
