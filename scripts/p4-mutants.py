@@ -190,8 +190,14 @@ MUTANTS = [
      "LH_CLOCK_STEP(5) ", "", "the clock runs 31 slices forward at most (step 32 dropped)"),
     ("arch.p4", "LH_CLOCK_STEP(2) LH_CLOCK_STEP(1)",
      "LH_CLOCK_STEP(2) ", "", "no step of 4 slices (dropped)"),
-    ("ingress.p4", "if (behind > LH_CLOCK_HORIZON) {",
+    ("ingress.p4", "if (meta.clock_unset == 1 || behind > LH_CLOCK_HORIZON) {",
      "behind > LH_CLOCK_HORIZON", "behind <= LH_CLOCK_HORIZON", "a late rotation sets the clock and one ahead is ignored (> -> <=)"),
+    ("ingress.p4", "if (meta.clock_unset == 1 || behind > LH_CLOCK_HORIZON) {",
+     "meta.clock_unset == 1 || ", "", "a rotation with no clock yet may be taken for a late one"),
+    ("ingress.p4", "if (meta.slot_start == 0) { meta.clock_unset = 1; }                        \\",
+     "meta.clock_unset = 1;", "meta.clock_unset = 0;", "a cleared clock still counts as a clock"),
+    ("ingress.p4", "meta.slot_start = meta.slot_start + 1;",
+     "meta.slot_start = meta.slot_start + 1;", "", "a kept clock does not creep (dropped)"),
     ("ingress.p4", "LH_WRITE(cur_slice, 0, meta.arrival);",
      "LH_WRITE(cur_slice, 0, meta.arrival);", "", "a late rotation keeps the clock's slot but not its slice (dropped)"),
     ("ingress.p4", "LH_WRITE(cur_slot, 0, meta.slot);",
@@ -281,6 +287,9 @@ EQUIVALENT = {
     ("ingress.p4", "meta.elapsed >= (meta.slice_len << B)", "meta.elapsed > (meta.slice_len << B)"):
         "differs only for a frame stamped exactly a whole number of slices, to the microsecond,"
         " after the clock's start: BMv2 stamps frames itself, so no case can place a frame there",
+    ("ingress.p4", "meta.slot_start = meta.slot_start + 1;", ""):
+        "one microsecond per late rotation: no frame of a case is that close to a slot's edge"
+        " (p4/tests/bmv2_cases.py reads the register and checks it)",
     ("ingress.p4", "hdr.eth.ether_type = hdr.srh_tail.ether_type;", ""):
         "dead assignment: the popped frame always leaves on an uplink, whose departure tag sets"
         " the EtherType (tag, then IPv4)",

@@ -110,6 +110,8 @@
     meta.slice_len = (bit<48>)len32;                                           \
     LH_READ(meta.n_slices, n_slices, 0);                                       \
     if (meta.n_slices == 0) { meta.n_slices = 1; }                             \
+    meta.clock_unset = 0;                                                      \
+    if (meta.slot_start == 0) { meta.clock_unset = 1; }                        \
     meta.advanced = 0;                                                         \
     meta.elapsed = 0;                                                          \
     if (meta.slice_len != 0 && meta.now > meta.slot_start) {                   \
@@ -287,15 +289,24 @@ control LhIngress(inout headers_t hdr, inout meta_t meta, LH_INGRESS_PARAMS) {
                  * a clock already at that slot or past it keeps its start:
                  * taking `now` would date the slot as late as the frame
                  * waited, and every tag after it with it. A clock behind
-                 * the frame (`behind` wraps), none yet (slot 0), or more
-                 * than its horizon ahead (a restarted sender, a stepped
-                 * clock) starts from the frame. */
+                 * the frame (`behind` wraps), none yet (no start), or more
+                 * than its horizon ahead (a restarted sender) starts from
+                 * the frame. */
                 bit<32> behind = meta.slot - hdr.shim.slot;
-                if (behind > LH_CLOCK_HORIZON) {
+                if (meta.clock_unset == 1 || behind > LH_CLOCK_HORIZON) {
                     LH_WRITE(cur_slice, 0, hdr.shim.slice);
                     LH_WRITE(cur_slot, 0, hdr.shim.slot);
                     LH_WRITE(slice_start, 0, meta.now);
                 } else {
+                    /* A start kept creeps one time unit later per rotation
+                     * (never past the rotation's own time): a clock that
+                     * ran ahead (BMv2's wall clock stepped forward, or a
+                     * slice_len rounded down to whole microseconds) comes
+                     * back, until a rotation shows an earlier start again
+                     * (then the clock is behind it and starts from it). */
+                    if (meta.now > meta.slot_start) {
+                        meta.slot_start = meta.slot_start + 1;
+                    }
                     LH_WRITE(cur_slice, 0, meta.arrival);
                     LH_WRITE(cur_slot, 0, meta.slot);
                     LH_WRITE(slice_start, 0, meta.slot_start);

@@ -138,10 +138,11 @@ SLICE_US = 100000
 
 def _anchor(t, slot, back_us):
     """Set the program's clock to `slot` (slice 0) starting `back_us`
-    before now on BMv2's clock, with 100-ms slices: a rotation frame ahead
-    of the clock starts it, then its start is moved back. Returns the start."""
+    before now on BMv2's clock, with 100-ms slices: with no start (no
+    clock) a rotation frame starts it, then its start is moved back.
+    Returns the start."""
     t.cli("register_write LhIngress.slice_len 0 %d\n" % SLICE_US)
-    t.cli("register_write LhIngress.cur_slot 0 0\n")
+    t.cli("register_write LhIngress.slice_start 0 0\n")
     t.send(64, rotation(0, slot))
     time.sleep(0.05)
     assert t.register("cur_slot", 0) == slot, "a rotation ahead of the clock was not taken"
@@ -152,7 +153,7 @@ def _anchor(t, slot, back_us):
 
 def _restore(t):
     t.cli("register_write LhIngress.slice_len 0 60000000\n")
-    t.cli("register_write LhIngress.cur_slot 0 0\n")
+    t.cli("register_write LhIngress.slice_start 0 0\n")
     t.send(64, rotation(0, SLOT0))
     time.sleep(0.1)
     assert t.register("cur_slot", 0) == SLOT0
@@ -206,7 +207,8 @@ def case_a_late_rotation_keeps_the_clock(t):
         slot, st = t.register("cur_slot", 0), t.register("slice_start", 0)
         n = slot - (SLOT0 + 10)
         assert 1 <= n < 64, "the late rotation moved the clock to slot + 10 + %d" % n
-        assert st == start + n * SLICE_US, "the late rotation moved the slot's start"
+        # kept, one microsecond later (the creep that brings back a clock ahead)
+        assert st == start + n * SLICE_US + 1, "the late rotation moved the slot's start: %d" % (st - start - n * SLICE_US)
         assert t.register("cur_slice", 0) == n % 3
         assert t.counter("events", EV_LATE_ROTATION) == before + 1
         t.send(64, rotation(2, SLOT0 + 100))
@@ -214,6 +216,24 @@ def case_a_late_rotation_keeps_the_clock(t):
         assert t.register("cur_slot", 0) == SLOT0 + 100 and t.register("cur_slice", 0) == 2
         assert t.register("slice_start", 0) > st
         assert t.counter("events", EV_LATE_ROTATION) == before + 1
+    finally:
+        _restore(t)
+
+
+def case_the_first_rotation_sets_the_clock(t):
+    """With no clock yet (no start), a rotation frame sets it even for a
+    slot the clock would have run past (slot 5, below its 63-slice
+    horizon): BMv2 up for seconds must not make it look late."""
+    try:
+        t.cli("register_write LhIngress.slice_len 0 %d\n" % SLICE_US)
+        t.cli("register_write LhIngress.slice_start 0 0\n")
+        t.cli("register_write LhIngress.cur_slot 0 0\n")
+        before = t.counter("events", EV_LATE_ROTATION)
+        t.send(64, rotation(2, 5))
+        time.sleep(0.05)
+        assert (t.register("cur_slot", 0), t.register("cur_slice", 0)) == (5, 2), \
+            "the first rotation was taken for a late one"
+        assert t.counter("events", EV_LATE_ROTATION) == before
     finally:
         _restore(t)
 
@@ -316,6 +336,7 @@ def case_active_queue_drains_at_link_rate(t):
 CASES = [case_direct_hop, case_source_push, case_transit_pop, case_proxy_arp,
          case_local_delivery, case_alternate_on_full_queue, case_slice_miss_defers,
          case_clock_runs_forward_by_the_slices_passed, case_a_late_rotation_keeps_the_clock,
+         case_the_first_rotation_sets_the_clock,
          case_flow_bucket_is_crc32_mod_buckets,
          case_packet_bucket_round_robin, case_ucmp_class_by_flow_bytes,
          case_bad_source_route_header, case_active_queue_drains_at_link_rate]

@@ -178,10 +178,16 @@ impl NodeShells {
             if let Some(f) = on_spawn {
                 f(sh.child.id());
             }
-            if let Some(fd) = self.stdout_fds.get(node) {
-                redirect(&sh.stdout, fd).map_err(io_err)?;
-            }
+            let redirected = match self.stdout_fds.get(node) {
+                Some(fd) => redirect(&sh.stdout, fd),
+                None => Ok(()),
+            };
             self.shells.insert(node.to_string(), sh);
+            if let Err(e) = redirected {
+                // Not left running behind an fd that is not its own.
+                self.kill(node);
+                return Err(io_err(e));
+            }
         }
         if !self.stdout_fds.contains_key(node) {
             let fd = self.shells[node]

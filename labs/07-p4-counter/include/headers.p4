@@ -156,6 +156,7 @@ struct meta_t {
     bit<48> slice_len;
     bit<48> elapsed;       /* since slot_start, while the clock runs forward */
     bit<32> advanced;      /* slices the clock ran forward */
+    bit<1>  clock_unset;   /* no rotation taken yet (slice_start 0) */
     bit<16> n_slices;
     /* lookup key */
     bit<16> dst_tor;

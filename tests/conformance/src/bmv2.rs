@@ -261,12 +261,13 @@ impl Bmv2Target {
         // The last rotation's time on BMv2's clock (µs), when readable.
         let mut rotation_bm: Option<u64> = None;
         // The slot the program's clock must be at: the case's last
-        // rotation's (data frames never write it).
+        // rotation's (data frames never write it); None after a late
+        // rotation, whose slot depends on when BMv2 took it.
         let mut clock_at: Option<u64> = None;
         for (idx, f) in case.frames.iter().enumerate() {
             let bytes = frame::build(f, idx as u32).map_err(setup)?;
-            // A fresh rotation before every frame: the program's one-slice
-            // correction must not fire however slow this harness is.
+            // A fresh rotation before every frame: the program's clock must
+            // not run forward however slow this harness is.
             let slot = base_slot + f.cycle * s as u64 + f.slice as u64;
             // A late frame: the rotation is for a slot before (one, or
             // `late_slices`), and the frame comes that many slices after it.
@@ -282,9 +283,10 @@ impl Bmv2Target {
             if !same_slot {
                 // The case's rotation sets the clock: forget the one
                 // before (the program keeps a clock that is ahead of a
-                // rotation frame, taking it for a late one).
+                // rotation frame, taking it for a late one). No start is
+                // no clock (docs/p4.md).
                 // (A program without the register has no clock to forget.)
-                client.register_write("cur_slot", 0, 0).ok();
+                client.register_write("slice_start", 0, 0).ok();
                 clock_at = Some(rslot);
                 last_rotation = Some((slot, Instant::now()));
                 // BMv2 reads each port on its own thread: the rotation is
@@ -329,8 +331,10 @@ impl Bmv2Target {
                 };
                 let mut ctr = (&mut rotations, &mut fabric_sent);
                 rotate(&mut send, &mut sock, &mut client, (sslice, sslot), &mut ctr)?;
-                // Kept, and run forward to the frame's slot.
-                clock_at = Some(slot);
+                // Kept, and run forward to when BMv2 took it: the frame's
+                // slot on time, a later one on a busy machine (the frame's
+                // outcome says, and a late one is run again).
+                clock_at = None;
             }
             if let Some(left) = into.checked_sub(rotated.elapsed()) {
                 std::thread::sleep(left);

@@ -239,8 +239,11 @@ impl Case {
             if f.late_slices.is_some() && !f.late {
                 return Err(format!("frame {:?}: late_slices without late", f.id));
             }
-            if f.late_slices == Some(0) {
-                return Err(format!("frame {:?}: late_slices must be at least 1", f.id));
+            if f.late_slices.is_some_and(|n| !(1..=63).contains(&n)) {
+                return Err(format!(
+                    "frame {:?}: late_slices must be 1 to 63 (how far the program's clock runs forward)",
+                    f.id
+                ));
             }
         }
         Ok(())
