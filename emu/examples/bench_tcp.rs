@@ -4,6 +4,11 @@
 //! with the built-in flow tool (lh_emu::traffic::probe::tcp_flow), median of REPS.
 //!
 //!     cargo run --release -p lighthouse-emu --example bench_tcp -- [SECS] [REPS]
+//!
+//! `LH_BENCH_OWN_CPU=1`: the lighthouse side as `lighthouse run --own-cpu`,
+//! and both sides' endpoints on the hosts' CPUs ([`common::Endpoints`]).
+//! `SWTOR_RX_RING=0|1` forces how the data plane receives
+//! (`swtor::afpacket::RingSocket`).
 
 #[path = "bench_common/mod.rs"]
 mod common;
@@ -19,6 +24,8 @@ fn main() {
     let cfg = common::load("static-2.json");
     let c = lh_ctrl::compile::compile(&cfg).expect("compiling static-2");
     let (mut lh, mut br) = (Vec::new(), Vec::new());
+    let endpoints = common::Endpoints::from_env();
+    println!("{}\n", endpoints.describe());
     println!("| rep | system | Mb/s | load avg | notes |");
     println!("|---:|---|---:|---:|---|");
     for rep in 0..reps {
@@ -29,7 +36,8 @@ fn main() {
                 let ((h1, _), (h2, ip2)) = (l.host(0), l.host(1));
                 assert!(common::warm_up(&h1, ip2), "h1 cannot reach h2");
                 let load = loadavg();
-                let r = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
+                let r =
+                    endpoints.run(|| tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs)));
                 let k = l.down();
                 let mbps = r.as_ref().map(|r| r.server_bps / 1e6).unwrap_or(f64::NAN);
                 println!(
@@ -44,7 +52,8 @@ fn main() {
                 let ((h1, _), (h2, ip2)) = (b.host(0), b.host(1));
                 assert!(common::warm_up(&h1, ip2), "bridge: h1 cannot reach h2");
                 let load = loadavg();
-                let r = tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs));
+                let r =
+                    endpoints.run(|| tcp_flow(Some(&h1), Some(&h2), ip2, Amount::Seconds(secs)));
                 drop(b);
                 let mbps = r.as_ref().map(|r| r.server_bps / 1e6).unwrap_or(f64::NAN);
                 println!("| {rep} | bridge | {mbps:.0} | {load:.2} | |");

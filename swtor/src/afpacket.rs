@@ -6,6 +6,9 @@
 //! namespace it was opened in; each received frame carries its `sll_ifindex`,
 //! and each sent frame names its interface in a per-frame `sockaddr_ll`.
 
+mod ring;
+pub use ring::RingSocket;
+
 use crate::pool::{FramePool, MAX_FRAME};
 use std::ffi::CString;
 use std::io;

@@ -146,8 +146,17 @@ pub fn start_with(
         .collect();
     let ext = spec.external.clone();
     let promisc = opts.promiscuous_external;
+    let ring = receive_ring(opts.cpu);
     let (sock, ifindex) = lh_netns::try_run_in(netns, move || {
-        let s = afpacket::RawSocket::open(afpacket::SocketOptions::default())?;
+        let s = if ring {
+            HostSocket::Ring(afpacket::RingSocket::open(
+                afpacket::SocketOptions::default(),
+            )?)
+        } else {
+            HostSocket::Mmsg(afpacket::RawSocket::open(
+                afpacket::SocketOptions::default(),
+            )?)
+        };
         let named = |n: &String| {
             afpacket::if_nametoindex(n)
                 .map_err(|e| io::Error::new(e.kind(), format!("interface {n}: {e}")))
@@ -191,8 +200,50 @@ pub fn start_with(
         ),
     };
     let cpu = opts.cpu;
-    let eng = Engine::with_ports(&spec, &ifindex, sock, clock, opts)?;
-    spawn_on(eng, clock, cpu)
+    match sock {
+        HostSocket::Mmsg(sock) => spawn_on(
+            Engine::with_ports(&spec, &ifindex, sock, clock, opts)?,
+            clock,
+            cpu,
+        ),
+        HostSocket::Ring(sock) => spawn_on(
+            Engine::with_ports(&spec, &ifindex, sock, clock, opts)?,
+            clock,
+            cpu,
+        ),
+    }
+}
+
+/// Whether the host-port socket receives through a ring
+/// ([`afpacket::RingSocket`]) rather than `recvmmsg`: when the data plane
+/// shares the CPUs with the hosts. There the kernel copies each frame into
+/// the ring in the sender's softirq, on the other CPU, beside the data
+/// plane: TCP over a circuit 0.48-0.49 of a bridge against 0.41-0.43.
+/// When the data plane keeps a CPU to itself (`cpu`, `--own-cpu`) the
+/// hosts' CPU is the one that runs out, and moving the copy there costs:
+/// 0.79-0.83 against 0.94-0.98 (docs/performance.md). `SWTOR_RX_RING=1`
+/// or `=0` forces either, for measurements.
+fn receive_ring(cpu: Option<usize>) -> bool {
+    match std::env::var("SWTOR_RX_RING").as_deref() {
+        Ok("0") => false,
+        Ok(_) => true,
+        Err(_) => cpu.is_none(),
+    }
+}
+
+/// The fabric namespace's host-port socket, by how it receives.
+enum HostSocket {
+    Mmsg(afpacket::RawSocket),
+    Ring(afpacket::RingSocket),
+}
+
+impl HostSocket {
+    fn add_promiscuous(&self, ifindex: i32) -> io::Result<()> {
+        match self {
+            HostSocket::Mmsg(s) => s.add_promiscuous(ifindex),
+            HostSocket::Ring(s) => s.socket().add_promiscuous(ifindex),
+        }
+    }
 }
 
 /// Whether the idle data-plane thread calls sched_yield (measured: it adds

@@ -54,26 +54,40 @@ pub fn dataplane_cpu() -> Option<usize> {
 
 /// Pins the calling thread to `cpu`. Returns whether it took effect.
 pub fn pin_thread(cpu: usize) -> bool {
-    if cpu >= libc::CPU_SETSIZE as usize {
+    set_thread_cpus(&[cpu])
+}
+
+/// Lets the calling thread run on `cpus` only (threads it spawns later
+/// inherit the set). Returns whether it took effect; an empty set, or one
+/// with a CPU beyond `CPU_SETSIZE`, does not.
+pub fn set_thread_cpus(cpus: &[usize]) -> bool {
+    if cpus.is_empty() || cpus.iter().any(|&c| c >= libc::CPU_SETSIZE as usize) {
         return false;
     }
     // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: cpu is below CPU_SETSIZE (checked above).
-    unsafe { libc::CPU_SET(cpu, &mut set) };
+    for &c in cpus {
+        // SAFETY: c is below CPU_SETSIZE (checked above).
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
     // SAFETY: pid 0 is the calling thread; the set is initialised.
     unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
+}
+
+/// The CPUs the hosts have when the data plane keeps `dataplane` to
+/// itself: every allowed CPU but that one.
+pub fn host_cpus(dataplane: usize) -> Vec<usize> {
+    allowed_cpus()
+        .into_iter()
+        .filter(|&c| c != dataplane)
+        .collect()
 }
 
 /// The `rps_cpus` mask (sysfs's hex, 32-bit groups joined by commas,
 /// highest first) of every allowed CPU but `dataplane`: where a host
 /// veth's received frames are processed.
 pub fn host_rps_mask(dataplane: usize) -> String {
-    let others: Vec<usize> = allowed_cpus()
-        .into_iter()
-        .filter(|&c| c != dataplane)
-        .collect();
-    cpu_mask(&others)
+    cpu_mask(&host_cpus(dataplane))
 }
 
 /// `cpus` as sysfs writes a CPU mask: hex, in 32-bit groups from the
@@ -136,8 +150,22 @@ mod tests {
                     super::allowed_cpus()
                 });
                 assert_eq!(t.join().unwrap(), vec![dp]);
+                let hosts = super::host_cpus(dp);
+                assert_eq!(hosts, cpus[..cpus.len() - 1]);
+                // A thread kept to the hosts' CPUs passes them on to the
+                // threads it spawns.
+                let t = std::thread::spawn(move || {
+                    assert!(super::set_thread_cpus(&hosts));
+                    let child = std::thread::spawn(super::allowed_cpus);
+                    (super::allowed_cpus(), child.join().unwrap())
+                });
+                let (mine, child) = t.join().unwrap();
+                assert_eq!(mine, cpus[..cpus.len() - 1]);
+                assert_eq!(child, mine);
             }
             None => assert_eq!(cpus.len(), 1),
         }
+        assert!(!super::set_thread_cpus(&[]));
+        assert!(!super::set_thread_cpus(&[libc::CPU_SETSIZE as usize]));
     }
 }

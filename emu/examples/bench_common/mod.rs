@@ -56,6 +56,50 @@ pub fn require_root() {
     }
 }
 
+/// Where a benchmark's endpoints (the flow tool's sender and receiver
+/// threads) run, the same for both sides of a comparison: with
+/// `LH_BENCH_OWN_CPU=1` on the hosts' CPUs (all but the one the data plane
+/// keeps), as issue 41 asks ("with endpoints pinned alike"); otherwise
+/// wherever the scheduler puts them.
+pub struct Endpoints {
+    pub cpus: Option<Vec<usize>>,
+}
+
+impl Endpoints {
+    pub fn from_env() -> Endpoints {
+        let cpus = std::env::var_os("LH_BENCH_OWN_CPU")
+            .and_then(|_| swtor::sched::dataplane_cpu())
+            .map(swtor::sched::host_cpus);
+        Endpoints { cpus }
+    }
+
+    /// Runs `f` on the calling thread kept to the endpoints' CPUs (threads
+    /// it spawns inherit them), then gives the thread its CPUs back.
+    pub fn run<T>(&self, f: impl FnOnce() -> T) -> T {
+        let Some(cpus) = &self.cpus else {
+            return f();
+        };
+        let before = swtor::sched::allowed_cpus();
+        assert!(
+            swtor::sched::set_thread_cpus(cpus),
+            "pinning the endpoints to {cpus:?}"
+        );
+        let r = f();
+        assert!(
+            swtor::sched::set_thread_cpus(&before),
+            "restoring CPUs {before:?}"
+        );
+        r
+    }
+
+    pub fn describe(&self) -> String {
+        match &self.cpus {
+            Some(c) => format!("endpoints on CPUs {c:?} on both sides"),
+            None => "endpoints unpinned on both sides".into(),
+        }
+    }
+}
+
 /// A running lighthouse network: kernel side (kernel::bringup) + data plane.
 pub struct Lighthouse {
     pub net: Net,
