@@ -83,6 +83,52 @@ fn a_host_delay_is_paid_at_each_receive() {
 }
 
 #[test]
+fn host_links_delay_and_lose_in_virtual_time_as_live() {
+    // `hosts.link` (netem's options in the data plane, crate swtor's
+    // netem.rs): the simulation runs the same engine, so h1 -> h2 (one
+    // ToR, four host-link crossings a ping) pays 4 x 1 ms, and a seed
+    // gives the same losses run after run.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../topologies/rotornet-8.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut with = |link: serde_json::Value, name: &str| {
+        c["hosts"] = serde_json::json!({ "link": link });
+        let p = dir.path().join(name);
+        std::fs::write(&p, c.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let slow = with(serde_json::json!({"delay": "1ms"}), "slow.json");
+    let lossy = with(serde_json::json!({"loss": 20, "seed": 5}), "lossy.json");
+    let o = sim(&[&slow, "--ping", "h1", "h2", "--count", "3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert_eq!(out.matches("time=4.003 ms").count(), 3, "{out}");
+    let run = || {
+        let o = sim(&[&lossy, "--ping", "h1", "h2", "--count", "100"]);
+        // As ping's: 1 when a reply is missing.
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let (a, b) = (run(), run());
+    let got = a.matches("time=").count();
+    // 0.8^4 = 41% of 100 come back (sd 4.9).
+    assert!((21..=61).contains(&got), "{got}: {a}");
+    assert!(a.contains("link_loss") && a.contains(": OK"), "{a}");
+    assert_eq!(a, b, "the same seed, the same losses");
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let o = sim(&["topologies/rotornet-8.json", "--tor", "bmv2:s3"]);
     assert!(!o.status.success());

@@ -435,6 +435,66 @@ pub enum OccupancyMode {
 pub struct HostsCfg {
     #[serde(default)]
     pub tcp: Option<HostTcp>,
+    /// What every host link adds (delay, jitter, loss, queue size: netem's
+    /// options, which Mininet's `TCLink` takes), in the data plane's own
+    /// ports, so a kernel without netem has them too (docs/config.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<HostLinkCfg>,
+}
+
+/// `hosts.link`: netem's options on every host link, each direction, in
+/// the data plane: a frame is lost with probability `loss`, else leaves
+/// `delay` (plus or minus up to `jitter`, uniformly) after it came, in
+/// order. `max_queue_size` bounds the frames a direction holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HostLinkCfg {
+    #[serde(default)]
+    pub delay: Nanos,
+    #[serde(default)]
+    pub jitter: Nanos,
+    /// Percent, as Mininet's `loss=` (0 to 100).
+    #[serde(default)]
+    pub loss: LossPercent,
+    /// Frames each direction of a link holds at most (Mininet's
+    /// `max_queue_size`, netem's `limit`); absent: the host port's byte
+    /// limit only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_queue_size: Option<u32>,
+    /// The loss and jitter draws' seed (absent: 1): the same seed, the
+    /// same frames, the same fates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// A loss probability given in percent (0 to 100), kept in parts per
+/// billion so that configs stay comparable (`Eq`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LossPercent(pub u32);
+
+impl LossPercent {
+    pub const BILLION: u32 = 1_000_000_000;
+    pub fn percent(self) -> f64 {
+        self.0 as f64 / 1e7
+    }
+}
+
+impl Serialize for LossPercent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.percent())
+    }
+}
+
+impl<'de> Deserialize<'de> for LossPercent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let p = f64::deserialize(d)?;
+        if !(0.0..=100.0).contains(&p) {
+            return Err(serde::de::Error::custom(format!(
+                "expected a loss in percent, 0 to 100, got {p}"
+            )));
+        }
+        Ok(LossPercent((p * 1e7).round() as u32))
+    }
 }
 
 /// `hosts.tcp`: the hosts' TCP knobs (paper Fig. 9 turns `reordering` from

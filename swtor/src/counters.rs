@@ -43,12 +43,16 @@ pub enum DropReason {
     /// [`crate::pacer::BACKLOG`] already (docs/p4.md, "Pacing"). Only the
     /// OCS counts it.
     TorBacklog,
+    /// A host link lost the frame (config `hosts.link.loss`, Mininet's
+    /// `TCLink(loss=)`; [`crate::netem`]). Only host ports count it.
+    LinkLoss,
 }
 
 impl DropReason {
-    pub const COUNT: usize = 15;
+    pub const COUNT: usize = 16;
     /// Reasons a ToR can count (the P4 program's `drops` counter has this
-    /// many cells); the ones after them are the OCS's own.
+    /// many cells); the ones after them are the OCS's own and the host
+    /// links'.
     pub const TOR_COUNT: usize = 13;
     pub const ALL: [DropReason; DropReason::COUNT] = [
         DropReason::Guardband,
@@ -66,6 +70,7 @@ impl DropReason {
         DropReason::BadHeader,
         DropReason::LinkDown,
         DropReason::TorBacklog,
+        DropReason::LinkLoss,
     ];
 
     pub fn name(self) -> &'static str {
@@ -85,6 +90,7 @@ impl DropReason {
             DropReason::BadHeader => "bad_header",
             DropReason::LinkDown => "link_down",
             DropReason::TorBacklog => "tor_backlog",
+            DropReason::LinkLoss => "link_loss",
         }
     }
 }

@@ -74,6 +74,9 @@ pub struct EngineOptions {
     /// Pin the data-plane thread to this CPU ([`crate::sched::dataplane_cpu`]
     /// says when and why; `lighthouse run --own-cpu`).
     pub cpu: Option<usize>,
+    /// netem's options on every host link (config `hosts.link`;
+    /// [`crate::netem`]).
+    pub host_link: Option<lh_ctrl::config::HostLinkCfg>,
 }
 
 impl Default for EngineOptions {
@@ -88,6 +91,7 @@ impl Default for EngineOptions {
             fattree: None,
             promiscuous_external: false,
             cpu: None,
+            host_link: None,
         }
     }
 }
@@ -100,6 +104,7 @@ impl EngineOptions {
         EngineOptions {
             tor: TorFeatures::from_config(cfg),
             fattree: FatTreeOptions::from_config(cfg),
+            host_link: cfg.hosts.as_ref().and_then(|h| h.link),
             ..Default::default()
         }
     }
@@ -277,6 +282,7 @@ impl<P: Port> Engine<P> {
         let uplinks = schedule.uplinks();
         let s = schedule.slices();
         let mut hs = Hosts::new(opts.host_queue_bytes, timing.model.host_rate);
+        hs.set_link(opts.host_link);
         let mut by_ifindex = IntMap::default();
         for (i, h) in hosts.iter().enumerate() {
             if h.tor as usize >= tors {
@@ -546,7 +552,7 @@ impl<P: Port> Engine<P> {
             self.cal.next_at(now),
             self.tor.bulk_next_at(now),
             self.ocs.next_due(),
-            self.hosts.next_at(),
+            self.hosts.next_at(&self.pool),
         ]
         .into_iter()
         .flatten()
@@ -604,6 +610,7 @@ impl<P: Port> Engine<P> {
         if let Some(sw) = self.sw.as_mut() {
             sw.notice(now);
         }
+        busy |= self.release_links(now);
         busy |= self.receive(now)?;
         if let Some(sw) = self.sw.as_mut() {
             let mut x = Io {
@@ -765,38 +772,69 @@ impl<P: Port> Engine<P> {
                     continue;
                 }
             };
-            if let Some(tor) = self.hosts.receive(&mut self.pool, &mut self.c, h, f) {
-                if let Some(sw) = self.sw.as_mut() {
-                    self.pool.meta_mut(f.idx).born = t;
-                    let mut x = Io {
-                        pool: &mut self.pool,
-                        c: &mut self.c,
-                        hosts: &mut self.hosts,
-                        delay: &mut self.delay,
-                    };
-                    sw.ingress(&mut x, tor, h, f.idx, t);
-                    continue;
-                }
-                if self.nic.is_some() && self.nic_holds(h, tor, f.idx, t) {
-                    continue;
-                }
-                self.pool.meta_mut(f.idx).born = t;
-                let mut x = Ctx {
-                    pool: &mut self.pool,
-                    c: &mut self.c,
-                    hosts: &mut self.hosts,
-                    cal: &mut self.cal,
-                    pb: &mut self.pb,
-                    delay: &mut self.delay,
-                };
-                self.tor.forward(&mut x, tor, false, f.idx, t);
-                if self.pb.as_ref().is_some_and(|p| p.has_due(t)) {
-                    self.apply_pushbacks(t);
-                }
+            // A frame the host link holds (or loses) reaches the ToR later
+            // (`release_links`), or never.
+            if let Some(tor) = self.hosts.receive(&mut self.pool, &mut self.c, h, f)
+                && self
+                    .hosts
+                    .enter_link(&mut self.pool, &mut self.c, h, f.idx, t)
+                    .is_none()
+            {
+                self.enter_tor(h, tor, f.idx, t);
             }
         }
         self.rx = rx;
         Ok(any)
+    }
+
+    /// Frames the host links (netem's options) hand their ToRs by `now`,
+    /// each at its due time.
+    fn release_links(&mut self, now: u64) -> bool {
+        let mut busy = false;
+        while let Some((h, i, due)) = self.hosts.pop_link_due(&mut self.pool, &mut self.c, now) {
+            let tor = self.hosts.tor(h);
+            self.enter_tor(h, tor, i, due);
+            busy = true;
+        }
+        busy
+    }
+
+    /// Host `h`'s frame `i` enters its ToR `tor` (or its edge switch) at
+    /// `t`.
+    fn enter_tor(&mut self, h: u16, tor: TorId, i: u32, t: u64) {
+        if let Some(sw) = self.sw.as_mut() {
+            self.pool.meta_mut(i).born = t;
+            let mut x = Io {
+                pool: &mut self.pool,
+                c: &mut self.c,
+                hosts: &mut self.hosts,
+                delay: &mut self.delay,
+            };
+            sw.ingress(&mut x, tor, h, i, t);
+            return;
+        }
+        if self.nic.is_some() && self.nic_holds(h, tor, i, t) {
+            return;
+        }
+        self.forward_from_host(tor, i, t);
+    }
+
+    /// Host frame `i` enters ToR `tor` at `now` (born then: its time in
+    /// the fabric counts from here), and push-backs due by then apply.
+    fn forward_from_host(&mut self, tor: TorId, i: u32, now: u64) {
+        self.pool.meta_mut(i).born = now;
+        let mut x = Ctx {
+            pool: &mut self.pool,
+            c: &mut self.c,
+            hosts: &mut self.hosts,
+            cal: &mut self.cal,
+            pb: &mut self.pb,
+            delay: &mut self.delay,
+        };
+        self.tor.forward(&mut x, tor, false, i, now);
+        if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
+            self.apply_pushbacks(now);
+        }
     }
 
     /// Host NIC (§7): holds host `h`'s frame `i` (on ToR `tor`) if its
@@ -836,19 +874,7 @@ impl<P: Port> Engine<P> {
     /// A frame a host NIC held (paused or pushed back) enters its ToR now.
     fn forward_held(&mut self, h: u16, i: u32, now: u64) {
         let tor = self.hosts.tor(h);
-        self.pool.meta_mut(i).born = now;
-        let mut x = Ctx {
-            pool: &mut self.pool,
-            c: &mut self.c,
-            hosts: &mut self.hosts,
-            cal: &mut self.cal,
-            pb: &mut self.pb,
-            delay: &mut self.delay,
-        };
-        self.tor.forward(&mut x, tor, false, i, now);
-        if self.pb.as_ref().is_some_and(|p| p.has_due(now)) {
-            self.apply_pushbacks(now);
-        }
+        self.forward_from_host(tor, i, now);
     }
 
     /// Held frames whose pause is over go to their ToR.

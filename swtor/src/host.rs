@@ -8,6 +8,7 @@ use crate::afpacket::{BATCH, RxFrame};
 use crate::calendar::PACE_SLACK_NS;
 use crate::counters::{Counters, DropReason};
 use crate::fastmap::IntMap;
+use crate::netem::{Line, Shape};
 use crate::pool::{FramePool, FrameQueue, NIL};
 use crate::port::Port;
 use crate::wire;
@@ -26,6 +27,11 @@ pub(crate) struct Host {
     /// Opera authors' ToR ports keep RotorLB below everything else).
     bulk: FrameQueue,
     next_free: u64,
+    /// netem's options on the link towards the host (`hosts.link`): a
+    /// frame leaves no earlier than its due time (`Meta::t`).
+    to_host: Option<Shape>,
+    /// ... and towards the ToR: frames wait here before the ToR sees them.
+    to_tor: Option<Line>,
 }
 
 impl Host {
@@ -51,6 +57,10 @@ pub(crate) struct Hosts {
     busy: ActiveSet,
     tx: Vec<(u32, i32)>,
     tx_host: Vec<u16>,
+    /// netem's options of every host link (`hosts.link`), if any.
+    link: Option<lh_ctrl::config::HostLinkCfg>,
+    /// Hosts whose link towards the ToR holds frames.
+    lines_busy: ActiveSet,
 }
 
 impl Hosts {
@@ -69,7 +79,75 @@ impl Hosts {
             busy: ActiveSet::default(),
             tx: Vec::with_capacity(BATCH),
             tx_host: Vec::with_capacity(BATCH),
+            link: None,
+            lines_busy: ActiveSet::default(),
         }
+    }
+
+    /// Gives every host link added after this call netem's options `cfg`
+    /// (`hosts.link`), both ways.
+    pub(crate) fn set_link(&mut self, cfg: Option<lh_ctrl::config::HostLinkCfg>) {
+        self.link = cfg;
+    }
+
+    /// Host `h`'s frame `i`, received at `now`, enters its link towards
+    /// the ToR, if that link has netem's options: `Some(Ok)` it waits
+    /// there (counted as queued), `Some(Err)` it is dropped (released);
+    /// None: the link adds nothing, the ToR takes it now.
+    #[inline]
+    pub(crate) fn enter_link(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        h: u16,
+        i: u32,
+        now: u64,
+    ) -> Option<()> {
+        let line = self.hosts[h as usize].to_tor.as_mut()?;
+        match line.push(pool, i, now) {
+            Ok(()) => {
+                c.queued += 1;
+                self.lines_busy.insert(h as usize);
+            }
+            Err(r) => {
+                c.drop_one(r);
+                pool.release(i);
+            }
+        }
+        Some(())
+    }
+
+    /// The next frame due at its ToR by `now` from any host link: (host,
+    /// frame, due time), no longer counted as queued.
+    pub(crate) fn pop_link_due(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        now: u64,
+    ) -> Option<(u16, u32, u64)> {
+        let lines = &self.lines_busy;
+        for h in std::iter::successors(lines.next_from(0), |&h| lines.next_from(h + 1)) {
+            let line = self.hosts[h]
+                .to_tor
+                .as_mut()
+                .expect("a busy link has a line");
+            if let Some(i) = line.pop_due(pool, now) {
+                if line.next_due(pool).is_none() {
+                    self.lines_busy.remove(h);
+                }
+                c.queued -= 1;
+                return Some((h as u16, i, pool.meta(i).t));
+            }
+        }
+        None
+    }
+
+    /// When the next frame is due at its ToR from a host link.
+    fn links_next_at(&self, pool: &FramePool) -> Option<u64> {
+        self.lines_busy
+            .iter()
+            .filter_map(|h| self.hosts[h].to_tor.as_ref()?.next_due(pool))
+            .min()
     }
 
     /// Adds a host; `ifindex` 0 means it has no port here.
@@ -77,6 +155,9 @@ impl Hosts {
         let h = self.hosts.len() as u16;
         self.by_ip.insert(u32::from(ip), h);
         self.busy.grow(self.hosts.len() + 1);
+        self.lines_busy.grow(self.hosts.len() + 1);
+        let shape = |k: u64| self.link.as_ref().map(|l| Shape::new(l, 2 * h as u64 + k));
+        let (to_tor, to_host) = (shape(0).map(Line::new), shape(1));
         self.hosts.push(Host {
             mac,
             tor,
@@ -84,6 +165,8 @@ impl Hosts {
             egress: FrameQueue::default(),
             bulk: FrameQueue::default(),
             next_free: 0,
+            to_host,
+            to_tor,
         });
         h
     }
@@ -183,12 +266,20 @@ impl Hosts {
         if born != 0 {
             delay.record(now.saturating_sub(born));
         }
-        self.deliver(pool, c, h, i);
+        self.deliver(pool, c, h, i, now);
     }
 
-    /// Queues frame `i` for host `h` (any source-route header stripped).
+    /// Queues frame `i`, come at `now`, for host `h` (any source-route
+    /// header stripped), through the link's netem options if it has them.
     #[inline]
-    pub(crate) fn deliver(&mut self, pool: &mut FramePool, c: &mut Counters, h: u16, i: u32) {
+    pub(crate) fn deliver(
+        &mut self,
+        pool: &mut FramePool,
+        c: &mut Counters,
+        h: u16,
+        i: u32,
+        now: u64,
+    ) {
         wire::srh_strip(pool, i);
         let len = pool.meta(i).wire_len();
         let host = &mut self.hosts[h as usize];
@@ -200,6 +291,14 @@ impl Hosts {
             pool.release(i);
             return;
         }
+        if let Some(shape) = host.to_host.as_mut() {
+            let frames = host.egress.frames + host.bulk.frames;
+            if let Err(r) = shape.admit(pool, i, frames, now) {
+                c.drop_one(r);
+                pool.release(i);
+                return;
+            }
+        }
         if bulk {
             host.bulk.push(pool, i);
         } else {
@@ -209,10 +308,18 @@ impl Hosts {
         c.queued += 1;
     }
 
-    /// When the next frame of a host egress queue may leave; None if every
-    /// queue is empty.
-    pub(crate) fn next_at(&self) -> Option<u64> {
-        self.busy.iter().map(|h| self.hosts[h].next_free).min()
+    /// When the next frame of a host egress queue may leave, or one of a
+    /// host link reach its ToR; None if every queue and link is empty.
+    pub(crate) fn next_at(&self, pool: &FramePool) -> Option<u64> {
+        let egress = self.busy.iter().map(|h| {
+            let host = &self.hosts[h];
+            let due = match (&host.to_host, host.egress.peek().or(host.bulk.peek())) {
+                (Some(_), Some(i)) => pool.meta(i).t,
+                _ => 0,
+            };
+            host.next_free.max(due)
+        });
+        egress.chain(self.links_next_at(pool)).min()
     }
 
     /// Paced transmit of the egress queues at `host_rate`.
@@ -236,11 +343,18 @@ impl Hosts {
         for h in from_rr.chain(to_rr) {
             let host = &mut self.hosts[h];
             let mut t = host.next_free.max(now.saturating_sub(PACE_SLACK_NS));
-            // Egress first, then bulk: the order `Host::pop` takes them.
+            // Egress first, then bulk: the order `Host::pop` takes them, so
+            // a frame not due yet holds back both.
+            let mut held = false;
             for q in [&host.egress, &host.bulk] {
                 let mut cur = q.peek();
                 while let Some(i) = cur {
                     if self.tx.len() == BATCH || t > now {
+                        break;
+                    }
+                    // A link with netem's options holds it until due.
+                    if host.to_host.is_some() && pool.meta(i).t > now {
+                        held = true;
                         break;
                     }
                     self.tx.push((i, host.ifindex));
@@ -248,6 +362,9 @@ impl Hosts {
                     t += rate.time_for(pool.meta(i).wire_len()).0;
                     let nx = pool.meta(i).next;
                     cur = (nx != NIL).then_some(nx);
+                }
+                if held {
+                    break;
                 }
             }
         }
@@ -325,11 +442,11 @@ mod tests {
         };
         for tag in 1..=3 {
             let i = frame(&mut pool, tag, true);
-            hosts.deliver(&mut pool, &mut c, h, i);
+            hosts.deliver(&mut pool, &mut c, h, i, 0);
         }
         assert!(hosts.transmit(&mut pool, &mut c, &mut port, 0).unwrap());
         let i = frame(&mut pool, 9, false);
-        hosts.deliver(&mut pool, &mut c, h, i);
+        hosts.deliver(&mut pool, &mut c, h, i, 0);
         for now in [8_000, 16_000, 24_000] {
             hosts.transmit(&mut pool, &mut c, &mut port, now).unwrap();
         }

@@ -25,6 +25,7 @@ mod estimator;
 mod fastmap;
 mod host;
 mod lookup;
+mod netem;
 mod nic;
 mod ocs;
 pub mod pacer;

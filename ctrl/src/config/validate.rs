@@ -50,6 +50,12 @@ fn check_hosts(c: &mut Checker, cfg: &Config) {
         MAX_RTO_MIN_MS, MAX_TCP_RECEIVE_BUFFER, MAX_TCP_REORDERING, MAX_TCP_WINDOW,
         MIN_TCP_RECEIVE_BUFFER,
     };
+    if cfg.hosts.as_ref().and_then(|h| h.link?.max_queue_size) == Some(0) {
+        c.err(
+            "$.hosts.link.max_queue_size",
+            "expected at least 1 frame, got 0".to_string(),
+        );
+    }
     let Some(t) = cfg.hosts.as_ref().and_then(|h| h.tcp.as_ref()) else {
         return;
     };
@@ -510,7 +516,11 @@ fn check_timing(c: &mut Checker, cfg: &Config) {
             );
         }
     }
-    if cfg.fabric == FabricKind::Optical && s.propagation > cfg.dark_time() {
+    // A cyclic schedule's warning waits for the schedule
+    // (`schedule::from_config_with_ocs`): one whose circuits never change
+    // (a single slice, as a Mininet topology's) has no next circuit.
+    if cfg.fabric == FabricKind::Optical && cfg.mode != Mode::TO && s.propagation > cfg.dark_time()
+    {
         tracing::warn!(
             "$.slice.propagation: {} exceeds the dark time {} at a slice start: frames sent at the end of a slice may reach the next circuit",
             s.propagation,

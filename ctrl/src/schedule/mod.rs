@@ -566,6 +566,12 @@ pub fn from_config_with_ocs(cfg: &Config) -> Result<(Schedule, OcsSchedule), Sch
     // after the optical ones.
     let s = crate::ta::with_electrical(cfg, s);
     let o = s.verify(cfg)?;
+    let (prop, dark) = (cfg.slice.propagation, cfg.dark_time());
+    if s.slices() > 1 && prop > dark {
+        tracing::warn!(
+            "$.slice.propagation: {prop} exceeds the dark time {dark} at a slice start: frames sent at the end of a slice may reach the next circuit"
+        );
+    }
     Ok((s, o))
 }
 

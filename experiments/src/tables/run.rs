@@ -203,6 +203,7 @@ pub(super) fn engine(
         tor,
         fattree: None,
         promiscuous_external: false,
+        host_link: None,
         cpu: None,
     };
     swtor::testing::mem_engine(&spec, clock, opts).context("building the engine")

@@ -1,0 +1,113 @@
+//! netem's options on host links (`hosts.link`, [`crate::netem`]) in the
+//! engine: h1 and h2 on one ToR, so a frame crosses two host links and no
+//! circuit.
+
+use super::*;
+use lh_ctrl::config::{HostLinkCfg, LossPercent};
+
+fn link(delay_us: u64, loss_pct: f64, seed: u64) -> HostLinkCfg {
+    HostLinkCfg {
+        delay: Nanos(delay_us * 1_000),
+        jitter: Nanos(0),
+        loss: LossPercent((loss_pct * 1e7).round() as u32),
+        max_queue_size: None,
+        seed: Some(seed),
+    }
+}
+
+/// h1 and h2 on ToR 0 (ifindexes 1 and 2), 8 Gb/s hosts, every host link
+/// with `cfg`.
+fn same_tor(cfg: HostLinkCfg) -> Engine<MemPort> {
+    let s = Schedule::new(1, 1, 4);
+    let t = tables(4, Lookup::Hop, vec![]);
+    let sp = spec(s, t, timing(SLICE, DARK, RATE), hosts_on(&[0, 0]));
+    let opts = EngineOptions {
+        host_link: Some(cfg),
+        ..EngineOptions::default()
+    };
+    mem_engine(&sp, clock(&sp), opts).unwrap()
+}
+
+#[test]
+fn a_host_link_delays_each_way_and_the_frame_counts_as_queued_meanwhile() {
+    let mut e = same_tor(link(50, 0.0, 1));
+    e.port.inject(1, EPOCH + 1_000, &frame(1000));
+    e.poll(EPOCH + 1_000).unwrap();
+    assert_eq!((e.c.sent, e.c.queued), (1, 1));
+    assert!(e.c.conservation_holds());
+    // Due at the ToR 50 us after it came, at h2 50 us after that.
+    assert_eq!(e.next_event_at(), Some(EPOCH + 51_000));
+    let mut t = EPOCH + 1_000;
+    while e.port.sent.is_empty() && t < EPOCH + 200_000 {
+        t += 100;
+        e.poll(t).unwrap();
+        assert!(e.c.conservation_holds());
+    }
+    let got = &e.port.sent[0];
+    assert_eq!(got.ifindex, 2);
+    assert!(
+        (EPOCH + 101_000..=EPOCH + 101_100).contains(&got.t),
+        "sent at {} ns after the epoch",
+        got.t - EPOCH
+    );
+    assert_eq!((e.c.delivered, e.c.queued), (1, 0));
+}
+
+/// h1 sends `n` frames to h2, one a microsecond; the sport of each frame
+/// h2 got, in order, and the engine.
+fn run(cfg: HostLinkCfg, n: u16) -> (Vec<u16>, Engine<MemPort>) {
+    let mut e = same_tor(cfg);
+    for k in 0..n {
+        let t = EPOCH + 1_000 * (k as u64 + 1);
+        e.port.inject(1, t, &udp(1, 2, k, 100));
+        e.poll(t).unwrap();
+    }
+    let end = EPOCH + 1_000 * (n as u64 + 200);
+    let mut t = EPOCH + 1_000 * n as u64;
+    while t < end {
+        t += 1_000;
+        e.poll(t).unwrap();
+    }
+    let got = e
+        .port
+        .take_sent()
+        .iter()
+        .map(|f| u16::from_be_bytes([f.data[34], f.data[35]]))
+        .collect();
+    (got, e)
+}
+
+#[test]
+fn a_host_link_loses_at_its_rate_the_same_frames_for_the_same_seed() {
+    let (a, e) = run(link(10, 10.0, 7), 10_000);
+    // Lost with 10% on each of two links: 19% (sd 0.4%).
+    let lost = e.c.dropped(DropReason::LinkLoss);
+    assert!((1_820..=1_980).contains(&lost), "{lost} lost");
+    assert_eq!(a.len() as u64 + lost, 10_000);
+    assert_eq!((e.c.delivered + lost, e.c.queued), (e.c.sent, 0));
+    assert!(e.c.conservation_holds());
+    assert!(a.windows(2).all(|w| w[0] < w[1]), "in order");
+    assert_eq!(a, run(link(10, 10.0, 7), 10_000).0);
+    assert_ne!(a, run(link(10, 10.0, 8), 10_000).0);
+    let (all, e) = run(link(10, 0.0, 7), 1_000);
+    assert_eq!((all.len(), e.c.dropped(DropReason::LinkLoss)), (1_000, 0));
+}
+
+#[test]
+fn a_host_link_holds_at_most_max_queue_size_frames() {
+    let mut cfg = link(50, 0.0, 1);
+    cfg.max_queue_size = Some(2);
+    let mut e = same_tor(cfg);
+    for _ in 0..5 {
+        e.port.inject(1, EPOCH + 1_000, &frame(1000));
+    }
+    e.poll(EPOCH + 1_000).unwrap();
+    assert_eq!(e.c.dropped(DropReason::HostQueueFull), 3);
+    assert_eq!(e.c.queued, 2);
+    let mut t = EPOCH + 1_000;
+    while t < EPOCH + 300_000 {
+        t += 1_000;
+        e.poll(t).unwrap();
+    }
+    assert_eq!((e.c.delivered, e.c.queued), (2, 0));
+}
