@@ -147,7 +147,12 @@ def prepare(side, test, work, exdir):
                     with open(os.path.join(pkg, name), "w") as f:
                         f.write(text)
         src = src.replace("python -m ", "%s -m " % venv_python())
-        src = src.replace("mininet.examples.", "lhex.")
+        # The examples the test spawns become the copies; what the test
+        # itself imports stays Mininet's (it runs under /usr/bin/python3,
+        # without lighthouse: test_simpleperf imports a Topo it never uses).
+        src = "".join(l if re.match(r"\s*(from|import)\s+mininet\.examples\.", l)
+                      else l.replace("mininet.examples.", "lhex.")
+                      for l in src.splitlines(True))
     with open(os.path.join(work, "lh_tee.py"), "w") as f:
         f.write(TEE)
     tee = "%s %s %s %s " % (SYS_PY, os.path.join(work, "lh_tee.py"),
@@ -161,7 +166,8 @@ def prepare(side, test, work, exdir):
 
 
 def snapshot():
-    """Namespaces, root-namespace links and Mininet host shells now."""
+    """Namespaces, root-namespace links, Mininet host shells and hosts'
+    cgroups now."""
     ns = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
     links = set()
     out = subprocess.run(["ip", "-o", "link", "show"], stdout=subprocess.PIPE, text=True).stdout
@@ -181,7 +187,14 @@ def snapshot():
             if b"mininet:" in cmd or b"lh_mn_ref" in cmd or b"lh_tee.py" in cmd or \
                     b"-m lighthouse.mininet -m mininet.examples." in cmd or b"-m lhex." in cmd:
                 procs.add(int(pid))
-    return ns, links, procs
+    # CPULimitedHost's cgroups: Lighthouse's (<prefix>-<host>) and
+    # Mininet's (named after the host).
+    cgroups = set()
+    for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/cpu"):
+        if os.path.isdir(root):
+            cgroups |= {os.path.join(root, d) for d in os.listdir(root)
+                        if re.match(r"^(lh[0-9a-f]{4}-\w+|[hsr]\d+)$", d)}
+    return ns, links, procs, cgroups
 
 
 def live_run(prefix):
@@ -202,13 +215,13 @@ def leftovers(before, side):
     """What the test left; on the mininet side, removed (only what is new
     and named as Mininet names its nodes)."""
     time.sleep(0.5)
-    ns0, l0, p0 = before
-    ns1, l1, p1 = snapshot()
+    ns0, l0, p0, c0 = before
+    ns1, l1, p1, c1 = snapshot()
     # A namespace of a run that is still alive (another run on this
     # machine, /run/lighthouse/PREFIX/state.json) is not left behind.
     left_ns = [n for n in sorted(ns1 - ns0) if not live_run(n.split("-")[0])]
     left = {"namespaces": left_ns, "links": sorted(l1 - l0),
-            "processes": sorted(p1 - p0)}
+            "processes": sorted(p1 - p0), "cgroups": sorted(c1 - c0)}
     if side == "mininet":
         for pid in left["processes"]:
             try:

@@ -68,10 +68,71 @@ pub fn log_level(v: &str) -> Result<(&'static str, Level), String> {
 pub struct LinkOpts {
     /// Mbit/s, as Mininet's `bw`.
     pub bw: Option<f64>,
+    /// netem's options, in the data plane's own ports (config
+    /// `hosts.link`; a switch link's delay is its circuit's propagation).
+    pub netem: lh_emu::mininet::LinkNetem,
 }
 
-/// `--link default` or `--link tc[,bw=N]`; every other option is refused
-/// naming what exists (this kernel has no netem: no delay, loss or jitter).
+/// `--link default` or `--link tc[,bw=N][,delay=T][,jitter=T][,loss=P]
+/// [,max_queue_size=N]`, as Mininet's; any other option is refused.
+/// Mininet's `--host process` (the default) or `--host cfs[,cpu=F]
+/// [,period_us=P]`: every host a CPULimitedHost with F of the machine
+/// (host/confine.rs; without `cpu=`, as Mininet's cpu=-1, no limit).
+pub fn parse_host(spec: &str) -> Result<Option<lh_emu::host::confine::CpuShare>, String> {
+    let mut it = spec.split(',').map(str::trim);
+    let kind = it.next().unwrap_or_default();
+    match kind {
+        "process" | "default" | "proc" => {
+            if let Some(kv) = it.next() {
+                return Err(format!(
+                    "--host {spec}: {kv}: a plain host takes no options; CPU limits are --host cfs,cpu=F"
+                ));
+            }
+            return Ok(None);
+        }
+        "cfs" => {}
+        _ => {
+            return Err(format!(
+                "--host {spec}: host type {kind:?} is not supported; use --host process (the default) or --host cfs,cpu=F (a CFS quota of F of the machine: Lighthouse has no real-time throttling for rt)"
+            ));
+        }
+    }
+    let (mut cpu, mut period) = (None, lh_emu::host::confine::PERIOD_US);
+    for kv in it {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        match k {
+            "cpu" => {
+                let f = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|f| f.is_finite() && (*f > 0.0 && *f <= 1.0 || *f == -1.0))
+                    .ok_or_else(|| {
+                        format!("--host {spec}: cpu={v}: expected a fraction of the machine, more than 0 and at most 1 (-1: no limit)")
+                    })?;
+                cpu = (f > 0.0).then_some(f);
+            }
+            "period_us" => {
+                period = v
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|p| (1_000..=1_000_000).contains(p))
+                    .ok_or_else(|| {
+                        format!("--host {spec}: period_us={v}: expected 1000 to 1000000")
+                    })?;
+            }
+            _ => {
+                return Err(format!(
+                    "--host {spec}: {k}: expected cpu= or period_us= (cores= pinning is not done: hosts share the CPUs)"
+                ));
+            }
+        }
+    }
+    Ok(cpu.map(|fraction| lh_emu::host::confine::CpuShare {
+        fraction,
+        period_us: period,
+    }))
+}
+
 pub fn parse_link(spec: &str) -> Result<LinkOpts, String> {
     let mut it = spec.split(',').map(str::trim);
     let kind = it.next().unwrap_or_default();
@@ -94,15 +155,39 @@ pub fn parse_link(spec: &str) -> Result<LinkOpts, String> {
                     })?;
                 o.bw = Some(bw);
             }
-            "delay" | "jitter" | "loss" | "max_queue_size" => {
-                return Err(format!(
-                    "--link {spec}: {k}= {}",
-                    lh_emu::mininet::NETEM_NOTE
-                ));
+            "delay" | "jitter" => {
+                v.parse::<lh_ctrl::units::Nanos>()
+                    .map_err(|e| format!("--link {spec}: {k}={v}: {e}"))?;
+                let t = Some(v.to_string());
+                if k == "delay" {
+                    o.netem.delay = t;
+                } else {
+                    o.netem.jitter = t;
+                }
+            }
+            "loss" => {
+                let p = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| (0.0..=100.0).contains(p))
+                    .ok_or_else(|| {
+                        format!("--link {spec}: loss={v}: expected a percentage, 0 to 100")
+                    })?;
+                o.netem.loss = Some(p);
+            }
+            "max_queue_size" => {
+                let q = v
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|q| (1..=u32::MAX as u64).contains(q))
+                    .ok_or_else(|| {
+                        format!("--link {spec}: max_queue_size={v}: expected packets, 1 or more")
+                    })?;
+                o.netem.max_queue_size = Some(q);
             }
             _ => {
                 return Err(format!(
-                    "--link {spec}: unknown option {k:?}; --link tc takes bw=N (Mbit/s)"
+                    "--link {spec}: unknown option {k:?}; --link tc takes bw=N (Mbit/s), delay=T, jitter=T, loss=P (percent) and max_queue_size=N"
                 ));
             }
         }
@@ -161,14 +246,8 @@ impl MnCompat {
                 "there is no OpenFlow controller; the Lighthouse controller compiles the config into time-flow tables at start-up (see `lighthouse show CONFIG --tor N`)",
             );
         }
-        if let Some(h) = &self.host
-            && h != "process"
-            && h != "default"
-        {
-            return unsupported(
-                &format!("--host {h}"),
-                "hosts are plain network namespaces with the kernel's TCP, Mininet's default `--host process` (accepted); there are no CPU limits (cfs, rt)",
-            );
+        if let Some(h) = &self.host {
+            parse_host(h)?;
         }
         if self.xterms {
             return unsupported(
@@ -218,18 +297,30 @@ mod tests {
     }
 
     #[test]
-    fn link_takes_bw_and_refuses_netem_options_naming_equivalents() {
-        assert_eq!(parse_link("tc,bw=10"), Ok(LinkOpts { bw: Some(10.0) }));
+    fn link_takes_bw_and_netems_options_and_refuses_the_rest() {
+        let bw = |b| LinkOpts {
+            bw: Some(b),
+            ..LinkOpts::default()
+        };
+        assert_eq!(parse_link("tc,bw=10"), Ok(bw(10.0)));
         assert_eq!(parse_link("default"), Ok(LinkOpts::default()));
-        let e = parse_link("tc,bw=10,delay=5ms").unwrap_err();
-        assert!(
-            e.contains("netem") && e.contains("slice.propagation"),
-            "{e}"
+        let o = parse_link("tc,bw=10,delay=5ms,jitter=1ms,loss=2.5,max_queue_size=100").unwrap();
+        assert_eq!(o.bw, Some(10.0));
+        assert_eq!(
+            o.netem,
+            lh_emu::mininet::LinkNetem {
+                delay: Some("5ms".into()),
+                jitter: Some("1ms".into()),
+                loss: Some(2.5),
+                max_queue_size: Some(100),
+            }
         );
+        assert!(parse_link("tc,delay=5").unwrap_err().contains("delay=5"));
+        assert!(parse_link("tc,loss=101").unwrap_err().contains("0 to 100"));
         assert!(
-            parse_link("tc,loss=1")
+            parse_link("tc,max_queue_size=0")
                 .unwrap_err()
-                .contains("`link <a> <b> down`")
+                .contains("max_queue_size=0")
         );
         assert!(parse_link("tc,bw=-1").unwrap_err().contains("bw=-1"));
         assert!(parse_link("ovs").unwrap_err().contains("--link tc,bw=N"));
@@ -263,10 +354,21 @@ mod tests {
         };
         assert_eq!(m.check(), Ok(()));
         let m = MnCompat {
-            host: Some("cfs".into()),
+            host: Some("rt".into()),
             ..Default::default()
         };
-        assert!(m.check().unwrap_err().contains("--host process"));
+        assert!(m.check().unwrap_err().contains("--host cfs,cpu=F"));
+        let share = parse_host("cfs,cpu=.25,period_us=50000").unwrap().unwrap();
+        assert_eq!((share.fraction, share.period_us), (0.25, 50_000));
+        assert_eq!(parse_host("cfs").unwrap(), None);
+        assert_eq!(parse_host("cfs,cpu=-1").unwrap(), None);
+        assert!(parse_host("cfs,cpu=2").unwrap_err().contains("cpu=2"));
+        assert!(parse_host("cfs,cores=1").unwrap_err().contains("cores="));
+        assert!(
+            parse_host("process,cpu=.1")
+                .unwrap_err()
+                .contains("--host cfs")
+        );
         let m = MnCompat {
             xterms: true,
             ..Default::default()

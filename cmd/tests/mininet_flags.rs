@@ -35,10 +35,11 @@ fn unsupported_mininet_flags_name_the_nearest_equivalent() {
     for (flag, want) in [
         (vec!["--switch", "ovsk"], "--tor native|bmv2"),
         (vec!["--controller", "remote"], "time-flow tables"),
-        (vec!["--link", "tc,bw=10,delay=5ms"], "slice.propagation"),
-        (vec!["--link", "tc,loss=1"], "`link <a> <b> down`"),
+        (vec!["--link", "tc,delay=5"], "delay=5"),
+        (vec!["--link", "tc,loss=101"], "0 to 100"),
         (vec!["--link", "ovs"], "--link tc,bw=N"),
-        (vec!["--host", "cfs"], "--host process"),
+        (vec!["--host", "rt"], "--host cfs,cpu=F"),
+        (vec!["--host", "cfs,cpu=3"], "cpu=3"),
         (vec!["-x"], "ip netns exec"),
         (vec!["--nat"], "no route out"),
         (vec!["--ipbase", "192.168.0/16"], "A.B.C.D/N"),
@@ -142,6 +143,48 @@ fn link_down_fails_exactly_the_hosts_pairs_and_up_restores_them() {
     assert!(e.contains("(conservation OK)"), "{e}");
 }
 
+/// `--host cfs,cpu=F`: every host in a cgroup of its own with Mininet's
+/// quota (F x period x cores), gone after the run.
+#[test]
+fn host_cfs_puts_every_host_in_a_cgroup_with_mininets_quota() {
+    if skip_unless_root("host_cfs_puts_every_host_in_a_cgroup_with_mininets_quota") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("cg.lh");
+    // v2: /sys/fs/cgroup/<cg>/cpu.max; v1: /sys/fs/cgroup/cpu/<cg>/.
+    std::fs::write(
+        &script,
+        "h2 cg=$(awk -F: '$2 == \"cpu\" || $2 == \"\" {print $3}' /proc/self/cgroup | grep lh); echo CG $cg; cat /sys/fs/cgroup$cg/cpu.max /sys/fs/cgroup/cpu$cg/cpu.cfs_quota_us 2>/dev/null\n",
+    )
+    .unwrap();
+    let (code, e) = run(&[
+        "run",
+        "--topo",
+        "single,2",
+        "--host",
+        "cfs,cpu=.25,period_us=50000",
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{e}");
+    let cg = e
+        .lines()
+        .find_map(|l| l.strip_prefix("CG /"))
+        .unwrap_or_else(|| panic!("no cgroup: {e}"));
+    assert!(cg.starts_with("lh") && cg.ends_with("-h2"), "{e}");
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let quota = 12_500 * cores;
+    assert!(
+        e.contains(&format!("\n{quota} 50000\n")) || e.contains(&format!("\n{quota}\n")),
+        "{quota}: {e}"
+    );
+    for root in ["/sys/fs/cgroup", "/sys/fs/cgroup/cpu"] {
+        assert!(!std::path::Path::new(root).join(cg).exists(), "{cg} left");
+    }
+}
+
 #[test]
 fn node_command_output_goes_to_stderr_like_mininet() {
     if skip_unless_root("node_command_output_goes_to_stderr_like_mininet") {
@@ -159,4 +202,76 @@ fn node_command_output_goes_to_stderr_like_mininet() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("hello-from-h1"));
     assert!(!String::from_utf8_lossy(&o.stdout).contains("hello-from-h1"));
+}
+
+/// The RTTs (ms) of a ping's replies in a run's output.
+fn rtts(out: &str) -> Vec<f64> {
+    out.lines()
+        .filter_map(|l| l.split("time=").nth(1)?.split(' ').next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn link_delay_and_loss_are_the_data_planes_own_on_host_and_switch_links() {
+    // Mininet's `--link tc,delay=D,loss=P` on `linear,2`: h1 - s1 - s2 - h2.
+    // In the data plane (no netem here): each host link delays each way
+    // by D, and the switch link, a circuit, by D as its propagation, so a
+    // ping's RTT is 6D, as in Mininet (netem on each of the six
+    // interfaces it leaves).
+    if skip_unless_root("link_delay_and_loss_are_the_data_planes_own_on_host_and_switch_links") {
+        return;
+    }
+    let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.lh");
+    std::fs::write(&script, "h1 ping -c 20 -i 0.05 h2\n").unwrap();
+    let s = script.to_str().unwrap();
+    let (code, e) = run(&[
+        "run",
+        "--topo",
+        "linear,2",
+        "--link",
+        "tc,delay=5ms",
+        "--script",
+        s,
+    ]);
+    assert_eq!(code, Some(0), "{e}");
+    let r = rtts(&e);
+    assert_eq!(r.len(), 20, "{e}");
+    // 30 ms and the hosts' and data plane's own time (well under 1 ms here;
+    // the first ping is a wake-up later).
+    assert!(r.iter().all(|&t| (30.0..32.0).contains(&t)), "{r:?}");
+    // Loss 10% on each host link direction (the switch link takes delay
+    // only, and says so): a ping crosses four, so 0.9^4 = 66% come back.
+    std::fs::write(&script, "h1 ping -c 300 -i 0.005 h2\n").unwrap();
+    let (code, e) = run(&[
+        "run",
+        "--topo",
+        "linear,2",
+        "--link",
+        "tc,loss=10",
+        "--script",
+        s,
+    ]);
+    assert_eq!(code, Some(0), "{e}");
+    assert!(e.contains("on switch links: not applied"), "{e}");
+    let got = rtts(&e).len();
+    // 300 pings at p = 0.656: sd 8.2; the band is four sd each way.
+    assert!((164..=230).contains(&got), "{got} of 300 replies\n{e}");
+    // Each lost ping is a frame the fabric counted as dropped, and
+    // every frame is accounted for.
+    let fabric = e
+        .lines()
+        .find(|l| l.starts_with("*** Fabric:"))
+        .expect("fabric line");
+    assert!(fabric.ends_with("(conservation OK)"), "{fabric}");
+    let dropped: u64 = fabric
+        .split("dropped ")
+        .nth(1)
+        .and_then(|x| x.split(' ').next()?.parse().ok())
+        .expect("dropped count");
+    assert!(
+        dropped >= (300 - got) as u64,
+        "{dropped} dropped, {got} replies"
+    );
 }

@@ -76,14 +76,109 @@ pub struct MnTopo {
     /// Mininet's `port1`/`port2` of each link, where given (index as in
     /// `links`; missing entries: numbered in link order).
     pub ports: Vec<(Option<usize>, Option<usize>)>,
-    /// Link options that cannot be honoured (`delay=`, `loss=`, ...): said
-    /// at start-up, never dropped silently.
+    /// netem's options of each link (index as in `links`; missing
+    /// entries: none), Mininet's `TCLink(delay=, jitter=, loss=,
+    /// max_queue_size=)`.
+    pub netem: Vec<LinkNetem>,
+    /// Link options that cannot be honoured: said at start-up, never
+    /// dropped silently.
     pub warnings: Vec<String>,
 }
 
-/// What `delay=`, `loss=`, `jitter=` and `max_queue_size=` on a link need,
-/// and what Lighthouse has instead.
-pub const NETEM_NOTE: &str = "needs tc's netem qdisc, which this kernel does not have (only pfifo, bfifo, tbf, htb, ingress, clsact); a Lighthouse link's delay is the config's slice.propagation, a failed link `link <a> <b> down`";
+/// A link's netem options as Mininet takes them: times as strings
+/// (`'10ms'`), loss in percent.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkNetem {
+    pub delay: Option<String>,
+    pub jitter: Option<String>,
+    pub loss: Option<f64>,
+    pub max_queue_size: Option<u64>,
+}
+
+impl LinkNetem {
+    pub fn is_empty(&self) -> bool {
+        *self == LinkNetem::default()
+    }
+
+    /// The options of a link's JSON object (`{"delay": "10ms", ...}`,
+    /// what Mininet's `addLink` got); None where a value is not of the
+    /// type Mininet takes.
+    pub fn from_json(o: &Value) -> Result<LinkNetem, String> {
+        let time = |k: &str| -> Result<Option<String>, String> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(t)) => Ok(Some(t.clone())),
+                Some(x) => Err(format!("{k}={x}: expected a time such as '10ms'")),
+            }
+        };
+        let loss = match o.get("loss") {
+            None | Some(Value::Null) => None,
+            Some(x) => Some(
+                x.as_f64()
+                    .ok_or(format!("loss={x}: expected a percentage"))?,
+            ),
+        };
+        let max_queue_size = match o.get("max_queue_size") {
+            None | Some(Value::Null) => None,
+            Some(x) => Some(
+                x.as_u64()
+                    .ok_or(format!("max_queue_size={x}: expected a number of packets"))?,
+            ),
+        };
+        Ok(LinkNetem {
+            delay: time("delay")?,
+            jitter: time("jitter")?,
+            loss,
+            max_queue_size,
+        })
+    }
+
+    /// As config `hosts.link` (JSON), checked: a clear error naming the
+    /// option otherwise.
+    pub fn to_config(&self, seed: Option<u64>) -> Result<Value, String> {
+        let mut o = serde_json::Map::new();
+        for (k, v) in [("delay", &self.delay), ("jitter", &self.jitter)] {
+            if let Some(t) = v {
+                t.parse::<lh_ctrl::units::Nanos>()
+                    .map_err(|e| format!("{k}='{t}': {e}"))?;
+                o.insert(k.into(), json!(t));
+            }
+        }
+        if let Some(l) = self.loss {
+            if !(0.0..=100.0).contains(&l) {
+                return Err(format!("loss={l}: expected a percentage, 0 to 100"));
+            }
+            o.insert("loss".into(), json!(l));
+        }
+        if let Some(q) = self.max_queue_size {
+            if q == 0 || q > u32::MAX as u64 {
+                return Err(format!("max_queue_size={q}: expected 1 to {}", u32::MAX));
+            }
+            o.insert("max_queue_size".into(), json!(q));
+        }
+        if let Some(s) = seed {
+            o.insert("seed".into(), json!(s));
+        }
+        Ok(Value::Object(o))
+    }
+}
+
+/// Why a switch link takes only `delay=` of netem's options.
+pub const SWITCH_LINK_NOTE: &str = "not applied: a Lighthouse switch link is an optical circuit, whose delay is slice.propagation and whose queue is tors.queue_capacity; host links take jitter and loss (config hosts.link)";
+
+/// Frames a shaped Mininet link's queue holds when `max_queue_size` is not
+/// given: netem's default `limit`, and the txqueuelen of the pfifo that
+/// `tc`'s htb gets when only `bw=` is set, both 1000.
+pub const TC_QUEUE_FRAMES: u64 = 1000;
+
+/// `tors.queue_capacity` for switch links shaped as a `TCLink`: their
+/// `max_queue_size` (or [`TC_QUEUE_FRAMES`]) full frames. Without it a
+/// shaped switch link would have the calendar queue's default (eight
+/// slices, 64 KiB at least: 43 frames), and TCP over a long, slow Mininet
+/// link would lose where Mininet's queue of 1000 holds.
+pub fn tc_queue_bytes(max_queue_size: Option<u64>) -> u64 {
+    max_queue_size.unwrap_or(TC_QUEUE_FRAMES) * u64::from(lh_ctrl::config::DEFAULT_MAX_FRAME)
+}
 
 /// Mininet's natural sort key (s2 before s10).
 fn natural(s: &str) -> Vec<(bool, u64, String)> {
@@ -309,17 +404,18 @@ pub fn custom(file: &Path, spec: &str, scratch: &Path) -> Result<MnTopo, MnError
                 .collect()
         })
         .unwrap_or_default();
-    let mut warnings = Vec::new();
+    let mut netem = Vec::new();
     for l in v["links"].as_array().into_iter().flatten() {
-        for k in ["delay", "jitter", "loss", "max_queue_size"] {
-            if let Some(x) = l[2].get(k) {
-                warnings.push(format!(
-                    "Warning: link {}-{}: {k}={x} is ignored: it {NETEM_NOTE}",
+        netem.push(LinkNetem::from_json(&l[2]).map_err(|e| {
+            MnError::File(
+                file.display().to_string(),
+                format!(
+                    "link {}-{}: {e}",
                     l[0].as_str().unwrap_or("?"),
                     l[1].as_str().unwrap_or("?")
-                ));
-            }
-        }
+                ),
+            )
+        })?);
     }
     let port = |o: &Value, k: &str| o.get(k).and_then(Value::as_u64).map(|p| p as usize);
     let ports = v["links"]
@@ -335,7 +431,8 @@ pub fn custom(file: &Path, spec: &str, scratch: &Path) -> Result<MnTopo, MnError
         hosts: names("hosts"),
         links,
         ports,
-        warnings,
+        netem,
+        warnings: Vec::new(),
     })
 }
 
@@ -453,6 +550,31 @@ fn rate(mbps: f64) -> String {
     format!("{}Kbps", (mbps * 1000.0).round().max(1.0) as u64)
 }
 
+/// The netem options every link of a kind shares (None: none has any),
+/// or an error naming two that differ: Lighthouse gives every host link
+/// the same ones (config `hosts.link`), and every switch link the same
+/// propagation.
+fn same_netem(links: &[(String, LinkNetem)], kind: &str) -> Result<Option<LinkNetem>, String> {
+    let Some((first, l0)) = links.first() else {
+        return Ok(None);
+    };
+    if let Some((other, l)) = links.iter().find(|(_, l)| l != l0) {
+        let show = |l: &LinkNetem| {
+            if l.is_empty() {
+                "none".to_string()
+            } else {
+                format!("{l:?}")
+            }
+        };
+        return Err(format!(
+            "{kind} links {first} ({}) and {other} ({}) differ in delay, jitter, loss or max_queue_size; Lighthouse gives every {kind} link the same ones (config hosts.link for host links, slice.propagation for switch links' delay)",
+            show(l0),
+            show(l)
+        ));
+    }
+    Ok((!l0.is_empty()).then(|| l0.clone()))
+}
+
 /// Switches → ToRs, host-switch links → host ports, switch-switch links →
 /// static circuits (one slice).
 pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
@@ -495,6 +617,7 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
     }
     let mut edges: Vec<(usize, usize)> = Vec::new();
     let (mut host_bw, mut sw_bw): (Option<f64>, Option<f64>) = (None, None);
+    let (mut host_netem, mut sw_netem) = (Vec::new(), Vec::new());
     let min = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),
@@ -516,6 +639,10 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
                     (format!("{a}-eth{kx}"), format!("{b}-eth{ky}")),
                 ));
                 sw_bw = min(sw_bw, *bw);
+                sw_netem.push((
+                    format!("{a}-{b}"),
+                    t.netem.get(li).cloned().unwrap_or_default(),
+                ));
             }
             (Some(&s), None) | (None, Some(&s)) => {
                 let h = if idx.contains_key(a.as_str()) { b } else { a };
@@ -539,6 +666,10 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
                     )));
                 }
                 host_bw = min(host_bw, *bw);
+                host_netem.push((
+                    format!("{a}-{b}"),
+                    t.netem.get(li).cloned().unwrap_or_default(),
+                ));
             }
             (None, None) => {
                 return Err(MnError::Shape(format!(
@@ -640,6 +771,39 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
             "{label}: a switch has {uplinks} switch links; at most 255"
         )));
     }
+    let shaped = |e: String| MnError::Shape(format!("{label}: {e}"));
+    let host_link = same_netem(&host_netem, "host").map_err(shaped)?;
+    let sw_link = same_netem(&sw_netem, "switch").map_err(shaped)?;
+    // A switch link is a circuit: its delay is the circuit's propagation.
+    let propagation = match sw_link.as_ref().and_then(|l| l.delay.clone()) {
+        Some(d) => {
+            d.parse::<lh_ctrl::units::Nanos>()
+                .map_err(|e| shaped(format!("switch links' delay='{d}': {e}")))?;
+            d
+        }
+        None => "0ns".into(),
+    };
+    if let Some(l) = &sw_link {
+        let rest: Vec<String> = [
+            l.jitter.as_ref().map(|j| format!("jitter='{j}'")),
+            l.loss.map(|x| format!("loss={x}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !rest.is_empty() {
+            notes.push(format!(
+                "Warning: switch links' {}: {SWITCH_LINK_NOTE}",
+                rest.join(", ")
+            ));
+        }
+    }
+    let host_link = host_link
+        .map(|l| {
+            l.to_config(None)
+                .map_err(|e| shaped(format!("host links' {e}")))
+        })
+        .transpose()?;
     let schedule = json!({"tors": n, "uplinks": uplinks, "slices": 1, "circuits": circuits});
     let config = json!({
         "name": format!("Mininet {label}"),
@@ -653,7 +817,7 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
             "host_link_rate": host_bw.map_or("1Gbps".into(), rate),
         },
         "ocs": {"count": 1, "ports": n * uplinks, "reconfiguration_delay": "0ns", "cabling": "auto"},
-        "slice": {"duration": "100us", "guardband": "0ns", "propagation": "0ns"},
+        "slice": {"duration": "100us", "guardband": "0ns", "propagation": propagation},
         "topology": {"kind": "file", "path": "schedule.json"},
         "routing": {
             "algorithm": "hoho",
@@ -662,6 +826,14 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
             "max_hop": (n - 1).clamp(1, 255),
         },
     });
+    let mut config = config;
+    if sw_bw.is_some() || sw_link.is_some() {
+        let frames = sw_link.as_ref().and_then(|l| l.max_queue_size);
+        config["tors"]["queue_capacity"] = json!(tc_queue_bytes(frames));
+    }
+    if let Some(l) = host_link {
+        config["hosts"] = json!({ "link": l });
+    }
     Ok(Fabric {
         config,
         schedule,
@@ -984,6 +1156,30 @@ mod tests {
         let plan = p.plan(&cfg);
         assert_eq!(plan.tor("s2x3"), Some(5));
         assert_eq!(plan.uplink_label(0, 0), "s1x1-eth2");
+    }
+
+    /// Shaped switch links queue what tc's queue would: `max_queue_size`
+    /// full frames, else netem's 1000; unshaped ones keep the default.
+    #[test]
+    fn shaped_switch_links_queue_as_tc() {
+        let cap = |bw: Option<f64>, q: Option<u64>| {
+            let mut t = builtin("linear,3").unwrap();
+            for l in &mut t.links {
+                l.2 = bw;
+            }
+            t.netem = vec![
+                LinkNetem {
+                    max_queue_size: q,
+                    ..Default::default()
+                };
+                t.links.len()
+            ];
+            to_fabric(&t, "x").unwrap().config["tors"]["queue_capacity"].as_u64()
+        };
+        assert_eq!(cap(None, None), None);
+        assert_eq!(cap(Some(100.0), None), Some(1000 * 1514));
+        assert_eq!(cap(None, Some(50)), Some(50 * 1514));
+        assert_eq!(cap(Some(10.0), Some(7)), Some(7 * 1514));
     }
 
     #[test]

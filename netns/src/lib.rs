@@ -245,5 +245,7 @@ fn private_sysfs(ro: libc::c_ulong) -> io::Result<()> {
     Ok(())
 }
 
+pub mod host;
+
 #[cfg(test)]
 mod tests;

@@ -6,24 +6,45 @@
 //! `iperf`) or through the CLI, whose `py`/`px` call back into Python.
 
 use lh_emu::cli::{Cli, Flow};
+use lh_emu::host::confine::{CpuShare, HostConfinement, PrivateDir};
 use lh_emu::kernel::bringup::NetOptions;
-use lh_emu::mininet::{MnTopo, Prepared};
+use lh_emu::mininet::{LinkNetem, MnTopo, Prepared};
 use lh_emu::net::{Network, NetworkOptions};
 use lh_emu::text::level::{self, Level};
 use pyo3::exceptions::{PyKeyError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
+use std::collections::BTreeMap;
 
 fn net_err(e: impl std::fmt::Display) -> PyErr {
     crate::NetworkError::new_err(e.to_string())
 }
 
-/// One link of a Python Topo: ends, `bw` (Mbit/s), `port1`, `port2`.
-type PyLink = (String, String, Option<f64>, Option<usize>, Option<usize>);
+/// One link of a Python Topo: ends, `bw` (Mbit/s), `port1`, `port2`, and
+/// netem's options as a JSON object (`{"delay": "10ms", "loss": 1}`).
+type PyLink = (
+    String,
+    String,
+    Option<f64>,
+    Option<usize>,
+    Option<usize>,
+    Option<String>,
+);
 
-/// `MnNet(switches, hosts, links, ipbase=None, mac=False, arp=False)`.
+/// A host's CPU limit and private directories from Python:
+/// `(host, cpu fraction, period_us, [(target, bind source or None)])`.
+type PyConfine = (
+    String,
+    Option<f64>,
+    Option<u64>,
+    Vec<(String, Option<String>)>,
+);
+
+/// `MnNet(switches, hosts, links, ipbase=None, mac=False, arp=False,
+/// confine=None)`.
 #[pyclass(name = "MnNet", unsendable, module = "lighthouse._native")]
 struct MnNet {
     topo: MnTopo,
+    confine: BTreeMap<String, HostConfinement>,
     ipbase: Option<(std::net::Ipv4Addr, u8)>,
     mac: bool,
     arp: bool,
@@ -58,7 +79,7 @@ impl MnNet {
 #[pymethods]
 impl MnNet {
     #[new]
-    #[pyo3(signature = (switches, hosts, links, ipbase=None, mac=false, arp=false))]
+    #[pyo3(signature = (switches, hosts, links, ipbase=None, mac=false, arp=false, confine=None))]
     fn new(
         switches: Vec<String>,
         hosts: Vec<String>,
@@ -66,7 +87,37 @@ impl MnNet {
         ipbase: Option<String>,
         mac: bool,
         arp: bool,
+        confine: Option<Vec<PyConfine>>,
     ) -> PyResult<Self> {
+        let confine = confine
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(h, cpu, period, dirs)| {
+                let cpu = match cpu {
+                    Some(f) if !(f.is_finite() && f > 0.0 && f <= 1.0) => {
+                        return Err(PyValueError::new_err(format!(
+                            "host {h}: cpu={f}: expected a fraction of the machine, more than 0 and at most 1"
+                        )));
+                    }
+                    Some(fraction) => Some(CpuShare {
+                        fraction,
+                        period_us: period.unwrap_or(lh_emu::host::confine::PERIOD_US),
+                    }),
+                    None => None,
+                };
+                let private_dirs = dirs
+                    .into_iter()
+                    .map(|(t, src)| match src {
+                        None => PrivateDir::Tmpfs(t.into()),
+                        Some(s) => PrivateDir::Bind {
+                            target: t.into(),
+                            source: s.into(),
+                        },
+                    })
+                    .collect();
+                Ok((h, HostConfinement { cpu, private_dirs }))
+            })
+            .collect::<PyResult<BTreeMap<_, _>>>()?;
         let ipbase = ipbase
             .map(|b| {
                 let (a, n) = b.split_once('/').unwrap_or((&b, "8"));
@@ -79,16 +130,30 @@ impl MnNet {
                 })
             })
             .transpose()?;
+        let netem = links
+            .iter()
+            .map(|l| {
+                let Some(j) = &l.5 else {
+                    return Ok(LinkNetem::default());
+                };
+                serde_json::from_str(j)
+                    .map_err(|e| e.to_string())
+                    .and_then(|v| LinkNetem::from_json(&v))
+                    .map_err(|e| PyValueError::new_err(format!("link {}-{}: {e}", l.0, l.1)))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         let topo = MnTopo {
             switches,
             hosts,
             ports: links.iter().map(|l| (l.3, l.4)).collect(),
             links: links.into_iter().map(|l| (l.0, l.1, l.2)).collect(),
+            netem,
             // The Python side refuses options it cannot honour.
             warnings: Vec::new(),
         };
         Ok(MnNet {
             topo,
+            confine,
             ipbase,
             mac,
             arp,
@@ -132,6 +197,7 @@ impl MnNet {
                 ..Default::default()
             },
             pace_hosts: p.pace_hosts,
+            confine: self.confine.clone(),
             ..Default::default()
         };
         let mut n = Network::bring_up(plan, Some(c), opts).map_err(net_err)?;
@@ -166,6 +232,28 @@ impl MnNet {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default())
+    }
+
+    /// The words that run a program in a node from outside (`popen`):
+    /// `ip netns exec NS`, behind `nsenter` into the host's mount
+    /// namespace when it has private directories.
+    fn exec_prefix(&mut self, node: &str) -> PyResult<Vec<String>> {
+        let ns = self.ns_name(node)?;
+        let n = self.live()?;
+        Ok(match n.shells.confined(node) {
+            Some(c) => c.exec_prefix(&ns),
+            None => vec!["ip".into(), "netns".into(), "exec".into(), ns],
+        })
+    }
+
+    /// A CPU-limited host's `cgroup.procs` (a process that writes 0 there
+    /// joins it), else None.
+    fn cgroup_procs(&mut self, node: &str) -> PyResult<Option<String>> {
+        let n = self.live()?;
+        Ok(n.shells
+            .confined(node)
+            .and_then(|c| c.procs())
+            .map(|p| p.to_string_lossy().into_owned()))
     }
 
     /// `node.IP()`: None for a switch.
@@ -336,7 +424,6 @@ fn set_log_level(name: &str) -> PyResult<()> {
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MnNet>()?;
     m.add_function(wrap_pyfunction!(set_log_level, m)?)?;
-    m.add("NETEM_NOTE", lh_emu::mininet::NETEM_NOTE)?;
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 """The one fixture of the Python tests: paths, the root mark, and checks
 that a run left nothing behind (its namespaces, its run-state folder, its
-processes)."""
+processes, its hosts' cgroups)."""
 
 import os
 import pathlib
@@ -25,6 +25,10 @@ def leftovers(prefix):
     processes (node shells carry `<prefix>:` on their command line, and
     every process of a run LH_RUN=<prefix> in its environment)."""
     left = [ns for ns in namespaces() if ns.startswith(prefix + "-")]
+    # CPULimitedHost's cgroups (<prefix>-<host>), v2's or v1's cpu.
+    for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/cpu"):
+        if os.path.isdir(root):
+            left += [f"{root}/{d}" for d in os.listdir(root) if d.startswith(prefix + "-")]
     if (pathlib.Path("/run/lighthouse") / prefix).exists():
         left.append(f"/run/lighthouse/{prefix}")
     for pid in filter(str.isdigit, os.listdir("/proc")):

@@ -249,6 +249,8 @@ def test_unchanged_imports_through_the_mininet_shim(tmp_path):
 
 
 def test_unsupported_features_raise_naming_the_equivalent():
+    import functools
+
     from lighthouse.mininet import Unsupported
     from lighthouse.mininet.net import Mininet
     from lighthouse.mininet.node import CPULimitedHost
@@ -256,15 +258,25 @@ def test_unsupported_features_raise_naming_the_equivalent():
 
     with pytest.raises(Unsupported, match=r"h1\.cmd"):
         Mininet(topo=SingleSwitchTopo(2), xterms=True)
-    with pytest.raises(Unsupported, match="CPU limits"):
-        Mininet(topo=SingleSwitchTopo(2), host=CPULimitedHost)
+    with pytest.raises(Unsupported, match="sched='cfs'"):
+        Mininet(topo=SingleSwitchTopo(2), host=functools.partial(CPULimitedHost, sched='rt'))
 
-    class Delayed(Topo):
+    class Mixed(Topo):
         def build(self):
-            self.addLink(self.addHost('h1'), self.addSwitch('s1'), bw=10, delay='5ms')
+            s1 = self.addSwitch('s1')
+            self.addLink(self.addHost('h1'), s1, bw=10, delay='5ms')
+            self.addLink(self.addHost('h2'), s1)
 
-    with pytest.raises(Unsupported, match="netem.*slice.propagation"):
-        Mininet(topo=Delayed())
+    # Every host link takes the same netem options (config hosts.link).
+    with pytest.raises(ValueError, match="h1-s1.*h2-s1.*differ.*hosts.link"):
+        Mininet(topo=Mixed())
+
+    class Numeric(Topo):
+        def build(self):
+            self.addLink(self.addHost('h1'), self.addSwitch('s1'), delay=5)
+
+    with pytest.raises(ValueError, match="delay=5: expected a time such as '10ms'"):
+        Mininet(topo=Numeric())
     net = Mininet()
     net.addSwitch('s1')
     with pytest.raises(Unsupported, match="ipBase"):
@@ -289,24 +301,34 @@ def test_options_wrapped_in_classes_are_used_or_refused_never_dropped():
     from lighthouse.mininet.topo import SingleSwitchTopo
     from lighthouse.mininet.util import custom
 
-    with pytest.raises(Unsupported, match="delay='30ms'.*netem"):
-        Mininet(topo=SingleSwitchTopo(2), link=functools.partial(TCLink, bw=100, delay='30ms'))
-    with pytest.raises(Unsupported, match=r"CPULimitedHost with \['cpu'\]"):
-        Mininet(topo=SingleSwitchTopo(2), host=custom(CPULimitedHost, cpu=.1))
+    with pytest.raises(ValueError, match="loss=101"):
+        Mininet(topo=SingleSwitchTopo(2), link=functools.partial(TCLink, bw=100, loss=101))
+    # CPU limits and private directories reach the network (a cgroup and
+    # a mount namespace per host, host/confine.rs).
+    net = Mininet(topo=SingleSwitchTopo(2), host=custom(CPULimitedHost, cpu=.1))
+    assert net._confine == [('h1', .1, None, []), ('h2', .1, None, [])]
     net = Mininet()
-    with pytest.raises(Unsupported, match="CPULimitedHost"):
-        net.addHost('h1', cls=custom(CPULimitedHost, cpu=.2))
-    with pytest.raises(Unsupported, match="privateDirs.*own paths"):
-        net.addHost('h1', privateDirs=['/var/log'])
-    # Mininet's bind.py: privateDirs through partial(Host, ...), refused.
+    net.addHost('h1', cls=custom(CPULimitedHost, cpu=.2), period_us=50000)
+    net.addHost('h2', privateDirs=['/var/log', ('/var/run', '/tmp/%(name)s/run')])
+    net.addHost('h3', cls=CPULimitedHost)
+    assert net._confine == [('h1', .2, 50000, []),
+                            ('h2', None, None, [('/var/log', None),
+                                                ('/var/run', '/tmp/h2/run')])]
+    with pytest.raises(Unsupported, match="cpu=0.5 on a plain Host.*CPULimitedHost"):
+        net.addHost('h4', cpu=.5)
+    with pytest.raises(Unsupported, match="cores=.*cpu="):
+        net.addHost('h4', cls=CPULimitedHost, cores=[0])
+    with pytest.raises(ValueError, match="privateDirs 'var/log': expected an absolute"):
+        net.addHost('h4', privateDirs=['var/log'])
+    # Mininet's bind.py: privateDirs through partial(Host, ...).
     from lighthouse.mininet.node import Host, Link
-    with pytest.raises(Unsupported, match="privateDirs"):
-        Mininet(topo=SingleSwitchTopo(2),
-                host=functools.partial(Host, privateDirs=['/var/log']))
+    net = Mininet(topo=SingleSwitchTopo(2),
+                  host=functools.partial(Host, privateDirs=['/var/mn']))
+    assert [c[3] for c in net._confine] == [[('/var/mn', None)]] * 2
     # Nested wrappers are unwrapped all the way.
-    with pytest.raises(Unsupported, match="CPULimitedHost"):
-        Mininet(topo=SingleSwitchTopo(2),
-                host=functools.partial(custom(CPULimitedHost, cpu=.1), sched='cfs'))
+    net = Mininet(topo=SingleSwitchTopo(1),
+                  host=functools.partial(custom(CPULimitedHost, cpu=.1), sched='cfs'))
+    assert net._confine == [('h1', .1, None, [])]
     # A switch class's options are checked like addSwitch's own.
     from lighthouse.mininet.node import OVSSwitch
     with pytest.raises(Unsupported, match="switch.*frobnicate"):
@@ -487,4 +509,116 @@ def test_the_interactive_cli_runs_real_python_and_gives_ctrl_c_back(tmp_path):
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "\n10\n" in text and "\nfrom-the-script\n" in text and "\nhi\n" in text, text
     prefix = re.search(r"PREFIX (lh[0-9a-f]{4})", text).group(1)
+    assert leftovers(prefix) == []
+
+
+@needs_root
+def test_tclink_delay_and_loss_are_the_data_planes_own(tmp_path):
+    """Mininet's TCLink(delay=, loss=) on host links, in Lighthouse's data
+    plane (issue 47 item 2): this kernel has no netem, a student's has."""
+    code, out, err, prefix = run(tmp_path, """
+        import functools
+        from lighthouse.mininet.link import TCLink
+        net = Mininet(topo=SingleSwitchTopo(2), link=functools.partial(TCLink, delay='5ms'))
+        net.start()
+        h1, h2 = net.hosts
+        print('PING', h1.cmd('ping -c 5 -i 0.05 %s' % h2.IP()))
+        net.stop()
+        net = Mininet(topo=SingleSwitchTopo(2), link=functools.partial(TCLink, loss=20))
+        net.start()
+        h1, h2 = net.hosts
+        print('LOSSY', h1.cmd('ping -q -c 200 -i 0.005 %s' % h2.IP()))
+        net.stop()
+    """)
+    assert code == 0, err
+    rtts = [float(t) for t in re.findall(r"time=([0-9.]+) ms", out)]
+    # Two host links, 5 ms each way: 20 ms.
+    assert len(rtts) == 5 and all(20.0 <= t < 22.0 for t in rtts), out
+    got = int(re.search(r"(\d+) received", out.split('LOSSY', 1)[1]).group(1))
+    # 20% on each of four link directions: 0.8^4 = 41% of 200 (sd 7).
+    assert 54 <= got <= 110, out
+    assert leftovers(prefix) == []
+
+
+BURN = """\
+import os, time
+t = time.time()
+while time.time() - t < 1:
+    pass
+c = os.times()
+print('%.3f' % (c.user + c.system))
+"""
+
+
+@needs_root
+def test_cpulimitedhost_and_private_dirs_are_the_kernels(tmp_path):
+    """CPULimitedHost(cpu=) is a cgroup's CFS quota and privateDirs a mount
+    namespace of the host's own (issue 47 item 3): the quota measured, the
+    directories private to each host and shared by its processes, and
+    nothing left after the run but the persistent directory asked for."""
+    (tmp_path / "burn.py").write_text(BURN)
+    keep = tmp_path / "keep"
+    private, kept = "/var/lh-test-private", "/var/lh-test-kept"
+    assert not os.path.exists(private) and not os.path.exists(kept)
+    code, out, err, prefix = run(tmp_path, f"""
+        import functools
+        from lighthouse.mininet.node import CPULimitedHost
+        class T(Topo):
+            def build(self):
+                s1 = self.addSwitch('s1')
+                self.addLink(self.addHost('h1', cpu=.1), s1)
+                self.addLink(self.addHost('h2'), s1)
+        dirs = ['{private}', ('{kept}', '{keep}/%(name)s')]
+        net = Mininet(topo=T(), host=functools.partial(CPULimitedHost, privateDirs=dirs))
+        net.start()
+        h1, h2 = net.hosts
+        print('H1', h1.cmd('python3 burn.py').strip())
+        print('H2', h2.cmd('python3 burn.py').strip())
+        print('CG', h1.popen('cat /proc/self/cgroup').communicate()[0].decode().split())
+        h1.cmd('echo one > {private}/f; echo kept > {kept}/f')
+        print('SEE1', h1.cmd('cat {private}/f').strip())
+        print('SEE2', h2.cmd('cat {private}/f 2>&1').strip())
+        print('POPEN', h1.popen('cat {private}/f').communicate()[0].decode().strip())
+        print('PWD', h1.cmd('pwd').strip())
+        net.stop()
+    """)
+    assert code == 0, err
+    h1 = float(re.search(r"^H1 ([0-9.]+)$", out, re.M).group(1))
+    h2 = float(re.search(r"^H2 ([0-9.]+)$", out, re.M).group(1))
+    # 10% of the machine: 0.1 x cores CPU-seconds a second, Mininet's
+    # quota; the unlimited host burns its whole second.
+    cores = os.cpu_count()
+    assert h1 <= 0.1 * cores + 0.1 and h2 >= 0.6, out
+    assert re.search(r"/%s-h1\b" % prefix, out.split("CG", 1)[1].split("\n")[0]), out
+    assert "SEE1 one" in out and "POPEN one" in out, out
+    assert re.search(r"^SEE2 .*No such file", out, re.M), out
+    assert "PWD %s" % tmp_path in out, out
+    # The persistent directory stays (Mininet's); the mount points this run
+    # made on the machine do not.
+    assert (keep / "h1" / "f").read_text() == "kept\n"
+    assert not os.path.exists(private) and not os.path.exists(kept)
+    assert leftovers(prefix) == []
+
+
+@needs_root
+def test_a_killed_cpu_limited_run_is_cleaned_by_lighthouse_clean(tmp_path):
+    """SIGKILL leaves the run's cgroup; `lighthouse clean --stale` removes
+    it with the namespaces (issue 47 item 5)."""
+    lh = ROOT / "target" / "release" / "lighthouse"
+    if not lh.exists():
+        pytest.skip("no target/release/lighthouse: run `make test` (it builds it)")
+    code, out, err, prefix = run(tmp_path, """
+        import time
+        from lighthouse.mininet.node import CPULimitedHost
+        from lighthouse.mininet.util import custom
+        net = Mininet(topo=SingleSwitchTopo(2), host=custom(CPULimitedHost, cpu=.2))
+        net.start()
+        print('READY', flush=True)
+        time.sleep(60)
+    """, signal_after=signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    assert any(l.endswith("%s-h1" % prefix) for l in leftovers(prefix)), leftovers(prefix)
+    p = subprocess.run([str(lh), "clean", "--stale"], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
     assert leftovers(prefix) == []

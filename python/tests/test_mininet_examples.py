@@ -15,8 +15,9 @@ import pytest
 from conftest import ROOT, needs_root
 
 # Every in-scope example that passes on Lighthouse (docs/mininet.md).
-PASSING = ["emptynet", "multiping", "multipoll", "multitest", "popen", "tree1024",
-           "treeping64"]
+# linearbandwidth passes too, but not every run (docs/mininet.md): not here.
+PASSING = ["bind", "emptynet", "multiping", "multipoll", "multitest", "popen", "simpleperf",
+           "tree1024", "treeping64"]
 
 
 @needs_root

@@ -84,6 +84,35 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             cfg.tors.link_rate = rate;
         }
     }
+    // --link tc,delay=T,loss=P,...: every host link in the data plane
+    // (hosts.link), and a Mininet topology's switch links' delay as their
+    // circuits' propagation.
+    if !link.netem.is_empty() {
+        let json = link.netem.to_config(None).map_err(anyhow::Error::msg)?;
+        let mut l: lh_ctrl::config::HostLinkCfg =
+            serde_json::from_value(json).context("--link's netem options")?;
+        if let Some(old) = cfg.hosts.as_ref().and_then(|h| h.link) {
+            l.seed = old.seed;
+        }
+        if mn.host_counts.is_some() {
+            if let Some(d) = &link.netem.delay {
+                cfg.slice.propagation = d.parse().map_err(anyhow::Error::msg)?;
+            }
+            let n = &link.netem;
+            if n.jitter.is_some() || n.loss.is_some() {
+                say!(
+                    "*** Warning: --link's jitter and loss on switch links: {}",
+                    lh_emu::mininet::SWITCH_LINK_NOTE
+                );
+            }
+        }
+        cfg.hosts.get_or_insert_with(Default::default).link = Some(l);
+    }
+    // A Mininet topology's switch links shaped by --link tc: their queue
+    // holds what tc's would (max_queue_size, else 1000 frames).
+    if mn.host_counts.is_some() && (link.bw.is_some() || !link.netem.is_empty()) {
+        cfg.tors.queue_capacity = Some(lh_emu::mininet::tc_queue_bytes(link.netem.max_queue_size));
+    }
     let compiled = if a.no_fabric {
         None
     } else {
@@ -199,6 +228,21 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         ta_live: a.ta_live,
         pace_hosts: link.bw.is_some() || mn.pace_hosts,
         ocs_process: ocs_exe,
+        // --host cfs,cpu=F: every host a CPULimitedHost (host/confine.rs).
+        confine: match a.compat.host.as_deref().map(crate::mnflags::parse_host) {
+            Some(Ok(Some(share))) => plan
+                .hosts
+                .iter()
+                .map(|h| {
+                    let c = lh_emu::host::confine::HostConfinement {
+                        cpu: Some(share),
+                        private_dirs: Vec::new(),
+                    };
+                    (h.name.clone(), c)
+                })
+                .collect(),
+            _ => Default::default(),
+        },
     };
     let mut net = Network::bring_up(plan, compiled, opts)?;
     let prefix = net.prefix.clone();

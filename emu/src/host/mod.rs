@@ -1,6 +1,8 @@
 //! What each host namespace gets: TCP knobs (OTCP's parameters), NIC
-//! offloads, pacing, a shell for `<node> cmd`, and `TCP_INFO` readings.
+//! offloads, pacing, a shell for `<node> cmd`, `TCP_INFO` readings, and
+//! Mininet's CPU limits and private directories.
 
+pub mod confine;
 pub mod nic_offload;
 pub mod pacing;
 pub mod shell;

@@ -23,6 +23,7 @@
 //! on one (`/proc/<lighthouse pid>/fd/0`, so `noecho h1 vi f` works), else
 //! from `/dev/null` (a command never eats the lines of a script).
 
+use crate::host::confine::Confined;
 use crate::kernel::signals;
 use crate::netns;
 use std::collections::BTreeMap;
@@ -83,6 +84,9 @@ pub struct NodeShells {
     /// one number for the run, pointed at each new shell's output, so a
     /// caller polling it never holds a closed (or reused) fd.
     stdout_fds: BTreeMap<String, OwnedFd>,
+    /// Hosts' cgroups and mount namespaces (`CPULimitedHost`,
+    /// `privateDirs`): their shells start inside.
+    confined: BTreeMap<String, Confined>,
 }
 
 impl NodeShells {
@@ -91,7 +95,29 @@ impl NodeShells {
             prefix: prefix.to_string(),
             shells: BTreeMap::new(),
             stdout_fds: BTreeMap::new(),
+            confined: BTreeMap::new(),
         }
+    }
+
+    /// From now on `node`'s shell starts in `c`'s cgroup and mount
+    /// namespace.
+    pub fn confine(&mut self, node: &str, c: Confined) {
+        self.confined.insert(node.to_string(), c);
+    }
+
+    /// `node`'s cgroup and mount namespace, if it has them.
+    pub fn confined(&self, node: &str) -> Option<&Confined> {
+        self.confined.get(node)
+    }
+
+    /// Ends every confinement (after [`NodeShells::stop_all`]); what
+    /// failed, as lines.
+    pub fn release_confined(&mut self) -> Vec<String> {
+        let mut errors = Vec::new();
+        for (_, mut c) in std::mem::take(&mut self.confined) {
+            errors.extend(c.stop());
+        }
+        errors
     }
 
     /// The pid of a node's shell, if it has one now.
@@ -171,9 +197,11 @@ impl NodeShells {
             source,
         };
         if !self.shells.contains_key(node) {
-            let sh = spawn(&self.prefix, node, ns).map_err(|source| ShellError::Spawn {
-                node: node.to_string(),
-                source,
+            let sh = spawn(&self.prefix, node, ns, self.confined.get(node)).map_err(|source| {
+                ShellError::Spawn {
+                    node: node.to_string(),
+                    source,
+                }
             })?;
             if let Some(f) = on_spawn {
                 f(sh.child.id());
@@ -316,6 +344,7 @@ impl NodeShells {
 impl Drop for NodeShells {
     fn drop(&mut self) {
         self.stop_all();
+        self.release_confined();
     }
 }
 
@@ -354,8 +383,11 @@ fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-fn spawn(prefix: &str, node: &str, ns: &Path) -> io::Result<Shell> {
+fn spawn(prefix: &str, node: &str, ns: &Path, confined: Option<&Confined>) -> io::Result<Shell> {
     let mut c = Command::new("bash");
+    if let Some(x) = confined {
+        x.apply(&mut c)?;
+    }
     // -s NAME: commands from stdin; NAME ($1) only marks the process.
     c.args(["--norc", "--noprofile", "-s", &format!("{prefix}:{node}")])
         .env("LH_RUN", prefix)

@@ -1,7 +1,8 @@
 //! `lighthouse clean`: remove exactly what lighthouse runs made -- their
 //! namespaces (`lhXXXX-*`), the processes inside them (found by namespace
 //! inode, never by name), the run process itself (only if /proc says it is a
-//! lighthouse binary) and the state directory. Nothing else is touched.
+//! lighthouse binary), its hosts' cgroups (`<prefix>-<host>`) and the state
+//! directory. Nothing else is touched.
 
 use crate::kernel::state;
 use crate::netns;
@@ -242,6 +243,11 @@ pub fn clean_with(scope: Scope<'_>, notify: &mut dyn FnMut(&str)) -> CleanReport
                     .iter()
                     .filter_map(|n| state::prefix_of_ns(n).map(str::to_string)),
             );
+            let cgroups = crate::host::confine::top_cgroups();
+            prefixes.extend(cgroups.iter().filter_map(|c| {
+                let n = c.file_name()?.to_str()?;
+                state::prefix_of_ns(n).map(str::to_string)
+            }));
         }
         Scope::Prefix(p) => {
             prefixes.insert(p.to_string());
@@ -335,6 +341,14 @@ pub fn clean_with(scope: Scope<'_>, notify: &mut dyn FnMut(&str)) -> CleanReport
             match netns::delete_path(path) {
                 Ok(()) => rep.namespaces.push((*n).clone()),
                 Err(e) => rep.errors.push(e.to_string()),
+            }
+        }
+        // CPULimitedHost's cgroups (`<prefix>-<host>`), empty now that
+        // the processes of the run's namespaces are gone.
+        for cg in crate::host::confine::run_cgroups(&p) {
+            match crate::host::confine::remove_cgroup(&cg) {
+                Ok(()) => rep.dirs.push(cg),
+                Err(e) => rep.errors.push(format!("{}: {e}", cg.display())),
             }
         }
         let dir = state::run_dir(&p);

@@ -110,6 +110,9 @@ pub struct NetworkOptions {
     /// this process. `lighthouse run` sets it when a ToR is on BMv2 or with
     /// `--ocs-process`.
     pub ocs_process: Option<PathBuf>,
+    /// Hosts with a CPU limit or private directories (Mininet's
+    /// `CPULimitedHost`, `privateDirs`), by name (host/confine.rs).
+    pub confine: std::collections::BTreeMap<String, crate::host::confine::HostConfinement>,
 }
 
 /// One live (or, for tests and fuzzing, offline) emulated network.
@@ -210,6 +213,18 @@ impl Network {
         n.net = Some(net);
         n.compiled = compiled;
         n.opts = opts;
+        // On an error `n` is dropped, which releases what was made.
+        for (name, c) in n.opts.confine.clone() {
+            let Some(h) = n.plan.hosts.iter().find(|h| h.name == name) else {
+                return Err(NetworkError::NoSuchNode(name));
+            };
+            let conf = crate::host::confine::Confined::create(&n.prefix, &name, &n.host_ns(h), &c)
+                .map_err(|e| NetworkError::Failed(e.to_string()))?;
+            if let Some(pid) = conf.holder_pid() {
+                n.add_child(pid);
+            }
+            n.shells.confine(&name, conf);
+        }
         let p = n.prefix.clone();
         let hosts: Vec<&str> = n.plan.hosts.iter().map(|h| h.name.as_str()).collect();
         let s = format!(
@@ -464,6 +479,12 @@ impl Network {
                 self.say(&format!("*** Error: {e}"));
             }
             ok &= rep.errors.is_empty();
+        }
+        // After the teardown killed what still ran in the hosts'
+        // namespaces (a popen'd server): a cgroup goes only once empty.
+        for e in self.shells.release_confined() {
+            self.say(&format!("*** Error: {e}"));
+            ok = false;
         }
         self.info("*** Done");
         ok

@@ -134,6 +134,9 @@ impl Network {
         srv.args(["-s", "-1", "-p", &port.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        if let Some(x) = self.shells.confined(&server.name) {
+            x.apply(&mut srv).map_err(|e| e.to_string())?;
+        }
         let mut srv =
             netns::spawn_in(&self.host_ns(server), &mut srv).map_err(|e| e.to_string())?;
         let mut last = String::new();
@@ -152,7 +155,12 @@ impl Network {
             .arg(format!("{}", secs.ceil() as u64))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-            let o = match netns::spawn_in(&self.host_ns(client), &mut c)
+            let confined = match self.shells.confined(&client.name) {
+                Some(x) => x.apply(&mut c),
+                None => Ok(()),
+            };
+            let o = match confined
+                .and_then(|()| netns::spawn_in(&self.host_ns(client), &mut c))
                 .and_then(crate::kernel::interrupt::output)
             {
                 Ok(o) => o,

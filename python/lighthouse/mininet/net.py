@@ -10,6 +10,7 @@ SIGTERM/SIGHUP (a handler raises SystemExit, so the same teardown runs).
 
 import atexit
 import functools
+import json
 import signal
 import threading
 import weakref
@@ -22,13 +23,16 @@ from .node import Controller, CPULimitedHost, Host, Switch
 from .link import Link
 from .topo import natural
 
-# Link options: what Lighthouse does with each.
-_NETEM = _native.NETEM_NOTE + " (from Python: net.configLinkStatus(a, b, 'down'))"
+# Link options: what Lighthouse does with each. netem's are the data
+# plane's own (config hosts.link; a switch link's delay is its circuit's
+# propagation).
+_NETEM = ('delay', 'jitter', 'loss', 'max_queue_size')
 _LINK_IGNORED = {'cls', 'use_htb', 'use_tbf', 'use_hfsc', 'enable_ecn', 'enable_red', 'r2q',
                  'speedup', 'key', 'intf'}
 _SWITCH_IGNORED = {'cls', 'dpid', 'protocols', 'failMode', 'stp', 'inband', 'listenPort',
                    'datapath', 'batch', 'verbose', 'isSwitch', 'opts', 'inNamespace'}
 _HOST_IGNORED = {'cls', 'defaultRoute', 'inNamespace'}
+_HOST_USED = ('ip', 'privateDirs', 'cpu', 'period_us', 'sched', 'cores')
 
 _running = weakref.WeakSet()
 
@@ -58,26 +62,62 @@ def _with_presets(params, layers):
     return out
 
 
-def _refuse_cpu_limits(c, params, what):
-    if isinstance(c, type) and issubclass(c, CPULimitedHost):
-        raise unsupported('%s CPULimitedHost%s' % (what, ' with %s' % sorted(params)
-                                                   if params else ''),
-                          'hosts are namespaces without CPU limits; use the default Host')
+def _confinement(c, params, what, name=None):
+    """(cpu fraction or None, period_us or None, [(target, bind source or
+    None)]) a host class and its parameters ask for (CPULimitedHost's
+    cgroup, privateDirs' mounts), or Unsupported naming what cannot be."""
+    cpu, period = None, None
+    limited = isinstance(c, type) and issubclass(c, CPULimitedHost)
+    if limited:
+        sched = params.get('sched')
+        if sched not in (None, 'cfs'):
+            raise unsupported('%s CPULimitedHost sched=%r' % (what, sched),
+                              "hosts get CFS quotas (cgroup cpu.max); use sched='cfs'")
+        if params.get('cores') is not None:
+            raise unsupported('%s CPULimitedHost cores=%r' % (what, params['cores']),
+                              'hosts share the CPUs; limit them with cpu= (a fraction of '
+                              'the machine)')
+        f = params.get('cpu', -1)
+        if f is not None and not isinstance(f, (int, float)):
+            raise ValueError('%s cpu=%r: expected a fraction of the machine' % (what, f))
+        # Mininet's default cpu=-1: a cgroup without a limit.
+        cpu = None if f is None or f < 0 else float(f)
+        period = params.get('period_us')
+    elif params.get('cpu') is not None:
+        raise unsupported('%s cpu=%r on a plain Host' % (what, params['cpu']),
+                          'CPU limits are CPULimitedHost\'s: Mininet(host=CPULimitedHost) or '
+                          'addHost(..., cls=CPULimitedHost, cpu=...)')
+    dirs = []
+    for d in params.get('privateDirs') or []:
+        if isinstance(d, tuple) and len(d) == 2:
+            src = d[1] % {'name': name} if name is not None else d[1]
+            dirs.append((str(d[0]), str(src)))
+        elif isinstance(d, str):
+            dirs.append((d, None))
+        else:
+            raise ValueError("%s privateDirs entry %r: expected '/dir' or ('/dir', "
+                             "'/persistent/%%(name)s/dir')" % (what, d))
+    for t, _ in dirs:
+        if not t.startswith('/'):
+            raise ValueError('%s privateDirs %r: expected an absolute path' % (what, t))
+    return cpu, period, dirs
 
 
 def _link_args(a, b, opts):
-    """(bw, port1, port2) of a link, or Unsupported naming the option."""
+    """(a, b, bw, port1, port2, netem as JSON) of a link, or Unsupported
+    naming the option."""
     for k in opts:
-        if k in ('delay', 'jitter', 'loss', 'max_queue_size'):
-            raise unsupported('link %s-%s %s=%r' % (a, b, k, opts[k]), _NETEM)
-        if k not in _LINK_IGNORED and k not in ('bw', 'port1', 'port2'):
+        if k not in _LINK_IGNORED and k not in ('bw', 'port1', 'port2') + _NETEM:
             raise unsupported('link %s-%s option %s=' % (a, b, k),
                               'links take bw= (Mbit/s; a host link paces the host, a switch '
-                              'link is the circuit rate), port1= and port2=')
+                              'link is the circuit rate), delay=, jitter=, loss=, '
+                              'max_queue_size=, port1= and port2=')
     bw = opts.get('bw')
     if bw is not None and not (isinstance(bw, (int, float)) and 0 < bw <= 1e6):
         raise ValueError('link %s-%s bw=%r: expected Mbit/s, > 0 and at most 1000000' % (a, b, bw))
-    return (a, b, None if bw is None else float(bw), opts.get('port1'), opts.get('port2'))
+    netem = {k: opts[k] for k in _NETEM if opts.get(k) is not None}
+    return (a, b, None if bw is None else float(bw), opts.get('port1'), opts.get('port2'),
+            json.dumps(netem) if netem else None)
 
 
 def _on_signal(signum, frame):
@@ -116,8 +156,8 @@ class Mininet(object):
                               "every host already is its own namespace; the switches share "
                               "the fabric's")
         if autoPinCpus:
-            raise unsupported('Mininet(autoPinCpus=True)', 'hosts are namespaces without CPU '
-                              'limits or pinning')
+            raise unsupported('Mininet(autoPinCpus=True)', 'hosts share the CPUs; limit them '
+                              'with host=CPULimitedHost and cpu=')
         # Classes may carry options (custom(CPULimitedHost, cpu=.1),
         # partial(Host, privateDirs=...), custom(TCLink, bw=10, delay=...),
         # custom(TCIntf, bw=10)): every node or link made with them gets
@@ -125,7 +165,7 @@ class Mininet(object):
         self._host_cls, self._switch_cls = host, switch
         self._link_cls, self._intf_cls = link, intf
         c, layers = _unwrap(host)
-        _refuse_cpu_limits(c, _with_presets({}, layers), 'Mininet(host=...):')
+        _confinement(c, _with_presets({}, layers), 'Mininet(host=...):')
         self._check_host_params(lambda k: 'Mininet(host=...) with %s=' % k,
                                 _with_presets({}, layers))
         self._check_switch_params(lambda k: 'Mininet(switch=...) with %s=' % k,
@@ -138,6 +178,7 @@ class Mininet(object):
         self.autoSetMacs, self.autoStaticArp = autoSetMacs, autoStaticArp
         self.controllers = []
         self._hosts, self._switches, self._links = [], [], []
+        self._confine = []
         self._nodes = {}
         self._native = None
         self.built = False
@@ -158,8 +199,10 @@ class Mininet(object):
         self._check_open('addHost(%r)' % name)
         c, layers = _unwrap(cls if cls is not None else self._host_cls)
         params = _with_presets(params, layers)
-        _refuse_cpu_limits(c, params, 'addHost(%r):' % name)
         self._check_host_params(lambda k: 'addHost(%r, %s=...)' % (name, k), params)
+        cpu, period, dirs = _confinement(c, params, 'addHost(%r):' % name, name)
+        if cpu is not None or dirs:
+            self._confine.append((name, cpu, period, dirs))
         self._hosts.append((name, params.get('ip')))
         return self._node(name, Host)
 
@@ -167,15 +210,13 @@ class Mininet(object):
     def _check_host_params(label, params):
         """Refuse what a host cannot have; `label(k)` names the call."""
         for k in params:
-            if k == 'privateDirs' and params[k]:
-                raise unsupported(label(k), "hosts share the machine's file system; give "
-                                  "each host its own paths (e.g. /tmp/<host>/...)")
             if k == 'mac':
                 raise unsupported(label(k), "MACs are kernel-random, or Mininet's with "
                                   "Mininet(autoSetMacs=True)")
-            if k not in _HOST_IGNORED and k not in ('ip', 'privateDirs'):
+            if k not in _HOST_IGNORED and k not in _HOST_USED:
                 raise unsupported(label(k), 'hosts take ip= (checked against ipBase), '
-                                  'cls=Host')
+                                  'privateDirs=, cls=Host, and cls=CPULimitedHost with cpu=, '
+                                  'period_us= and sched=\'cfs\'')
 
     def addSwitch(self, name, cls=None, **params):
         self._check_open('addSwitch(%r)' % name)
@@ -247,7 +288,7 @@ class Mininet(object):
         self._check_ips(hosts)
         self._native = _native.MnNet(list(self._switches), [h for h, _ in self._hosts],
                                      self._links, self.ipBase, self.autoSetMacs,
-                                     self.autoStaticArp)
+                                     self.autoStaticArp, self._confine)
         self._native.build()
         self.built = True
 

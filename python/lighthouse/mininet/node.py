@@ -144,13 +144,23 @@ class Node(object):
 
     def popen(self, *args, **kwargs):
         """A subprocess in the node's namespace (`ip netns exec`), as
-        Mininet's popen: args as a list or words."""
+        Mininet's popen: args as a list or words. A CPULimitedHost's joins
+        its cgroup, a host with privateDirs' its mount namespace."""
         cmd = list(args[0]) if len(args) == 1 and not isinstance(args[0], str) else \
             ' '.join(str(a) for a in args).split()
         kwargs.setdefault('stdout', subprocess.PIPE)
         kwargs.setdefault('stderr', subprocess.PIPE)
-        return subprocess.Popen(['ip', 'netns', 'exec', self._native.ns_name(self.name)] + cmd,
-                                **kwargs)
+        procs = None if self.isSwitch else self._native.cgroup_procs(self.name)
+        if procs:
+            theirs = kwargs.get('preexec_fn')
+
+            def join():
+                with open(procs, 'w') as f:
+                    f.write('0')
+                if theirs:
+                    theirs()
+            kwargs['preexec_fn'] = join
+        return subprocess.Popen(self._native.exec_prefix(self.name) + cmd, **kwargs)
 
     def pexec(self, *args, **kwargs):
         """(stdout, stderr, exit status) of a command in the namespace."""
@@ -298,4 +308,6 @@ RemoteController = DefaultController = NullController = OVSController = Ryu = Co
 
 
 class CPULimitedHost(Host):
-    "Refused by Mininet(): Lighthouse hosts have no CPU limits."
+    """A host in a cgroup of its own with a CFS quota: `cpu` of the whole
+    machine (Mininet's cpu=, period_us=, sched='cfs'; cgroup v2's cpu.max,
+    else v1's cpu.cfs_quota_us)."""
