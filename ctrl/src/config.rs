@@ -132,6 +132,11 @@ pub struct Tors {
     /// optical fabric (TA hybrids use `ta.electrical_rate`).
     #[serde(default)]
     pub electrical_rate: Option<BitsPerSec>,
+    /// Percent of frames an optical circuit loses on the way to the peer
+    /// ToR (Mininet's `loss=` on a switch link), each a seeded draw
+    /// (`hosts.link.seed`, else 1) counted as `link_loss`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_loss: Option<LossPercent>,
 }
 
 /// Default `tors.max_frame`: a 1500-byte MTU plus the 14-byte Ethernet
@@ -956,6 +961,7 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         }
         "$.tors.max_frame" => "the largest frame in bytes, an integer 64..=65535",
         "$.tors.electrical_rate" => "a rate with a unit, like \"100Mbps\"",
+        "$.tors.link_loss" => "a percentage of frames lost on a circuit, 0 to 100",
         "$.ocs" => "an object {count, ports, reconfiguration_delay, cabling}",
         "$.ocs.count" => "the number of OCSes, an integer >= 1",
         "$.ocs.ports" => "ports per OCS, an integer >= 2",

@@ -78,6 +78,11 @@ impl Write for Buf {
 
 /// Warnings logged while loading `v` (which must be valid).
 fn warnings(v: &Value) -> String {
+    warnings_of(v, |_| {})
+}
+
+/// Warnings logged while loading `v` and then doing `then` with it.
+fn warnings_of(v: &Value, then: impl FnOnce(&Config)) -> String {
     let buf = Buf::default();
     let w = buf.clone();
     let sub = tracing_subscriber::fmt()
@@ -86,7 +91,8 @@ fn warnings(v: &Value) -> String {
         .with_writer(move || w.clone())
         .finish();
     tracing::subscriber::with_default(sub, || {
-        Config::from_json(&v.to_string(), "t.json").expect("valid config");
+        let c = Config::from_json(&v.to_string(), "t.json").expect("valid config");
+        then(&c);
     });
     let out = buf.0.lock().unwrap().clone();
     String::from_utf8(out).unwrap()
@@ -108,10 +114,33 @@ fn duty_cycle_below_90_percent_warns() {
     );
 }
 
+/// Said when the schedule is built: a frame sent at a slice's end may
+/// reach the next circuit, if there is one.
 #[test]
-fn propagation_beyond_the_dark_time_warns() {
+fn propagation_beyond_the_dark_time_warns_when_circuits_change() {
+    let build = |c: &Config| {
+        lh_ctrl::schedule::from_config(c).expect("a schedule");
+    };
     let mut v = doc("rotornet-8.json");
     v["slice"]["propagation"] = json!("20us");
-    let w = warnings(&v);
+    let w = warnings_of(&v, build);
     assert!(w.contains("$.slice.propagation"), "{w}");
+    // The same with one slice whose circuits never change (a Mininet
+    // topology's): no next circuit, no warning.
+    let dir = tempfile::tempdir().unwrap();
+    let sched = dir.path().join("s.json");
+    std::fs::write(
+        &sched,
+        r#"{"tors": 2, "uplinks": 1, "slices": 1, "circuits": [{"ts": 0, "tor1": 0, "port1": 0, "tor2": 1, "port2": 0}]}"#,
+    )
+    .unwrap();
+    let mut v = doc("rotornet-8.json");
+    v["tors"]["count"] = json!(2);
+    v["tors"]["uplinks"] = json!(1);
+    v["ocs"] = json!({"count": 1, "ports": 2, "reconfiguration_delay": "0ns", "cabling": "auto"});
+    v["slice"] = json!({"duration": "100us", "guardband": "0ns", "propagation": "5ms"});
+    v["topology"] = json!({"kind": "file", "path": sched.to_str().unwrap()});
+    v["routing"] = json!({"algorithm": "hoho", "lookup": "hop", "max_hop": 1});
+    let w = warnings_of(&v, build);
+    assert!(!w.contains("$.slice.propagation"), "{w}");
 }

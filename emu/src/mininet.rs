@@ -164,7 +164,7 @@ impl LinkNetem {
 }
 
 /// Why a switch link takes only `delay=` of netem's options.
-pub const SWITCH_LINK_NOTE: &str = "not applied: a Lighthouse switch link is an optical circuit, whose delay is slice.propagation and whose queue is tors.queue_capacity; host links take jitter and loss (config hosts.link)";
+pub const SWITCH_LINK_NOTE: &str = "not applied: a Lighthouse switch link is an optical circuit, whose delay is slice.propagation, whose loss is tors.link_loss and whose queue is tors.queue_capacity; host links take jitter (config hosts.link)";
 
 /// Frames a shaped Mininet link's queue holds when `max_queue_size` is not
 /// given: netem's default `limit`, and the txqueuelen of the pfifo that
@@ -784,13 +784,10 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
         None => "0ns".into(),
     };
     if let Some(l) = &sw_link {
-        let rest: Vec<String> = [
-            l.jitter.as_ref().map(|j| format!("jitter='{j}'")),
-            l.loss.map(|x| format!("loss={x}")),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let rest: Vec<String> = [l.jitter.as_ref().map(|j| format!("jitter='{j}'"))]
+            .into_iter()
+            .flatten()
+            .collect();
         if !rest.is_empty() {
             notes.push(format!(
                 "Warning: switch links' {}: {SWITCH_LINK_NOTE}",
@@ -827,6 +824,10 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
         },
     });
     let mut config = config;
+    // A switch link's loss is its circuit's (tors.link_loss).
+    if let Some(x) = sw_link.as_ref().and_then(|l| l.loss) {
+        config["tors"]["link_loss"] = json!(x);
+    }
     if sw_bw.is_some() || sw_link.is_some() {
         let frames = sw_link.as_ref().and_then(|l| l.max_queue_size);
         config["tors"]["queue_capacity"] = json!(tc_queue_bytes(frames));
@@ -1180,6 +1181,18 @@ mod tests {
         assert_eq!(cap(Some(100.0), None), Some(1000 * 1514));
         assert_eq!(cap(None, Some(50)), Some(50 * 1514));
         assert_eq!(cap(Some(10.0), Some(7)), Some(7 * 1514));
+        // A switch link's loss is its circuit's.
+        let mut t = builtin("linear,2").unwrap();
+        t.netem = vec![
+            LinkNetem {
+                loss: Some(2.5),
+                ..Default::default()
+            };
+            t.links.len()
+        ];
+        let c = to_fabric(&t, "x").unwrap().config;
+        assert_eq!(c["tors"]["link_loss"], json!(2.5));
+        assert_eq!(c["hosts"]["link"]["loss"], json!(2.5));
     }
 
     #[test]

@@ -77,6 +77,9 @@ pub struct EngineOptions {
     /// netem's options on every host link (config `hosts.link`;
     /// [`crate::netem`]).
     pub host_link: Option<lh_ctrl::config::HostLinkCfg>,
+    /// The loss of every optical circuit and its seed (config
+    /// `tors.link_loss`, `hosts.link.seed`).
+    pub circuit_loss: Option<(lh_ctrl::config::LossPercent, u64)>,
 }
 
 impl Default for EngineOptions {
@@ -92,6 +95,7 @@ impl Default for EngineOptions {
             promiscuous_external: false,
             cpu: None,
             host_link: None,
+            circuit_loss: None,
         }
     }
 }
@@ -105,6 +109,10 @@ impl EngineOptions {
             tor: TorFeatures::from_config(cfg),
             fattree: FatTreeOptions::from_config(cfg),
             host_link: cfg.hosts.as_ref().and_then(|h| h.link),
+            circuit_loss: cfg.tors.link_loss.filter(|l| l.0 > 0).map(|l| {
+                let seed = cfg.hosts.as_ref().and_then(|h| h.link?.seed);
+                (l, seed.unwrap_or(1))
+            }),
             ..Default::default()
         }
     }
@@ -221,6 +229,8 @@ pub struct Engine<P: Port> {
     nic: Option<Nic>,
     /// Fabric delay of delivered frames.
     delay: DelayHist,
+    /// Every optical circuit's loss draw (config `tors.link_loss`).
+    circuit_loss: Option<crate::netem::Shape>,
     /// The fat tree's switches, when the fabric is one.
     sw: Option<Switches>,
     pub c: Counters,
@@ -422,6 +432,9 @@ impl<P: Port> Engine<P> {
             pb,
             nic,
             delay: DelayHist::default(),
+            circuit_loss: opts
+                .circuit_loss
+                .map(|(l, seed)| crate::netem::Shape::circuits(l, seed)),
             c: Counters::default(),
         })
     }
@@ -924,6 +937,10 @@ impl<P: Port> Engine<P> {
             while let Some((i, peer_tor, peer_port, at)) = self.ocs.pop_due(&mut self.pool, tu, now)
             {
                 self.c.queued -= 1;
+                if self.circuit_loss.as_mut().is_some_and(|s| s.lose()) {
+                    self.drop_frame(i, DropReason::LinkLoss);
+                    continue;
+                }
                 self.c.ocs_delivered += 1;
                 let peer_tu = peer_tor as usize * self.uplinks + peer_port as usize;
                 self.cap.tap(peer_tu, at, &self.pool, i);

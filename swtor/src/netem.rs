@@ -1,5 +1,7 @@
 //! netem's options on host links, in the data plane (Mininet's
-//! `TCLink(delay=, jitter=, loss=, max_queue_size=)`, config `hosts.link`).
+//! `TCLink(delay=, jitter=, loss=, max_queue_size=)`, config `hosts.link`),
+//! and the loss of optical circuits (a switch link's `loss=`, config
+//! `tors.link_loss`).
 //! The host ports are the engine's own, so a link's delay and loss need no
 //! netem qdisc: this machine's kernel has none, and a run gives the same
 //! fates to the same frames for the same seed, live or in virtual time.
@@ -46,6 +48,17 @@ impl Shape {
             rng: seed ^ stream.wrapping_mul(0xd1b5_4a32_d192_ed03),
             last_due: 0,
         }
+    }
+
+    /// The loss draw of the optical circuits (config `tors.link_loss`):
+    /// one stream for all of them, apart from every host link's.
+    pub(crate) fn circuits(loss: LossPercent, seed: u64) -> Shape {
+        let cfg = HostLinkCfg {
+            loss,
+            seed: Some(seed),
+            ..HostLinkCfg::default()
+        };
+        Shape::new(&cfg, u64::MAX)
     }
 
     /// SplitMix64: small, fast, and the same on every machine.

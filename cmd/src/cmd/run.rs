@@ -99,9 +99,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
                 cfg.slice.propagation = d.parse().map_err(anyhow::Error::msg)?;
             }
             let n = &link.netem;
-            if n.jitter.is_some() || n.loss.is_some() {
+            cfg.tors.link_loss = l.loss.0.gt(&0).then_some(l.loss);
+            if n.jitter.is_some() {
                 say!(
-                    "*** Warning: --link's jitter and loss on switch links: {}",
+                    "*** Warning: --link's jitter on switch links: {}",
                     lh_emu::mininet::SWITCH_LINK_NOTE
                 );
             }

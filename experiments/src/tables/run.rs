@@ -204,6 +204,7 @@ pub(super) fn engine(
         fattree: None,
         promiscuous_external: false,
         host_link: None,
+        circuit_loss: None,
         cpu: None,
     };
     swtor::testing::mem_engine(&spec, clock, opts).context("building the engine")

@@ -24,8 +24,8 @@ from .link import Link
 from .topo import natural
 
 # Link options: what Lighthouse does with each. netem's are the data
-# plane's own (config hosts.link; a switch link's delay is its circuit's
-# propagation).
+# plane's own (config hosts.link; a switch link's delay, loss and queue are
+# its circuit's: slice.propagation, tors.link_loss, tors.queue_capacity).
 _NETEM = ('delay', 'jitter', 'loss', 'max_queue_size')
 _LINK_IGNORED = {'cls', 'use_htb', 'use_tbf', 'use_hfsc', 'enable_ecn', 'enable_red', 'r2q',
                  'speedup', 'key', 'intf'}

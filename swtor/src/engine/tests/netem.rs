@@ -111,3 +111,51 @@ fn a_host_link_holds_at_most_max_queue_size_frames() {
     }
     assert_eq!((e.c.delivered, e.c.queued), (2, 0));
 }
+
+/// h1 on ToR 0 sends `n` frames to h2 on ToR 1 over the 0-1 circuit, with
+/// every circuit losing `loss_pct` percent (config `tors.link_loss`).
+fn across_a_circuit(loss_pct: f64, seed: u64, n: u16) -> (Vec<u16>, Engine<MemPort>) {
+    let s = connected_every_slice();
+    let t = tables(4, Lookup::Hop, vec![(0, vec![to_tor1(|_| {}, 0)])]);
+    let sp = spec_with(s, t, [0, 1]);
+    let opts = EngineOptions {
+        circuit_loss: Some((LossPercent((loss_pct * 1e7).round() as u32), seed)),
+        ..EngineOptions::default()
+    };
+    let mut e = mem_engine(&sp, clock(&sp), opts).unwrap();
+    let mut t = EPOCH;
+    for k in 0..n {
+        t += 2_000;
+        e.port.inject(1, t, &udp(1, 2, k, 100));
+        e.poll(t).unwrap();
+        assert!(e.c.conservation_holds());
+    }
+    for _ in 0..200 {
+        t += 2_000;
+        e.poll(t).unwrap();
+    }
+    let got = e
+        .port
+        .take_sent()
+        .iter()
+        .map(|f| u16::from_be_bytes([f.data[34], f.data[35]]))
+        .collect();
+    (got, e)
+}
+
+#[test]
+fn a_circuit_loses_its_share_counted_as_link_loss_and_the_same_seed_the_same_frames() {
+    let (none, e) = across_a_circuit(0.0, 1, 400);
+    assert_eq!(none.len(), 400, "{}", e.c);
+    let (got, e) = across_a_circuit(25.0, 7, 400);
+    let lost = e.c.dropped(DropReason::LinkLoss);
+    assert_eq!(got.len() as u64 + lost, 400, "{}", e.c);
+    // 25% of 400: 100, sd 8.7.
+    assert!((65..=135).contains(&lost), "{lost} lost: {}", e.c);
+    assert_eq!((e.c.delivered, e.c.queued), (got.len() as u64, 0));
+    assert!(e.c.conservation_holds());
+    let (again, _) = across_a_circuit(25.0, 7, 400);
+    assert_eq!(got, again);
+    let (other, _) = across_a_circuit(25.0, 8, 400);
+    assert_ne!(got, other);
+}
