@@ -57,24 +57,30 @@ fn a_host_link_delays_each_way_and_the_frame_counts_as_queued_meanwhile() {
 /// h2 got, in order, and the engine.
 fn run(cfg: HostLinkCfg, n: u16) -> (Vec<u16>, Engine<MemPort>) {
     let mut e = same_tor(cfg);
+    let got = h1_to_h2(&mut e, n, 1_000);
+    (got, e)
+}
+
+/// h1 sends `n` frames to h2, one every `gap` ns, conservation checked
+/// after each; then 200 gaps more. The sport of each frame h2 got, in
+/// order.
+fn h1_to_h2(e: &mut Engine<MemPort>, n: u16, gap: u64) -> Vec<u16> {
+    let mut t = EPOCH;
     for k in 0..n {
-        let t = EPOCH + 1_000 * (k as u64 + 1);
+        t += gap;
         e.port.inject(1, t, &udp(1, 2, k, 100));
         e.poll(t).unwrap();
+        assert!(e.c.conservation_holds());
     }
-    let end = EPOCH + 1_000 * (n as u64 + 200);
-    let mut t = EPOCH + 1_000 * n as u64;
-    while t < end {
-        t += 1_000;
+    for _ in 0..200 {
+        t += gap;
         e.poll(t).unwrap();
     }
-    let got = e
-        .port
+    e.port
         .take_sent()
         .iter()
         .map(|f| u16::from_be_bytes([f.data[34], f.data[35]]))
-        .collect();
-    (got, e)
+        .collect()
 }
 
 #[test]
@@ -123,23 +129,7 @@ fn across_a_circuit(loss_pct: f64, seed: u64, n: u16) -> (Vec<u16>, Engine<MemPo
         ..EngineOptions::default()
     };
     let mut e = mem_engine(&sp, clock(&sp), opts).unwrap();
-    let mut t = EPOCH;
-    for k in 0..n {
-        t += 2_000;
-        e.port.inject(1, t, &udp(1, 2, k, 100));
-        e.poll(t).unwrap();
-        assert!(e.c.conservation_holds());
-    }
-    for _ in 0..200 {
-        t += 2_000;
-        e.poll(t).unwrap();
-    }
-    let got = e
-        .port
-        .take_sent()
-        .iter()
-        .map(|f| u16::from_be_bytes([f.data[34], f.data[35]]))
-        .collect();
+    let got = h1_to_h2(&mut e, n, 2_000);
     (got, e)
 }
 
