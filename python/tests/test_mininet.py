@@ -580,6 +580,8 @@ def test_cpulimitedhost_and_private_dirs_are_the_kernels(tmp_path):
         print('SEE2', h2.cmd('cat {private}/f 2>&1').strip())
         print('POPEN', h1.popen('cat {private}/f').communicate()[0].decode().strip())
         print('PWD', h1.cmd('pwd').strip())
+        # Still running at stop, in the cgroup: the teardown kills it first.
+        h1.popen('sleep 300')
         net.stop()
     """)
     assert code == 0, err
