@@ -137,6 +137,12 @@ pub struct Tors {
     /// (`hosts.link.seed`, else 1) counted as `link_loss`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_loss: Option<LossPercent>,
+    /// Every optical circuit's delay spreads over `slice.propagation`
+    /// plus or minus this (uniformly, at least 0; frames kept in order),
+    /// as Mininet's `jitter=` on a switch link; a seeded draw
+    /// (`hosts.link.seed`, else 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_jitter: Option<Nanos>,
 }
 
 /// Default `tors.max_frame`: a 1500-byte MTU plus the 14-byte Ethernet
@@ -962,6 +968,7 @@ pub fn field_hint(path: &str) -> Option<&'static str> {
         "$.tors.max_frame" => "the largest frame in bytes, an integer 64..=65535",
         "$.tors.electrical_rate" => "a rate with a unit, like \"100Mbps\"",
         "$.tors.link_loss" => "a percentage of frames lost on a circuit, 0 to 100",
+        "$.tors.link_jitter" => "a time with a unit, like \"2ms\"",
         "$.ocs" => "an object {count, ports, reconfiguration_delay, cabling}",
         "$.ocs.count" => "the number of OCSes, an integer >= 1",
         "$.ocs.ports" => "ports per OCS, an integer >= 2",

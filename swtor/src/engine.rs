@@ -27,7 +27,6 @@ pub use crate::pushback::PushbackTrigger;
 use crate::switch::Io;
 pub use crate::switch::{FatTreeOptions, Scheme, Switches};
 use crate::tor::{Ctx, Pipeline};
-use crate::wire;
 use crate::{ExternalIfindexes, FabricSpec, Ifindexes, Timing};
 use lh_ctrl::schedule::Schedule;
 use lh_ctrl::tables::FlatTables;
@@ -80,6 +79,9 @@ pub struct EngineOptions {
     /// The loss of every optical circuit and its seed (config
     /// `tors.link_loss`, `hosts.link.seed`).
     pub circuit_loss: Option<(lh_ctrl::config::LossPercent, u64)>,
+    /// Every optical circuit's delay spread in ns, and its draws' seed
+    /// (config `tors.link_jitter`, `hosts.link.seed`).
+    pub circuit_jitter: Option<(u64, u64)>,
 }
 
 impl Default for EngineOptions {
@@ -96,6 +98,7 @@ impl Default for EngineOptions {
             cpu: None,
             host_link: None,
             circuit_loss: None,
+            circuit_jitter: None,
         }
     }
 }
@@ -109,13 +112,24 @@ impl EngineOptions {
             tor: TorFeatures::from_config(cfg),
             fattree: FatTreeOptions::from_config(cfg),
             host_link: cfg.hosts.as_ref().and_then(|h| h.link),
-            circuit_loss: cfg.tors.link_loss.filter(|l| l.0 > 0).map(|l| {
-                let seed = cfg.hosts.as_ref().and_then(|h| h.link?.seed);
-                (l, seed.unwrap_or(1))
-            }),
+            circuit_loss: cfg
+                .tors
+                .link_loss
+                .filter(|l| l.0 > 0)
+                .map(|l| (l, link_seed(cfg))),
+            circuit_jitter: cfg
+                .tors
+                .link_jitter
+                .filter(|j| j.0 > 0)
+                .map(|j| (j.0, link_seed(cfg))),
             ..Default::default()
         }
     }
+}
+
+/// The seed of the links' draws: `hosts.link.seed`, else 1.
+fn link_seed(cfg: &lh_ctrl::config::Config) -> u64 {
+    cfg.hosts.as_ref().and_then(|h| h.link?.seed).unwrap_or(1)
 }
 
 /// Optional mechanisms of the ToR and host systems (paper §6.2, §7),
@@ -418,7 +432,13 @@ impl<P: Port> Engine<P> {
             hosts: hs,
             tor,
             cal,
-            ocs: Ocs::new(schedule, &timing, clock),
+            ocs: {
+                let mut o = Ocs::new(schedule, &timing, clock);
+                if let Some((j, seed)) = opts.circuit_jitter {
+                    o.set_jitter(j, seed);
+                }
+                o
+            },
             cap: Captures::new(tors * uplinks),
             by_ifindex,
             ext_uplink,
@@ -460,6 +480,17 @@ impl<P: Port> Engine<P> {
     /// ([`Ocs::set_link`]).
     pub fn set_link(&mut self, a: TorId, b: TorId, up: bool) -> Result<(), String> {
         self.ocs.set_link(a, b, up)
+    }
+
+    /// netem's options of one direction of host `h`'s link (index in
+    /// `FabricSpec::hosts`), changed while it runs ([`FabricHandle::set_host_link`]).
+    pub fn set_host_link(
+        &mut self,
+        h: u16,
+        to_tor: bool,
+        cfg: Option<&lh_ctrl::config::HostLinkCfg>,
+    ) -> Result<(), String> {
+        self.hosts.set_host_link(h, to_tor, cfg)
     }
 
     /// The port of the attached host with this IP (None: unknown, or a
@@ -853,8 +884,9 @@ impl<P: Port> Engine<P> {
     /// Host NIC (§7): holds host `h`'s frame `i` (on ToR `tor`) if its
     /// destination ToR is paused for the host. True if held.
     fn nic_holds(&mut self, h: u16, tor: TorId, i: u32, now: u64) -> bool {
-        let Some(dst) = wire::ipv4_dst(self.pool.data(i))
-            .and_then(|ip| self.hosts.by_ip(&ip))
+        let Some(dst) = self
+            .hosts
+            .dest(self.pool.data(i))
             .map(|d| self.hosts.tor(d))
         else {
             return false;

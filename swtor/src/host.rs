@@ -46,10 +46,19 @@ impl Host {
     }
 }
 
+/// A MAC as a map key.
+#[inline]
+fn mac_key(m: &[u8; 6]) -> u64 {
+    u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]])
+}
+
 pub(crate) struct Hosts {
     hosts: Vec<Host>,
     /// Keyed by the address as a `u32`.
     by_ip: IntMap<u32, u16>,
+    /// Keyed by the MAC as a `u64` ([`mac_key`]): a frame sent to a host
+    /// port's MAC goes there, whatever its address (a router host).
+    by_mac: IntMap<u64, u16>,
     queue_limit: u64,
     rate: BitsPerSec,
     rr: usize,
@@ -73,6 +82,7 @@ impl Hosts {
         Hosts {
             hosts: Vec::new(),
             by_ip: IntMap::default(),
+            by_mac: IntMap::default(),
             queue_limit,
             rate,
             rr: 0,
@@ -88,6 +98,46 @@ impl Hosts {
     /// (`hosts.link`), both ways.
     pub(crate) fn set_link(&mut self, cfg: Option<lh_ctrl::config::HostLinkCfg>) {
         self.link = cfg;
+    }
+
+    /// Changes netem's options of one direction of host `h`'s link while
+    /// it runs (Mininet's `intf.config(delay=..., loss=...)`): towards the
+    /// ToR (`to_tor`) or towards the host; None: none. As netem's `tc
+    /// qdisc change`, frames already on the link keep their due times,
+    /// and later frames never leave before them.
+    pub(crate) fn set_host_link(
+        &mut self,
+        h: u16,
+        to_tor: bool,
+        cfg: Option<&lh_ctrl::config::HostLinkCfg>,
+    ) -> Result<(), String> {
+        let seed = self.link.and_then(|l| l.seed);
+        let host = self
+            .hosts
+            .get_mut(h as usize)
+            .ok_or_else(|| format!("no host port {h}"))?;
+        let stream = 2 * h as u64 + u64::from(!to_tor);
+        let shape = |old: Option<&Shape>| {
+            let c = cfg.copied().map(|c| lh_ctrl::config::HostLinkCfg {
+                seed: c.seed.or(seed),
+                ..c
+            });
+            let mut s = Shape::new(&c.unwrap_or_default(), stream);
+            if let Some(o) = old {
+                s.keep_order_after(o);
+            }
+            s
+        };
+        if to_tor {
+            match host.to_tor.as_mut() {
+                Some(line) => line.shape = shape(Some(&line.shape)),
+                None if cfg.is_some() => host.to_tor = Some(Line::new(shape(None))),
+                None => {}
+            }
+        } else {
+            host.to_host = cfg.map(|_| shape(host.to_host.as_ref()));
+        }
+        Ok(())
     }
 
     /// Host `h`'s frame `i`, received at `now`, enters its link towards
@@ -153,7 +203,14 @@ impl Hosts {
     /// Adds a host; `ifindex` 0 means it has no port here.
     pub(crate) fn add(&mut self, ip: Ipv4Addr, mac: [u8; 6], tor: TorId, ifindex: i32) -> u16 {
         let h = self.hosts.len() as u16;
-        self.by_ip.insert(u32::from(ip), h);
+        // A host's interface without an address (Mininet's second link of
+        // a host) is reached by its MAC only.
+        if !ip.is_unspecified() {
+            self.by_ip.insert(u32::from(ip), h);
+        }
+        if mac != [0; 6] {
+            self.by_mac.insert(mac_key(&mac), h);
+        }
         self.busy.grow(self.hosts.len() + 1);
         self.lines_busy.grow(self.hosts.len() + 1);
         let shape = |k: u64| self.link.as_ref().map(|l| Shape::new(l, 2 * h as u64 + k));
@@ -174,6 +231,24 @@ impl Hosts {
     #[inline]
     pub(crate) fn by_ip(&self, ip: &Ipv4Addr) -> Option<u16> {
         self.by_ip.get(&u32::from(*ip)).copied()
+    }
+
+    /// The host port frame `f` goes to: the one whose MAC it is sent to,
+    /// as a switch delivers, else the owner of its destination address.
+    /// They differ only for a frame sent through a gateway (a host with
+    /// several links that routes, such as Mininet's `linuxrouter`); the
+    /// usual frame costs one comparison more than the address lookup.
+    #[inline]
+    pub(crate) fn dest(&self, f: &[u8]) -> Option<u16> {
+        let by_ip = wire::ipv4_dst(f).and_then(|ip| self.by_ip(&ip));
+        let dst_mac = f.get(..6)?;
+        match by_ip {
+            Some(h) if self.hosts[h as usize].mac == dst_mac => Some(h),
+            _ => {
+                let mac: [u8; 6] = dst_mac.try_into().ok()?;
+                self.by_mac.get(&mac_key(&mac)).copied().or(by_ip)
+            }
+        }
     }
 
     /// Hosts known (attached here or not).

@@ -1,7 +1,7 @@
 //! netem's options on host links, in the data plane (Mininet's
 //! `TCLink(delay=, jitter=, loss=, max_queue_size=)`, config `hosts.link`),
-//! and the loss of optical circuits (a switch link's `loss=`, config
-//! `tors.link_loss`).
+//! and the loss and delay spread of optical circuits (a switch link's
+//! `loss=` and `jitter=`, config `tors.link_loss` and `tors.link_jitter`).
 //! The host ports are the engine's own, so a link's delay and loss need no
 //! netem qdisc: this machine's kernel has none, and a run gives the same
 //! fates to the same frames for the same seed, live or in virtual time.
@@ -61,6 +61,12 @@ impl Shape {
         Shape::new(&cfg, u64::MAX)
     }
 
+    /// Frames given due times by `prev` (this direction's options before
+    /// a change) stay ahead of the ones this shape gives.
+    pub(crate) fn keep_order_after(&mut self, prev: &Shape) {
+        self.last_due = self.last_due.max(prev.last_due);
+    }
+
     /// SplitMix64: small, fast, and the same on every machine.
     fn next(&mut self) -> u64 {
         self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -75,14 +81,33 @@ impl Shape {
         self.loss > 0 && self.next() % u64::from(LossPercent::BILLION) < u64::from(self.loss)
     }
 
-    /// The due time of a frame that came at `now`.
-    pub(crate) fn due(&mut self, now: u64) -> u64 {
-        let d = if self.jitter == 0 {
+    /// The delay spread of the optical circuits (config
+    /// `tors.link_jitter`): `delay` (their propagation) plus or minus
+    /// `jitter`; a stream of its own, apart from the circuits' loss.
+    pub(crate) fn circuit_jitter(delay: u64, jitter: u64, seed: u64) -> Shape {
+        let cfg = HostLinkCfg {
+            delay: lh_ctrl::units::Nanos(delay),
+            jitter: lh_ctrl::units::Nanos(jitter),
+            seed: Some(seed),
+            ..HostLinkCfg::default()
+        };
+        Shape::new(&cfg, u64::MAX - 1)
+    }
+
+    /// One frame's delay: `delay`, plus or minus up to `jitter`
+    /// (uniformly), at least 0.
+    pub(crate) fn draw_delay(&mut self) -> u64 {
+        if self.jitter == 0 {
             self.delay
         } else {
             let j = self.next() % (2 * self.jitter + 1);
             (self.delay + j).saturating_sub(self.jitter)
-        };
+        }
+    }
+
+    /// The due time of a frame that came at `now`.
+    pub(crate) fn due(&mut self, now: u64) -> u64 {
+        let d = self.draw_delay();
         self.last_due = self.last_due.max(now + d);
         self.last_due
     }

@@ -49,6 +49,10 @@ pub struct Ocs {
     down: Vec<bool>,
     /// Some entry of `down` is set (the hot path skips the lookup if not).
     any_down: bool,
+    /// Every circuit's delay spread (config `tors.link_jitter`, a switch
+    /// link's netem `jitter`): its draws, and per uplink the latest due
+    /// time given, so that frames keep their order.
+    jitter: Option<(crate::netem::Shape, Vec<u64>)>,
 }
 
 impl Ocs {
@@ -70,7 +74,18 @@ impl Ocs {
             due: BinaryHeap::with_capacity(tors * uplinks),
             down: vec![false; tors * tors],
             any_down: false,
+            jitter: None,
         }
+    }
+
+    /// Spreads every circuit's delay uniformly over propagation plus or
+    /// minus `jitter` ns (at least 0), frames kept in order per uplink;
+    /// the draws are seeded.
+    pub(crate) fn set_jitter(&mut self, jitter: u64, seed: u64) {
+        self.jitter = (jitter > 0).then(|| {
+            let shape = crate::netem::Shape::circuit_jitter(self.propagation, jitter, seed);
+            (shape, vec![0; self.tors * self.uplinks])
+        });
     }
 
     /// Fails (`up == false`) or restores every optical circuit between
@@ -191,7 +206,14 @@ impl Ocs {
                 // On the delay line: peer ToR (bits 16..32), peer port
                 // (8..16) and the hop count (0..8).
                 let m = pool.meta_mut(i);
-                m.t = done + self.propagation;
+                m.t = match self.jitter.as_mut() {
+                    None => done + self.propagation,
+                    Some((shape, last)) => {
+                        let t = (done + shape.draw_delay()).max(last[tu]);
+                        last[tu] = t;
+                        t
+                    }
+                };
                 m.tag = (m.tag & 0xff) | ((peer.tor as u32) << 16) | ((peer.port as u32) << 8);
                 if self.line[tu].is_empty() {
                     self.due.push(Reverse((m.t, tu as u32)));

@@ -48,6 +48,12 @@ pub enum Request {
     SetLink { a: TorId, b: TorId, up: bool },
     /// [`FabricHandle::set_switch_link`].
     SetSwitchLink { a: u16, b: u16, up: bool },
+    /// [`FabricHandle::set_host_link`].
+    SetHostLink {
+        h: u16,
+        to_tor: bool,
+        cfg: Option<lh_ctrl::config::HostLinkCfg>,
+    },
     /// [`FabricHandle::switch_ports`].
     SwitchPorts,
     /// [`FabricHandle::stop`]: answers with the final counters.
@@ -117,6 +123,7 @@ fn answer(h: &FabricHandle, req: Request) -> Reply {
         } => result(h.stop_capture(tor, at)),
         Request::SetLink { a, b, up } => result(h.set_link(a, b, up)),
         Request::SetSwitchLink { a, b, up } => result(h.set_switch_link(a, b, up)),
+        Request::SetHostLink { h: k, to_tor, cfg } => result(h.set_host_link(k, to_tor, cfg)),
         Request::SwitchPorts => result(h.switch_ports()),
         Request::Stop => Reply::Err("stop is answered by serve".into()),
     }
@@ -344,6 +351,9 @@ fn forward(conn: &mut Conn, cmd: Cmd) -> io::Result<()> {
         }
         Cmd::SetSwitchLink(a, b, up, r) => {
             let _ = r.send(conn.call::<()>(&Request::SetSwitchLink { a, b, up })?);
+        }
+        Cmd::SetHostLink(h, to_tor, cfg, r) => {
+            let _ = r.send(conn.call::<()>(&Request::SetHostLink { h, to_tor, cfg })?);
         }
         Cmd::Reconfigure(_, r) => {
             let _ = r.send(Err(FabricError::Spec(

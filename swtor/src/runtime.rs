@@ -100,6 +100,12 @@ pub(crate) enum Cmd {
     ),
     SetLink(TorId, TorId, bool, mpsc::SyncSender<Result<(), String>>),
     SetSwitchLink(u16, u16, bool, mpsc::SyncSender<Result<(), String>>),
+    SetHostLink(
+        u16,
+        bool,
+        Option<lh_ctrl::config::HostLinkCfg>,
+        mpsc::SyncSender<Result<(), String>>,
+    ),
     SwitchPorts(mpsc::SyncSender<Vec<SwitchPort>>),
 }
 
@@ -421,6 +427,9 @@ fn handle_cmd<P: Port>(eng: &mut Engine<P>, c: Cmd) {
         Cmd::SetSwitchLink(a, b, up, r) => {
             let _ = r.send(eng.set_switch_link(a, b, up, monotonic_ns()));
         }
+        Cmd::SetHostLink(h, to_tor, cfg, r) => {
+            let _ = r.send(eng.set_host_link(h, to_tor, cfg.as_ref()));
+        }
         Cmd::SwitchPorts(r) => {
             let _ = r.send(eng.switch_ports());
         }
@@ -564,6 +573,19 @@ impl FabricHandle {
     /// `routing.failure_detection`.
     pub fn set_switch_link(&self, a: u16, b: u16, up: bool) -> Result<(), FabricError> {
         self.ask(|r| Cmd::SetSwitchLink(a, b, up, r))?
+            .map_err(FabricError::Link)
+    }
+
+    /// Changes netem's options of one direction of host `h`'s link (index
+    /// in `FabricSpec::hosts`): towards its ToR (`to_tor`) or towards the
+    /// host; None: no delay, jitter, loss or frame limit.
+    pub fn set_host_link(
+        &self,
+        h: u16,
+        to_tor: bool,
+        cfg: Option<lh_ctrl::config::HostLinkCfg>,
+    ) -> Result<(), FabricError> {
+        self.ask(|r| Cmd::SetHostLink(h, to_tor, cfg, r))?
             .map_err(FabricError::Link)
     }
 

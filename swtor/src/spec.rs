@@ -49,6 +49,8 @@ impl Timing {
 /// but still give the destination ToR of their IP and the MAC for proxy ARP.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HostAttach {
+    /// 0.0.0.0: an interface without an address (a host's further link),
+    /// reached by its MAC only.
     pub ip: Ipv4Addr,
     pub mac: [u8; 6],
     pub tor: TorId,
@@ -193,7 +195,9 @@ pub(crate) fn check_spec(spec: &FabricSpec) -> Result<(), FabricError> {
         }
     }
     let mut seen = std::collections::HashSet::new();
-    for h in &spec.hosts {
+    // A host interface without an address (0.0.0.0: Mininet's second
+    // link of a host) is reached by its MAC.
+    for h in spec.hosts.iter().filter(|h| !h.ip.is_unspecified()) {
         if !seen.insert(h.ip) {
             return Err(FabricError::Spec(format!("host IP {} appears twice", h.ip)));
         }

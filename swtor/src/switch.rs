@@ -307,7 +307,7 @@ impl Switches {
 
     /// Frame `i` at switch `s` (from host `src` when it just entered).
     fn forward(&mut self, x: &mut Io<'_>, s: SwitchId, src: Option<u16>, i: u32, now: u64) {
-        let Some(dh) = wire::ipv4_dst(x.pool.data(i)).and_then(|ip| x.hosts.by_ip(&ip)) else {
+        let Some(dh) = x.hosts.dest(x.pool.data(i)) else {
             let r = if wire::ipv4_dst(x.pool.data(i)).is_some() {
                 DropReason::UnknownHost
             } else {

@@ -109,15 +109,15 @@ impl Pipeline {
     /// A frame at native ToR `tor` (from a host, or delivered by the OCS
     /// when `fabric`), at true time `now`.
     pub(crate) fn forward(&mut self, x: &mut Ctx<'_>, tor: TorId, fabric: bool, i: u32, now: u64) {
-        let Some(dst_ip) = wire::ipv4_dst(x.pool.data(i)) else {
+        if wire::ipv4_dst(x.pool.data(i)).is_none() {
             let r = if fabric {
                 DropReason::BadHeader
             } else {
                 DropReason::NotIpv4
             };
             return x.drop_frame(i, r);
-        };
-        let Some(dh) = x.hosts.by_ip(&dst_ip) else {
+        }
+        let Some(dh) = x.hosts.dest(x.pool.data(i)) else {
             return x.drop_frame(i, DropReason::UnknownHost);
         };
         let dst = x.hosts.tor(dh);

@@ -205,6 +205,7 @@ pub(super) fn engine(
         promiscuous_external: false,
         host_link: None,
         circuit_loss: None,
+        circuit_jitter: None,
         cpu: None,
     };
     swtor::testing::mem_engine(&spec, clock, opts).context("building the engine")

@@ -94,12 +94,12 @@ impl<P: Port> Engine<P> {
         let tor = (tu / self.uplinks) as TorId;
         let port = (tu % self.uplinks) as PortId;
         // The destination ToR (the electrical fabric forwards by it).
-        let dst = match wire::ipv4_dst(self.pool.data(i)) {
-            Some(ip) => match self.hosts.by_ip(&ip) {
-                Some(h) => self.hosts.tor(h),
-                None => return self.drop_frame(i, DropReason::UnknownHost),
-            },
-            None => return self.drop_frame(i, DropReason::BadHeader),
+        if wire::ipv4_dst(self.pool.data(i)).is_none() {
+            return self.drop_frame(i, DropReason::BadHeader);
+        }
+        let dst = match self.hosts.dest(self.pool.data(i)) {
+            Some(h) => self.hosts.tor(h),
+            None => return self.drop_frame(i, DropReason::UnknownHost),
         };
         let len = self.pool.meta(i).wire_len();
         let q = match self.cal.admit_buffer(tor, port, tag.slice, len) {

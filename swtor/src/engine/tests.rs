@@ -611,4 +611,5 @@ fn an_all_native_fabric_may_sleep_only_while_it_holds_no_frame_and_until_the_nex
     assert_eq!(e.idle_until(t), Some(next));
 }
 
+mod gateway;
 mod netem;

@@ -149,3 +149,93 @@ fn a_circuit_loses_its_share_counted_as_link_loss_and_the_same_seed_the_same_fra
     let (other, _) = across_a_circuit(25.0, 8, 400);
     assert_ne!(got, other);
 }
+
+/// When h2 got the frame h1 sent at `at`, after `at`, in ns.
+fn one_way(e: &mut Engine<MemPort>, at: u64) -> u64 {
+    e.port.inject(1, at, &frame(1000));
+    let mut t = at;
+    while e.port.sent.is_empty() && t < at + 1_000_000 {
+        e.poll(t).unwrap();
+        t += 100;
+    }
+    assert!(e.c.conservation_holds());
+    let got = e.port.take_sent();
+    assert_eq!(got.len(), 1, "one frame");
+    got[0].t - at
+}
+
+#[test]
+fn a_running_host_links_options_change_one_direction_at_a_time() {
+    let s = Schedule::new(1, 1, 4);
+    let t = tables(4, Lookup::Hop, vec![]);
+    let sp = spec(s, t, timing(SLICE, DARK, RATE), hosts_on(&[0, 0]));
+    let mut e = mem_engine(&sp, clock(&sp), EngineOptions::default()).unwrap();
+    let base = one_way(&mut e, EPOCH + 1_000);
+    assert!(base < 5_000, "{base} ns without options");
+    // h1's link towards the ToR: 200 us (Mininet's h1-eth0 config).
+    e.set_host_link(0, true, Some(&link(200, 0.0, 1))).unwrap();
+    let d = one_way(&mut e, EPOCH + 2_000_000);
+    assert!((200_000..200_000 + 5_000).contains(&d), "{d} ns");
+    // And h2's towards the host (s1-eth2's): 300 us more.
+    e.set_host_link(1, false, Some(&link(300, 0.0, 1))).unwrap();
+    let d = one_way(&mut e, EPOCH + 4_000_000);
+    assert!((500_000..500_000 + 5_000).contains(&d), "{d} ns");
+    // Loss only: the delays go, as `tc` replaces an interface's options.
+    e.set_host_link(0, true, Some(&link(0, 100.0, 1))).unwrap();
+    e.port.inject(1, EPOCH + 6_000_000, &frame(1000));
+    e.poll(EPOCH + 6_000_000).unwrap();
+    assert_eq!(e.c.dropped(DropReason::LinkLoss), 1);
+    e.set_host_link(0, true, None).unwrap();
+    e.set_host_link(1, false, None).unwrap();
+    assert!(one_way(&mut e, EPOCH + 8_000_000) < 5_000);
+    assert!(e.set_host_link(2, true, None).is_err(), "no third host");
+}
+
+/// h1 on ToR 0 sends 200 frames to h2 on ToR 1, one every 2 us, with
+/// every circuit's delay spread by `jitter` (config `tors.link_jitter`):
+/// (sport, when it left for h2) of each frame h2 got, in order.
+fn circuit_times(jitter: Option<(u64, u64)>) -> Vec<(u16, u64)> {
+    let s = connected_every_slice();
+    let t = tables(4, Lookup::Hop, vec![(0, vec![to_tor1(|_| {}, 0)])]);
+    let sp = spec_with(s, t, [0, 1]);
+    let opts = EngineOptions {
+        circuit_jitter: jitter,
+        ..EngineOptions::default()
+    };
+    let mut e = mem_engine(&sp, clock(&sp), opts).unwrap();
+    let mut t = EPOCH;
+    for k in 0..200u16 {
+        t += 2_000;
+        e.port.inject(1, t, &udp(1, 2, k, 100));
+        e.poll(t).unwrap();
+    }
+    for _ in 0..400 {
+        t += 1_000;
+        e.poll(t).unwrap();
+        assert!(e.c.conservation_holds());
+    }
+    assert_eq!((e.c.delivered, e.c.queued), (200, 0), "{}", e.c);
+    e.port
+        .take_sent()
+        .iter()
+        .map(|f| (u16::from_be_bytes([f.data[34], f.data[35]]), f.t))
+        .collect()
+}
+
+#[test]
+fn a_circuits_jitter_spreads_its_delay_in_order_and_the_same_seed_the_same_times() {
+    let plain = circuit_times(None);
+    let spread = circuit_times(Some((20_000, 7)));
+    let sports: Vec<u16> = spread.iter().map(|x| x.0).collect();
+    assert_eq!(sports, (0..200).collect::<Vec<u16>>(), "in order");
+    // Propagation 0 here: each frame's delay is max(0, U(-20, 20)) us, or
+    // later behind the frame ahead of it.
+    let extra: Vec<u64> = plain.iter().zip(&spread).map(|(a, b)| b.1 - a.1).collect();
+    assert!(extra.iter().all(|&d| d <= 20_000 + 2_000), "{extra:?}");
+    assert!(
+        extra.iter().filter(|&&d| d > 1_000).count() > 50,
+        "{extra:?}"
+    );
+    assert_eq!(spread, circuit_times(Some((20_000, 7))));
+    assert_ne!(spread, circuit_times(Some((20_000, 8))));
+}
