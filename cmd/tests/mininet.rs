@@ -164,3 +164,45 @@ fn the_exporter_never_imports_the_real_mininet() {
     assert_eq!(v["switches"], serde_json::json!(["s1"]));
     assert_eq!(v["links"][0][2]["bw"], 10);
 }
+
+#[test]
+fn a_custom_router_node_routes_between_its_switches_on_its_own_addresses() {
+    // `--custom` with Mininet's linuxrouter shape: intfName2, params2's ip,
+    // addHost's ip and defaultRoute reach the run through the exporter.
+    if common::skip_unless_root(
+        "a_custom_router_node_routes_between_its_switches_on_its_own_addresses",
+    ) {
+        return;
+    }
+    let _g = common::KERNEL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.lh");
+    std::fs::write(
+        &script,
+        "r0 sysctl -w net.ipv4.ip_forward=1\npingall\nh1 ping -c1 h2\nr0 ip -4 -o addr\n",
+    )
+    .unwrap();
+    let (code, out) = lighthouse(
+        &[
+            "run",
+            "--custom",
+            "router.py",
+            "--topo",
+            "router",
+            "--script",
+            script.to_str().unwrap(),
+        ],
+        &repo().join("topologies/mininet"),
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("*** Results: 0% dropped (6/6 received)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("from 172.16.0.100: icmp_seq=1 ttl=63"),
+        "{out}"
+    );
+    assert!(out.contains("r0-eth2    inet 172.16.0.1/12"), "{out}");
+    assert!(out.contains("(conservation OK)"), "{out}");
+}

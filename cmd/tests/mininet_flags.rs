@@ -274,4 +274,28 @@ fn link_delay_and_loss_are_the_data_planes_own_on_host_and_switch_links() {
         dropped >= (300 - got) as u64,
         "{dropped} dropped, {got} replies"
     );
+    // Jitter 4 ms on every link direction, the switch link's on its
+    // circuit (tors.link_jitter): six draws of 5 +- 4 ms, mean 30 ms.
+    std::fs::write(&script, "h1 ping -c 40 -i 0.05 h2\n").unwrap();
+    let (code, e) = run(&[
+        "run",
+        "--topo",
+        "linear,2",
+        "--link",
+        "tc,delay=5ms,jitter=4ms",
+        "--script",
+        s,
+    ]);
+    assert_eq!(code, Some(0), "{e}");
+    assert!(!e.contains("not applied"), "{e}");
+    let r = rtts(&e);
+    assert!(r.len() >= 38, "{e}");
+    let mean = r.iter().sum::<f64>() / r.len() as f64;
+    let (lo, hi) = r
+        .iter()
+        .fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
+    // The mean of 40 such sums: sd 0.5 ms; the spread of a fixed delay is
+    // well under 1 ms (above).
+    assert!((26.0..34.0).contains(&mean), "{r:?}");
+    assert!(hi - lo >= 6.0 && lo >= 6.0, "{r:?}");
 }

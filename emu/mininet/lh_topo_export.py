@@ -100,11 +100,23 @@ def main(argv):
     topo = topos[name](*args)
     if not isinstance(topo, Topo):
         raise TypeError('topos[%r] returned %r, not a mininet.topo.Topo' % (name, type(topo).__name__))
+    def scalars(o):
+        return {k: v for k, v in o.items() if isinstance(v, (int, float, str, bool))}
+
+    def link_opts(o):
+        # An interface's params (params1/params2) keep their scalars too.
+        out = scalars(o)
+        for k in ('params1', 'params2'):
+            if isinstance(o.get(k), dict):
+                out[k] = scalars(o[k])
+        return out
     json.dump({
         'switches': topo.switches(),
         'hosts': topo.hosts(),
-        'links': [[a, b, {k: v for k, v in o.items() if isinstance(v, (int, float, str, bool))}]
-                  for a, b, o in topo.links(withInfo=True)],
+        'links': [[a, b, link_opts(o)] for a, b, o in topo.links(withInfo=True)],
+        'host_opts': {h: {k: topo.nodeInfo(h)[k] for k in ('ip', 'defaultRoute')
+                          if isinstance(topo.nodeInfo(h).get(k), str)}
+                      for h in topo.hosts()},
     }, sys.stdout)
     sys.stdout.write('\n')
     return 0

@@ -14,7 +14,8 @@
 use crate::plan::Plan;
 use lh_ctrl::config::Config;
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -80,9 +81,85 @@ pub struct MnTopo {
     /// entries: none), Mininet's `TCLink(delay=, jitter=, loss=,
     /// max_queue_size=)`.
     pub netem: Vec<LinkNetem>,
+    /// Each link's two ends as the topology names and addresses them
+    /// (index as in `links`; missing entries: Mininet's defaults).
+    pub ends: Vec<[LinkEnd; 2]>,
+    /// Mininet's `addHost(ip=..., defaultRoute=...)`, by host.
+    pub host_opts: BTreeMap<String, HostOpts>,
     /// Link options that cannot be honoured: said at start-up, never
     /// dropped silently.
     pub warnings: Vec<String>,
+}
+
+/// One end of a link as Mininet's `addLink` gives it: `intfName1` (or
+/// `2`) and the `ip` of `params1` (or `2`). Unset: Mininet's `NODE-ethK`
+/// and no address (a host's first interface gets the host's).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkEnd {
+    pub intf: Option<String>,
+    pub ip: Option<String>,
+}
+
+impl LinkEnd {
+    /// Both ends from a link's JSON object (`{"intfName2": "r0-eth1",
+    /// "params2": {"ip": "192.168.1.1/24"}}`); an error names the key.
+    pub fn pair_from_json(o: &Value) -> Result<[LinkEnd; 2], String> {
+        let one = |side: u8| -> Result<LinkEnd, String> {
+            let intf = match o.get(format!("intfName{side}")) {
+                None | Some(Value::Null) => None,
+                Some(Value::String(n)) => Some(n.clone()),
+                Some(x) => return Err(format!("intfName{side}={x}: expected a name")),
+            };
+            let ip = match o.get(format!("params{side}")) {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(m)) => {
+                    if let Some(k) = m.keys().find(|k| k.as_str() != "ip") {
+                        return Err(format!(
+                            "params{side}: {k}= is not taken; an interface's params take ip= only (give the link bw=, delay=, loss= ...)"
+                        ));
+                    }
+                    match m.get("ip") {
+                        None | Some(Value::Null) => None,
+                        Some(Value::String(a)) => Some(a.clone()),
+                        Some(x) => {
+                            return Err(format!("params{side} ip={x}: expected 'A.B.C.D/N'"));
+                        }
+                    }
+                }
+                Some(x) => return Err(format!("params{side}={x}: expected {{'ip': 'A.B.C.D/N'}}")),
+            };
+            Ok(LinkEnd { intf, ip })
+        };
+        Ok([one(1)?, one(2)?])
+    }
+}
+
+/// A host's own options (Mininet's `addHost`): its address and default
+/// route (`'via 192.168.1.1'`, or an interface).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostOpts {
+    pub ip: Option<String>,
+    pub default_route: Option<String>,
+}
+
+/// `A.B.C.D` or `A.B.C.D/N` (without `/N`: the prefix of the run's
+/// ipBase); `what` names the option in the error.
+pub fn parse_ip(s: &str, what: &str) -> Result<(Ipv4Addr, Option<u8>), String> {
+    let (a, n) = match s.split_once('/') {
+        Some((a, n)) => (a, Some(n)),
+        None => (s, None),
+    };
+    let ip: Ipv4Addr = a
+        .parse()
+        .map_err(|_| format!("{what}={s:?}: expected 'A.B.C.D/N'"))?;
+    let len = n
+        .map(|n| n.parse::<u8>().ok().filter(|n| (1..=32).contains(n)))
+        .map(|l| l.ok_or_else(|| format!("{what}={s:?}: expected a prefix length 1..32")))
+        .transpose()?;
+    if ip.is_unspecified() || ip.is_broadcast() || ip.is_multicast() {
+        return Err(format!("{what}={s:?}: expected a unicast address"));
+    }
+    Ok((ip, len))
 }
 
 /// A link's netem options as Mininet takes them: times as strings
@@ -162,9 +239,6 @@ impl LinkNetem {
         Ok(Value::Object(o))
     }
 }
-
-/// Why a switch link takes only `delay=` of netem's options.
-pub const SWITCH_LINK_NOTE: &str = "not applied: a Lighthouse switch link is an optical circuit, whose delay is slice.propagation, whose loss is tors.link_loss and whose queue is tors.queue_capacity; host links take jitter (config hosts.link)";
 
 /// Frames a shaped Mininet link's queue holds when `max_queue_size` is not
 /// given: netem's default `limit`, and the txqueuelen of the pfifo that
@@ -426,14 +500,49 @@ pub fn custom(file: &Path, spec: &str, scratch: &Path) -> Result<MnTopo, MnError
                 .collect()
         })
         .unwrap_or_default();
+    let bad = |e: String| MnError::File(file.display().to_string(), e);
+    let ends = v["links"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|l| {
+            LinkEnd::pair_from_json(&l[2]).map_err(|e| bad(format!("link {}-{}: {e}", l[0], l[1])))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let host_opts = host_opts_from_json(&v["host_opts"]).map_err(bad)?;
     Ok(MnTopo {
         switches: names("switches"),
         hosts: names("hosts"),
         links,
         ports,
         netem,
+        ends,
+        host_opts,
         warnings: Vec::new(),
     })
+}
+
+/// `{"h1": {"ip": "10.0.0.1/8", "defaultRoute": "via 10.0.0.254"}}`:
+/// each host's own options; an error names the host and the key.
+pub fn host_opts_from_json(v: &Value) -> Result<BTreeMap<String, HostOpts>, String> {
+    let mut out = BTreeMap::new();
+    for (h, o) in v.as_object().into_iter().flatten() {
+        let s = |k: &str| -> Result<Option<String>, String> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(x)) => Ok(Some(x.clone())),
+                Some(x) => Err(format!("host {h} {k}={x}: expected a string")),
+            }
+        };
+        out.insert(
+            h.clone(),
+            HostOpts {
+                ip: s("ip")?,
+                default_route: s("defaultRoute")?,
+            },
+        );
+    }
+    Ok(out)
 }
 
 /// p4lang tutorials' `topology.json`: `hosts` and `switches` as objects (or
@@ -516,6 +625,15 @@ pub struct Fabric {
 pub struct MnNames {
     /// Per plan host: (name, 1-based index in Mininet's natural order, port K on its switch).
     pub hosts: Vec<(String, usize, usize)>,
+    /// Per plan host: its first interface (`h1-eth0`, or the link's `intfName`).
+    pub host_ifs: Vec<String>,
+    /// A host's further links, in link order.
+    pub extras: Vec<MnExtra>,
+    /// Addresses the topology gives: (interface, address, prefix length
+    /// if given).
+    pub ips: Vec<(String, Ipv4Addr, Option<u8>)>,
+    /// `defaultRoute=` per host.
+    pub routes: Vec<(String, String)>,
     pub tors: Vec<String>,
     /// Per ToR, per uplink: `sN-ethK`.
     pub uplinks: Vec<Vec<String>>,
@@ -525,16 +643,57 @@ pub struct MnNames {
     pub links: Vec<(String, String)>,
 }
 
+/// A host's link after its first: another port, on `tor`, in the host's
+/// namespace.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MnExtra {
+    pub host: String,
+    pub tor: usize,
+    /// Port K on the switch (`sN-ethK`).
+    pub port: usize,
+    /// The host's end (`h1-eth1`, or the link's `intfName`).
+    pub intf: String,
+}
+
 impl MnNames {
     /// Give `plan` (built from this topology's host counts) these names.
     pub fn apply(&self, plan: &mut Plan) {
-        for (h, (name, idx, port)) in plan.hosts.iter_mut().zip(&self.hosts) {
+        let ifs = self
+            .host_ifs
+            .iter()
+            .map(Some)
+            .chain(std::iter::repeat(None));
+        for ((h, (name, idx, port)), ifn) in plan.hosts.iter_mut().zip(&self.hosts).zip(ifs) {
             h.name = name.clone();
-            h.host_if = format!("{name}-eth0");
+            h.host_if = ifn.cloned().unwrap_or_else(|| format!("{name}-eth0"));
             h.ip = crate::plan::host_ip(*idx);
             let sw = self.tors.get(h.tor as usize).cloned().unwrap_or_default();
             h.tor_if = format!("{sw}-eth{port}");
         }
+        let mut next: Vec<usize> = (0..plan.tors).map(|t| plan.hosts_of(t).len()).collect();
+        let base = plan.hosts.len();
+        plan.extra_intfs = self
+            .extras
+            .iter()
+            .enumerate()
+            .map(|(j, e)| {
+                next[e.tor] += 1;
+                let sw = self.tors.get(e.tor).cloned().unwrap_or_default();
+                crate::plan::HostPlan {
+                    k: base + j + 1,
+                    name: e.host.clone(),
+                    ip: Ipv4Addr::UNSPECIFIED,
+                    prefix_len: 0,
+                    tor: e.tor as lh_ctrl::TorId,
+                    tor_port: next[e.tor],
+                    host_if: e.intf.clone(),
+                    tor_if: format!("{sw}-eth{}", e.port),
+                }
+            })
+            .collect();
+        plan.fixed_ips = self.ips.clone();
+        plan.default_routes = self.routes.clone();
+        plan.apply_fixed_ips();
         plan.tor_labels = self.tors.clone();
         plan.uplink_labels = self.uplinks.clone();
         plan.visible_tors = self.visible.min(plan.tors);
@@ -575,8 +734,69 @@ fn same_netem(links: &[(String, LinkNetem)], kind: &str) -> Result<Option<LinkNe
     Ok((!l0.is_empty()).then(|| l0.clone()))
 }
 
-/// Switches → ToRs, host-switch links → host ports, switch-switch links →
-/// static circuits (one slice).
+/// Which of `n` nodes `edges` reach from `start`.
+fn reach(n: usize, edges: &[(usize, usize)], start: usize) -> Vec<bool> {
+    let mut seen = vec![false; n];
+    let mut stack = vec![start];
+    seen[start] = true;
+    while let Some(x) = stack.pop() {
+        for &(a, b) in edges {
+            for (u, w) in [(a, b), (b, a)] {
+                if u == x && !seen[w] {
+                    seen[w] = true;
+                    stack.push(w);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// The topology's own addresses (`addHost(ip=)` on a host's first
+/// interface, a link's `params`) and default routes into `names`; an
+/// address given twice is refused.
+fn host_addresses(
+    t: &MnTopo,
+    label: &str,
+    names: &mut MnNames,
+    mut ips: Vec<(String, Ipv4Addr, Option<u8>)>,
+) -> Result<(), MnError> {
+    let shape = |e: String| MnError::Shape(format!("{label}: {e}"));
+    for (h, o) in &t.host_opts {
+        let Some(i) = names.hosts.iter().position(|x| &x.0 == h) else {
+            continue;
+        };
+        if let Some(ip) = &o.ip {
+            let (ip, len) = parse_ip(ip, &format!("host {h} ip")).map_err(shape)?;
+            let ifn = &names.host_ifs[i];
+            // A link's params win over the host's, as in Mininet.
+            if !ips.iter().any(|x| &x.0 == ifn) {
+                ips.push((ifn.clone(), ip, len));
+            }
+        }
+        if let Some(r) = &o.default_route {
+            if r.trim().is_empty() || r.contains(['\n', ';', '&', '|']) {
+                return Err(shape(format!(
+                    "host {h} defaultRoute={r:?}: expected 'via A.B.C.D' or an interface name"
+                )));
+            }
+            names.routes.push((h.clone(), r.trim().to_string()));
+        }
+    }
+    for (i, (a, ip, _)) in ips.iter().enumerate() {
+        if let Some((b, ..)) = ips[..i].iter().find(|x| x.1 == *ip) {
+            return Err(shape(format!(
+                "interfaces {b} and {a} are both given {ip}; every address names one interface"
+            )));
+        }
+    }
+    names.ips = ips;
+    Ok(())
+}
+
+/// Switches → ToRs, host-switch links → host ports (a host with several
+/// links gets a port for each), switch-switch links → static circuits
+/// (one slice).
 pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
     let mut sw = t.switches.clone();
     sw.sort_by_key(|s| natural(s));
@@ -603,7 +823,13 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
     };
     // Every link as Mininet's `links` shows it: (src, dst) interfaces.
     let mut shown: Vec<((String, String), (String, String))> = Vec::new();
-    let mut host_port: HashMap<&str, usize> = HashMap::new();
+    let mut host_port: HashMap<&str, (usize, String)> = HashMap::new();
+    let mut host_next: HashMap<&str, usize> = HashMap::new();
+    let mut extras: Vec<MnExtra> = Vec::new();
+    // Switches a host with several links joins (its first one, another).
+    let mut bridges: Vec<(usize, usize)> = Vec::new();
+    let mut names_ips: Vec<(String, Ipv4Addr, Option<u8>)> = Vec::new();
+    let idx_name = |i: usize| sw[i].clone();
     let mut edge_ports: Vec<(usize, usize)> = Vec::new();
     for n in t.switches.iter().chain(&t.hosts) {
         if n.len() > MAX_NAME
@@ -645,25 +871,57 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
                 ));
             }
             (Some(&s), None) | (None, Some(&s)) => {
-                let h = if idx.contains_key(a.as_str()) { b } else { a };
+                let host_side = usize::from(idx.contains_key(a.as_str()));
+                let h = if host_side == 1 { b } else { a };
                 if !is_host(h) {
                     return Err(MnError::Shape(format!(
                         "{label}: link {a}-{b}: unknown node {h}"
                     )));
                 }
-                let given = if idx.contains_key(a.as_str()) { p1 } else { p2 };
+                let given = if host_side == 1 { p1 } else { p2 };
                 let k = mn_port(s, given);
-                host_port.insert(h.as_str(), k);
-                let (ia, ib) = if h == a {
-                    (format!("{a}-eth0"), format!("{b}-eth{k}"))
-                } else {
-                    (format!("{a}-eth{k}"), format!("{b}-eth0"))
-                };
-                shown.push(((a.clone(), b.clone()), (ia, ib)));
-                if host_sw.insert(h.as_str(), s).is_some() {
+                let end = t
+                    .ends
+                    .get(li)
+                    .map(|e| e[host_side].clone())
+                    .unwrap_or_default();
+                // Mininet's Topo.addPort: a host's ports count from 0.
+                let n = host_next.entry(h.as_str()).or_insert(0);
+                let hp = (if host_side == 1 { p2 } else { p1 }).unwrap_or(*n);
+                *n += 1;
+                let ifn = end.intf.clone().unwrap_or_else(|| format!("{h}-eth{hp}"));
+                if ifn.is_empty() || ifn.len() > 15 || ifn.contains(['/', ' ', ':']) {
                     return Err(MnError::Shape(format!(
-                        "{label}: host {h} has more than one link; a Lighthouse host has one port to its ToR"
+                        "{label}: link {a}-{b}: interface name {ifn:?}: expected 1..15 characters without '/', ':' or spaces"
                     )));
+                }
+                if let Some(ip) = &end.ip {
+                    let (ip, len) = parse_ip(ip, &format!("link {a}-{b} params{}", host_side + 1))
+                        .map_err(|e| MnError::Shape(format!("{label}: {e}")))?;
+                    names_ips.push((ifn.clone(), ip, len));
+                }
+                let sw_if = format!("{}-eth{k}", idx_name(s));
+                shown.push((
+                    (a.clone(), b.clone()),
+                    if host_side == 0 {
+                        (ifn.clone(), sw_if)
+                    } else {
+                        (sw_if, ifn.clone())
+                    },
+                ));
+                if let Some(&first) = host_sw.get(h.as_str()) {
+                    if first != s {
+                        bridges.push((first, s));
+                    }
+                    extras.push(MnExtra {
+                        host: h.clone(),
+                        tor: s,
+                        port: k,
+                        intf: ifn,
+                    });
+                } else {
+                    host_sw.insert(h.as_str(), s);
+                    host_port.insert(h.as_str(), (k, ifn));
                 }
                 host_bw = min(host_bw, *bw);
                 host_netem.push((
@@ -702,9 +960,16 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
             .iter()
             .map(|h| {
                 let i = by_name.iter().position(|n| n == h).unwrap_or(0) + 1;
-                ((*h).clone(), i, host_port[h.as_str()])
+                ((*h).clone(), i, host_port[h.as_str()].0)
             })
             .collect(),
+        host_ifs: hosts
+            .iter()
+            .map(|h| host_port[h.as_str()].1.clone())
+            .collect(),
+        extras,
+        ips: Vec::new(),
+        routes: Vec::new(),
         tors: sw.clone(),
         uplinks: vec![Vec::new(); sw.len()],
         visible: sw.len(),
@@ -714,40 +979,53 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
             shown.into_iter().map(|(_, ends)| ends).collect()
         },
     };
-    if sw.len() == 1 {
-        // Lighthouse needs two ToRs; a hostless second one changes nothing
-        // for the hosts of s1.
-        counts.push(0);
-        edges.push((0, 1));
-        edge_ports.push((0, 0));
-        names.tors.push(format!("{}x", sw[0]));
-        names.uplinks.push(Vec::new());
-        notes.push(
-            "one switch: added a hidden empty ToR (Lighthouse needs at least 2 ToRs; it has no hosts and is not shown)".into(),
-        );
-    }
-    let n = counts.len();
-    // Every ToR with hosts must reach every other one over the links.
-    let mut seen = vec![false; n];
+    host_addresses(t, label, &mut names, names_ips)?;
+    // Every ToR with hosts must reach every other one, over switch links
+    // or through a host with links to both.
+    let m = sw.len();
+    let joined: Vec<(usize, usize)> = edges.iter().chain(&bridges).copied().collect();
     let start = counts.iter().position(|&c| c > 0).unwrap_or(0);
-    let mut stack = vec![start];
-    seen[start] = true;
-    while let Some(x) = stack.pop() {
-        for &(a, b) in &edges {
-            for (u, w) in [(a, b), (b, a)] {
-                if u == x && !seen[w] {
-                    seen[w] = true;
-                    stack.push(w);
-                }
-            }
-        }
-    }
-    if let Some(cut) = (0..n).find(|&t| !seen[t] && counts[t] > 0) {
+    let seen = reach(m, &joined, start);
+    if let Some(cut) = (0..m).find(|&t| !seen[t] && counts[t] > 0) {
         return Err(MnError::Shape(format!(
             "{label}: switches {} and {} are not connected by switch links",
             sw[start], sw[cut]
         )));
     }
+    // Lighthouse needs two ToRs, and a route between every two over
+    // circuits: one switch, or switches joined only through a host (a
+    // router such as linuxrouter's), get a hidden, hostless ToR with a
+    // circuit to each group of switches. Traffic keeps to the topology's
+    // links: a host reaches another switch's hosts through the host with
+    // links to both, which owns the MAC its frames are sent to.
+    let mut parts: Vec<usize> = Vec::new();
+    let mut left = vec![true; m];
+    for x in 0..m {
+        if left[x] {
+            parts.push(x);
+            for (y, r) in reach(m, &edges, x).into_iter().enumerate() {
+                left[y] &= !r;
+            }
+        }
+    }
+    if m == 1 || parts.len() > 1 {
+        counts.push(0);
+        for &x in &parts {
+            edges.push((x, m));
+            edge_ports.push((0, 0));
+        }
+        names.tors.push(format!("{}x", sw[0]));
+        names.uplinks.push(Vec::new());
+        notes.push(if m == 1 {
+            "one switch: added a hidden empty ToR (Lighthouse needs at least 2 ToRs; it has no hosts and is not shown)".into()
+        } else {
+            format!(
+                "switches joined only through hosts: added a hidden empty ToR with a circuit to each of {} groups (Lighthouse routes between every two ToRs; it has no hosts and is not shown)",
+                parts.len()
+            )
+        });
+    }
+    let n = counts.len();
     let mut next_port = vec![0usize; n];
     let mut circuits = Vec::new();
     for (&(a, b), &(ka, kb)) in edges.iter().zip(&edge_ports) {
@@ -783,18 +1061,6 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
         }
         None => "0ns".into(),
     };
-    if let Some(l) = &sw_link {
-        let rest: Vec<String> = [l.jitter.as_ref().map(|j| format!("jitter='{j}'"))]
-            .into_iter()
-            .flatten()
-            .collect();
-        if !rest.is_empty() {
-            notes.push(format!(
-                "Warning: switch links' {}: {SWITCH_LINK_NOTE}",
-                rest.join(", ")
-            ));
-        }
-    }
     let host_link = host_link
         .map(|l| {
             l.to_config(None)
@@ -824,9 +1090,15 @@ pub fn to_fabric(t: &MnTopo, label: &str) -> Result<Fabric, MnError> {
         },
     });
     let mut config = config;
-    // A switch link's loss is its circuit's (tors.link_loss).
+    // A switch link's loss and jitter are its circuit's (tors.link_loss,
+    // tors.link_jitter).
     if let Some(x) = sw_link.as_ref().and_then(|l| l.loss) {
         config["tors"]["link_loss"] = json!(x);
+    }
+    if let Some(j) = sw_link.as_ref().and_then(|l| l.jitter.clone()) {
+        j.parse::<lh_ctrl::units::Nanos>()
+            .map_err(|e| shaped(format!("switch links' jitter='{j}': {e}")))?;
+        config["tors"]["link_jitter"] = json!(j);
     }
     if sw_bw.is_some() || sw_link.is_some() {
         let frames = sw_link.as_ref().and_then(|l| l.max_queue_size);

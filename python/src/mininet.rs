@@ -8,7 +8,7 @@
 use lh_emu::cli::{Cli, Flow};
 use lh_emu::host::confine::{CpuShare, HostConfinement, PrivateDir};
 use lh_emu::kernel::bringup::NetOptions;
-use lh_emu::mininet::{LinkNetem, MnTopo, Prepared};
+use lh_emu::mininet::{HostOpts, LinkEnd, LinkNetem, MnTopo, Prepared};
 use lh_emu::net::{Network, NetworkOptions};
 use lh_emu::text::level::{self, Level};
 use pyo3::exceptions::{PyKeyError, PyPermissionError, PyValueError};
@@ -39,8 +39,14 @@ type PyConfine = (
     Vec<(String, Option<String>)>,
 );
 
+/// `ping`'s result: sent, received, and each pair's RTT (ms) if it came.
+type PingRows = (u64, u64, Vec<(String, String, Option<f64>)>);
+
+/// A host's own options from Python: `(host, ip, defaultRoute)`.
+type PyHostOpts = (String, Option<String>, Option<String>);
+
 /// `MnNet(switches, hosts, links, ipbase=None, mac=False, arp=False,
-/// confine=None)`.
+/// confine=None, host_opts=None)`.
 #[pyclass(name = "MnNet", unsendable, module = "lighthouse._native")]
 struct MnNet {
     topo: MnTopo,
@@ -79,7 +85,8 @@ impl MnNet {
 #[pymethods]
 impl MnNet {
     #[new]
-    #[pyo3(signature = (switches, hosts, links, ipbase=None, mac=false, arp=false, confine=None))]
+    #[pyo3(signature = (switches, hosts, links, ipbase=None, mac=false, arp=false, confine=None, host_opts=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         switches: Vec<String>,
         hosts: Vec<String>,
@@ -88,6 +95,7 @@ impl MnNet {
         mac: bool,
         arp: bool,
         confine: Option<Vec<PyConfine>>,
+        host_opts: Option<Vec<PyHostOpts>>,
     ) -> PyResult<Self> {
         let confine = confine
             .unwrap_or_default()
@@ -130,24 +138,35 @@ impl MnNet {
                 })
             })
             .transpose()?;
-        let netem = links
+        // The link's JSON object holds netem's options and its ends'
+        // names and addresses.
+        let (netem, ends): (Vec<LinkNetem>, Vec<[LinkEnd; 2]>) = links
             .iter()
             .map(|l| {
                 let Some(j) = &l.5 else {
-                    return Ok(LinkNetem::default());
+                    return Ok((LinkNetem::default(), Default::default()));
                 };
                 serde_json::from_str(j)
                     .map_err(|e| e.to_string())
-                    .and_then(|v| LinkNetem::from_json(&v))
+                    .and_then(|v| Ok((LinkNetem::from_json(&v)?, LinkEnd::pair_from_json(&v)?)))
                     .map_err(|e| PyValueError::new_err(format!("link {}-{}: {e}", l.0, l.1)))
             })
-            .collect::<PyResult<Vec<_>>>()?;
+            .collect::<PyResult<Vec<_>>>()?
+            .into_iter()
+            .unzip();
+        let host_opts = host_opts
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(h, ip, default_route)| (h, HostOpts { ip, default_route }))
+            .collect();
         let topo = MnTopo {
             switches,
             hosts,
             ports: links.iter().map(|l| (l.3, l.4)).collect(),
             links: links.into_iter().map(|l| (l.0, l.1, l.2)).collect(),
             netem,
+            ends,
+            host_opts,
             // The Python side refuses options it cannot honour.
             warnings: Vec::new(),
         };
@@ -334,9 +353,15 @@ impl MnNet {
         self.live()?.node_stdout_fd(node).map_err(net_err)
     }
 
-    /// Mininet's `ping`: prints its text; (sent, received).
-    #[pyo3(signature = (hosts=None, timeout=None))]
-    fn ping(&mut self, hosts: Option<Vec<String>>, timeout: Option<f64>) -> PyResult<(u64, u64)> {
+    /// Mininet's `ping` (`full`: `pingFull`, a line per pair): prints its
+    /// text; (sent, received, [(src, dst, rtt in ms or None)]).
+    #[pyo3(signature = (hosts=None, timeout=None, full=false))]
+    fn ping(
+        &mut self,
+        hosts: Option<Vec<String>>,
+        timeout: Option<f64>,
+        full: bool,
+    ) -> PyResult<PingRows> {
         let n = self.live()?;
         let idx = hosts
             .map(|h| {
@@ -346,9 +371,36 @@ impl MnNet {
             })
             .transpose()?;
         let mut cli = Cli::new(n);
-        let r = cli.ping("pingall", idx.as_deref(), timeout, false);
-        r.map(|p| (p.sent, p.received))
-            .ok_or_else(|| net_err("ping failed (see its output)"))
+        let verb = if full { "pingallfull" } else { "pingall" };
+        let p = cli
+            .ping(verb, idx.as_deref(), timeout, full)
+            .ok_or_else(|| net_err("ping failed (see its output)"))?;
+        let rows = p
+            .rows
+            .iter()
+            .flat_map(|r| {
+                r.results
+                    .iter()
+                    .map(|x| (r.src.clone(), x.dst.clone(), x.rtt_ms))
+            })
+            .collect();
+        Ok((p.sent, p.received, rows))
+    }
+
+    /// Mininet's `intf.config(bw=..., delay=..., ...)` on a running host
+    /// link's end: `bw` in Mbit/s, netem's options as a JSON object.
+    #[pyo3(signature = (intf, bw=None, netem=None))]
+    fn intf_config(&mut self, intf: &str, bw: Option<f64>, netem: Option<String>) -> PyResult<()> {
+        let netem = match netem {
+            Some(j) => serde_json::from_str(&j)
+                .map_err(|e| e.to_string())
+                .and_then(|v| LinkNetem::from_json(&v))
+                .map_err(|e| PyValueError::new_err(format!("{intf}.config: {e}")))?,
+            None => LinkNetem::default(),
+        };
+        self.live()?
+            .intf_config(intf, bw, &netem)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Mininet's `iperf`: TCP for `seconds`, or UDP at `udp_bw`; prints its

@@ -4,8 +4,10 @@ processes, its hosts' cgroups)."""
 
 import os
 import pathlib
+import re
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -82,3 +84,38 @@ def default_signals():
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+# A Mininet script as test_mininet*.py run them: these imports, then the
+# test's body.
+HEAD = """\
+from lighthouse.mininet.net import Mininet
+from lighthouse.mininet.topo import Topo, SingleSwitchTopo, LinearTopo
+from lighthouse.mininet.topolib import TreeTopo, TorusTopo
+from lighthouse.mininet.cli import CLI
+from lighthouse.mininet.log import setLogLevel
+from lighthouse.mininet.util import dumpNodeConnections
+import sys
+setLogLevel('info')
+"""
+
+
+def run_mn_script(tmp_path, body, *, pre="", timeout=120, signal_after=None, argv=()):
+    """Runs HEAD + body as a script; (exit status, stdout, stderr, prefix).
+    With `signal_after=SIG`, sends SIG once the script printed READY."""
+    script = tmp_path / "script.py"
+    script.write_text(HEAD + pre + textwrap.dedent(body))
+    p = subprocess.Popen([sys.executable, str(script), *argv], cwd=tmp_path,
+                         preexec_fn=default_signals,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if signal_after is not None:
+        line = p.stdout.readline()
+        assert line.startswith("READY"), line + p.stderr.read()
+        p.send_signal(signal_after)
+        out, err = p.communicate(timeout=timeout)
+        out = line + out
+    else:
+        out, err = p.communicate(timeout=timeout)
+    m = re.search(r"\*\*\* Run (lh[0-9a-f]{4}):", err)
+    assert m, "no run line in:\n" + err
+    return p.returncode, out, err, m.group(1)

@@ -16,8 +16,8 @@ from conftest import ROOT, needs_root
 
 # Every in-scope example that passes on Lighthouse (docs/mininet.md).
 # linearbandwidth passes too, but not every run (docs/mininet.md): not here.
-PASSING = ["bind", "emptynet", "multiping", "multipoll", "multitest", "popen", "simpleperf",
-           "tree1024", "treeping64"]
+PASSING = ["bind", "emptynet", "intfoptions", "linuxrouter", "multilink", "multiping",
+           "multipoll", "multitest", "popen", "simpleperf", "tree1024", "treeping64"]
 
 
 @needs_root

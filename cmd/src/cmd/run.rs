@@ -100,12 +100,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             }
             let n = &link.netem;
             cfg.tors.link_loss = l.loss.0.gt(&0).then_some(l.loss);
-            if n.jitter.is_some() {
-                say!(
-                    "*** Warning: --link's jitter on switch links: {}",
-                    lh_emu::mininet::SWITCH_LINK_NOTE
-                );
-            }
+            cfg.tors.link_jitter = n.jitter.is_some().then_some(l.jitter);
         }
         cfg.hosts.get_or_insert_with(Default::default).link = Some(l);
     }

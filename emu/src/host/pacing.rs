@@ -52,3 +52,33 @@ pub fn pace(ns: &Path, ifname: &str, rate: BitsPerSec) -> Result<(), NicPaceErro
         Err(e) => Err(err(e.to_string())),
     }
 }
+
+/// Removes what [`pace`] put on `ifname` in namespace `ns` (nothing there:
+/// nothing to do).
+pub fn unpace(ns: &Path, ifname: &str) -> Result<(), NicPaceError> {
+    let out = netns::run_in(Some(ns), || {
+        std::process::Command::new("tc")
+            .args(["qdisc", "del", "dev", ifname, "root"])
+            .output()
+    })?;
+    match out {
+        Ok(o) if o.status.success() => Ok(()),
+        // The kernel's default qdisc cannot be deleted: nothing was set.
+        Ok(o)
+            if String::from_utf8_lossy(&o.stderr)
+                .contains("Cannot delete qdisc with handle of zero") =>
+        {
+            Ok(())
+        }
+        Ok(o) => Err(NicPaceError::Tc {
+            ifname: ifname.to_string(),
+            rate: "none".into(),
+            msg: String::from_utf8_lossy(&o.stderr).trim().to_string(),
+        }),
+        Err(e) => Err(NicPaceError::Tc {
+            ifname: ifname.to_string(),
+            rate: "none".into(),
+            msg: e.to_string(),
+        }),
+    }
+}

@@ -84,7 +84,8 @@ pub fn vxlan_vni(t: usize, p: Option<usize>) -> u32 {
 pub struct Net {
     pub prefix: String,
     pub plan: Plan,
-    /// Host MACs as the kernel reports them, index K-1.
+    /// Host interfaces' MACs as the kernel reports them, index K-1 (the
+    /// hosts' first interfaces, then [`Plan::extra_intfs`]).
     pub macs: Vec<[u8; 6]>,
     /// The CPU the data plane keeps to itself (`NetOptions::own_cpu`, on a
     /// machine with two or more).
@@ -144,6 +145,7 @@ impl Net {
         if let Some(t) = &opts.host_tcp {
             crate::host::tcp::refuse_unsupported(t)?;
         }
+        check_plan(&plan)?;
         // Leftovers of crashed runs first, so their names cannot collide.
         let rep = clean::clean(clean::Scope::Stale);
         for l in rep.lines().iter().filter(|_| !rep.is_empty()) {
@@ -203,26 +205,32 @@ impl Net {
         for (ns, bmv2) in &sides {
             let hosts: Vec<&HostPlan> = self
                 .plan
-                .hosts
-                .iter()
+                .all_intfs()
                 .filter(|h| {
                     bmv2.map_or(!self.plan.is_bmv2(h.tor as usize), |t| h.tor as usize == t)
                 })
                 .collect();
             self.build_side(ns, &hosts, *bmv2, opts)?;
         }
-        let mut macs = Vec::with_capacity(self.plan.hosts.len());
+        let mut macs = Vec::with_capacity(self.plan.hosts.len() + self.plan.extra_intfs.len());
         for h in &self.plan.hosts {
             let ns = self.host_ns(h);
             macs.push(configure_host(&ns, h, opts.host_tcp.as_ref())?);
         }
+        for h in &self.plan.extra_intfs {
+            macs.push(configure_intf(&self.host_ns(h), h)?);
+        }
         self.macs = macs;
+        for (host, route) in &self.plan.default_routes {
+            if let Some(h) = self.plan.host(host) {
+                set_default_route(&self.host_ns_name(h), host, route)?;
+            }
+        }
         if let Some(dp) = self.dataplane_cpu {
             let mask = swtor::sched::host_rps_mask(dp);
             let hosts: Vec<(PathBuf, &str)> = self
                 .plan
-                .hosts
-                .iter()
+                .all_intfs()
                 .map(|h| (self.host_ns(h), h.host_if.as_str()))
                 .collect();
             steer_host_receive(&hosts, &mask);
@@ -275,7 +283,8 @@ impl Net {
                 local: &h.tor_if,
                 peer: &h.host_if,
                 peer_ns_fd: f.as_raw_fd(),
-                peer_mac: opts.mac.then(|| h.mininet_mac()),
+                // Mininet's MACs are its hosts' first interfaces'.
+                peer_mac: (opts.mac && h.k <= self.plan.hosts.len()).then(|| h.mininet_mac()),
                 mtu: MTU,
             })
             .collect();
@@ -532,6 +541,79 @@ fn steer_host_receive(hosts: &[(PathBuf, &str)], mask: &str) {
             hosts.len()
         );
     }
+}
+
+/// What the kernel side cannot build, refused before anything is made: a
+/// host interface after the first on a BMv2 ToR (its program delivers by
+/// address alone), and one address on two interfaces.
+fn check_plan(plan: &Plan) -> Result<(), OrchError> {
+    if let Some(h) = plan
+        .extra_intfs
+        .iter()
+        .find(|h| plan.is_bmv2(h.tor as usize))
+    {
+        return Err(OrchError::Io(format!(
+            "host {} has a second link ({}) to {}, a BMv2 ToR: a host with several links needs native ToRs (the P4 program delivers by address alone)",
+            h.name,
+            h.host_if,
+            plan.tor_label(h.tor as usize)
+        )));
+    }
+    let mut seen: std::collections::HashMap<Ipv4Addr, &str> = Default::default();
+    for h in plan.all_intfs().filter(|h| !h.ip.is_unspecified()) {
+        if let Some(other) = seen.insert(h.ip, &h.host_if) {
+            return Err(OrchError::Io(format!(
+                "interfaces {other} and {} both have address {}: every address names one interface",
+                h.host_if, h.ip
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Mininet's `setDefaultRoute`: `ip route del default; ip route add
+/// default ROUTE` in host `host`'s namespace (`ns`, by name); ROUTE
+/// without a space is an interface (`dev ROUTE`).
+fn set_default_route(ns: &str, host: &str, route: &str) -> Result<(), OrchError> {
+    let mut words: Vec<&str> = route.split_whitespace().collect();
+    if words.len() == 1 {
+        words.insert(0, "dev");
+    }
+    let _ = std::process::Command::new("ip")
+        .args(["-n", ns, "route", "del", "default"])
+        .stderr(std::process::Stdio::null())
+        .status();
+    let out = std::process::Command::new("ip")
+        .args(["-n", ns, "route", "add", "default"])
+        .args(&words)
+        .output()
+        .map_err(|e| OrchError::Io(format!("host {host} defaultRoute: running ip: {e}")))?;
+    if !out.status.success() {
+        return Err(OrchError::Io(format!(
+            "host {host} defaultRoute={route:?}: ip route add default {}: {}",
+            words.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(())
+}
+
+/// A host's interface after its first: offloads off, its address if it
+/// has one, MTU, up; returns the MAC.
+fn configure_intf(ns: &Path, h: &HostPlan) -> Result<[u8; 6], OrchError> {
+    let ifn = h.host_if.as_str();
+    netns::run_in(Some(ns), || {
+        nic_offload::host_offloads_off(ifn).map_err(|e| OrchError::Io(e.to_string()))
+    })??;
+    let (ip, plen) = (h.ip, h.prefix_len);
+    let mac = netlink::with_netlink(Some(ns), |nl| async move {
+        if !ip.is_unspecified() {
+            netlink::add_addr(&nl, ifn, ip, plen).await?;
+        }
+        netlink::set_up(&nl, ifn, Some(MTU)).await?;
+        netlink::mac_of(&nl, ifn).await
+    })?;
+    Ok(mac)
 }
 
 /// lo up, IPv6 off, offloads off, address, MTU, up, the config's TCP

@@ -86,12 +86,9 @@ fn bad_shapes_are_named() {
         ],
         ..Default::default()
     };
-    assert!(
-        to_fabric(&t, "x")
-            .unwrap_err()
-            .to_string()
-            .contains("more than one link")
-    );
+    // A host with a link to each of two switches joins them.
+    let f = to_fabric(&t, "x").unwrap();
+    assert_eq!(f.names.extras.len(), 1);
     let t = MnTopo {
         switches: vec!["s1".into(), "s2".into()],
         hosts: vec!["h1".into(), "h2".into()],
@@ -224,6 +221,25 @@ fn shaped_switch_links_queue_as_tc() {
     let c = to_fabric(&t, "x").unwrap().config;
     assert_eq!(c["tors"]["link_loss"], json!(2.5));
     assert_eq!(c["hosts"]["link"]["loss"], json!(2.5));
+    // And its jitter its circuit's, with no warning.
+    for l in &mut t.netem {
+        l.jitter = Some("2ms".into());
+    }
+    let f = to_fabric(&t, "x").unwrap();
+    assert_eq!(f.config["tors"]["link_jitter"], json!("2ms"));
+    assert_eq!(f.config["hosts"]["link"]["jitter"], json!("2ms"));
+    assert!(f.notes.is_empty(), "{:?}", f.notes);
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("schedule.json"), f.schedule.to_string()).unwrap();
+    let p = d.path().join("c.json");
+    std::fs::write(&p, f.config.to_string()).unwrap();
+    let cfg = Config::load(&p).unwrap();
+    assert_eq!(cfg.tors.link_jitter, Some(lh_ctrl::units::Nanos(2_000_000)));
+    for l in &mut t.netem {
+        l.jitter = Some("2 parsecs".into());
+    }
+    let e = to_fabric(&t, "x").unwrap_err().to_string();
+    assert!(e.contains("jitter='2 parsecs'"), "{e}");
 }
 
 #[test]
@@ -231,4 +247,195 @@ fn natural_order() {
     let mut v = vec!["s10", "s2", "s1"];
     v.sort_by_key(|s| natural(s));
     assert_eq!(v, ["s1", "s2", "s10"]);
+}
+
+fn link(a: &str, b: &str) -> (String, String, Option<f64>) {
+    (a.into(), b.into(), None)
+}
+
+/// Mininet's linuxrouter.py: a router node with a link to each of three
+/// switches, its own names and addresses on each, hosts with theirs and
+/// a default route through it.
+fn linuxrouter() -> MnTopo {
+    let end = |intf: &str, ip: &str| LinkEnd {
+        intf: Some(intf.into()),
+        ip: Some(ip.into()),
+    };
+    let host = |ip: &str, gw: &str| HostOpts {
+        ip: Some(ip.into()),
+        default_route: Some(format!("via {gw}")),
+    };
+    MnTopo {
+        switches: vec!["s1".into(), "s2".into(), "s3".into()],
+        hosts: vec!["r0".into(), "h1".into(), "h2".into(), "h3".into()],
+        links: vec![
+            link("s1", "r0"),
+            link("s2", "r0"),
+            link("s3", "r0"),
+            link("h1", "s1"),
+            link("h2", "s2"),
+            link("h3", "s3"),
+        ],
+        ends: vec![
+            [LinkEnd::default(), end("r0-eth1", "192.168.1.1/24")],
+            [LinkEnd::default(), end("r0-eth2", "172.16.0.1/12")],
+            [LinkEnd::default(), end("r0-eth3", "10.0.0.1/8")],
+        ],
+        host_opts: [
+            (
+                "r0".to_string(),
+                HostOpts {
+                    ip: Some("192.168.1.1/24".into()),
+                    default_route: None,
+                },
+            ),
+            ("h1".to_string(), host("192.168.1.100/24", "192.168.1.1")),
+            ("h2".to_string(), host("172.16.0.100/12", "172.16.0.1")),
+            ("h3".to_string(), host("10.0.0.100/8", "10.0.0.1")),
+        ]
+        .into_iter()
+        .collect(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_router_node_has_a_port_on_each_switch_with_its_own_address() {
+    let f = to_fabric(&linuxrouter(), "linuxrouter").unwrap();
+    // s1..s3 are joined only through r0: a hidden ToR routes between them.
+    assert_eq!(f.host_counts, [2, 1, 1, 0]);
+    assert_eq!(f.names.visible, 3);
+    assert!(
+        f.notes
+            .iter()
+            .any(|n| n.contains("joined only through hosts")),
+        "{:?}",
+        f.notes
+    );
+    let mut p = Plan::with_host_counts(&f.host_counts, f.uplinks);
+    f.names.apply(&mut p);
+    let r0: Vec<(String, String, String)> = p
+        .intfs_of("r0")
+        .map(|h| {
+            (
+                h.host_if.clone(),
+                h.tor_if.clone(),
+                format!("{}/{}", h.ip, h.prefix_len),
+            )
+        })
+        .collect();
+    assert_eq!(
+        r0,
+        [
+            ("r0-eth1".into(), "s1-eth1".into(), "192.168.1.1/24".into()),
+            ("r0-eth2".into(), "s2-eth1".into(), "172.16.0.1/12".into()),
+            ("r0-eth3".into(), "s3-eth1".into(), "10.0.0.1/8".into()),
+        ]
+    );
+    let h2 = p.host("h2").unwrap();
+    assert_eq!(
+        (h2.ip.to_string().as_str(), h2.prefix_len, h2.tor),
+        ("172.16.0.100", 12, 1)
+    );
+    assert_eq!(h2.tor_if, "s2-eth2");
+    assert_eq!(p.default_routes.len(), 3);
+    assert!(
+        p.default_routes
+            .contains(&("h3".into(), "via 10.0.0.1".into()))
+    );
+    // Addresses stay through Mininet's ipBase.
+    p.set_ipbase("192.168.50.0".parse().unwrap(), 24).unwrap();
+    assert_eq!(p.host("h1").unwrap().ip.to_string(), "192.168.1.100");
+    assert_eq!(p.intfs_of("r0").nth(2).unwrap().ip.to_string(), "10.0.0.1");
+    // `links` shows the topology's own names.
+    assert!(
+        f.names
+            .links
+            .contains(&("s1-eth1".into(), "r0-eth1".into())),
+        "{:?}",
+        f.names.links
+    );
+    // The generated config compiles: every ToR reaches every other.
+    let prepared = prepare_topo(&linuxrouter(), "linuxrouter").unwrap();
+    let cfg = Config::load(&prepared.config).unwrap();
+    lh_ctrl::compile::compile(&cfg).unwrap();
+}
+
+#[test]
+fn a_host_with_two_links_to_one_switch_gets_mininets_names() {
+    // multilink.py: h1 and h2 each with two links to s1.
+    let t = MnTopo {
+        switches: vec!["s1".into()],
+        hosts: vec!["h1".into(), "h2".into()],
+        links: vec![
+            link("s1", "h1"),
+            link("s1", "h2"),
+            link("s1", "h1"),
+            link("s1", "h2"),
+        ],
+        ..Default::default()
+    };
+    let f = to_fabric(&t, "multilink").unwrap();
+    assert_eq!(f.host_counts, [2, 0]);
+    let mut p = Plan::with_host_counts(&f.host_counts, f.uplinks);
+    f.names.apply(&mut p);
+    let of = |h: &str| -> Vec<(String, String)> {
+        p.intfs_of(h)
+            .map(|i| (i.host_if.clone(), i.tor_if.clone()))
+            .collect()
+    };
+    assert_eq!(
+        of("h1"),
+        [
+            ("h1-eth0".into(), "s1-eth1".into()),
+            ("h1-eth1".into(), "s1-eth3".into())
+        ]
+    );
+    assert_eq!(
+        of("h2"),
+        [
+            ("h2-eth0".into(), "s1-eth2".into()),
+            ("h2-eth1".into(), "s1-eth4".into())
+        ]
+    );
+    // The second interfaces have no address (Mininet gives one to the first).
+    assert!(p.extra_intfs.iter().all(|h| h.ip.is_unspecified()));
+    assert_eq!(
+        p.extra_intfs.iter().map(|h| h.k).collect::<Vec<_>>(),
+        [3, 4]
+    );
+    let ports: Vec<&str> = p.ports_of(0).iter().map(|h| h.tor_if.as_str()).collect();
+    assert_eq!(ports, ["s1-eth1", "s1-eth2", "s1-eth3", "s1-eth4"]);
+}
+
+#[test]
+fn bad_addresses_and_routes_are_named() {
+    let mut t = linuxrouter();
+    t.ends[1][1].ip = Some("172.16.0.1/40".into());
+    let e = to_fabric(&t, "x").unwrap_err().to_string();
+    assert!(
+        e.contains("link s2-r0 params2=\"172.16.0.1/40\": expected a prefix length"),
+        "{e}"
+    );
+    let mut t = linuxrouter();
+    t.host_opts.get_mut("h2").unwrap().ip = Some("192.168.1.100/24".into());
+    let e = to_fabric(&t, "x").unwrap_err().to_string();
+    assert!(
+        e.contains("h1-eth0 and h2-eth0 are both given 192.168.1.100")
+            || e.contains("h2-eth0 and h1-eth0"),
+        "{e}"
+    );
+    let mut t = linuxrouter();
+    t.host_opts.get_mut("h1").unwrap().default_route = Some("via 1.2.3.4; reboot".into());
+    let e = to_fabric(&t, "x").unwrap_err().to_string();
+    assert!(e.contains("host h1 defaultRoute"), "{e}");
+    let v = serde_json::json!({"params2": {"ip": "10.0.0.1/8", "bw": 10}});
+    let e = LinkEnd::pair_from_json(&v).unwrap_err();
+    assert!(e.contains("params2: bw= is not taken"), "{e}");
+    let v = serde_json::json!({"intfName1": 3});
+    assert!(
+        LinkEnd::pair_from_json(&v)
+            .unwrap_err()
+            .contains("intfName1=3")
+    );
 }

@@ -41,6 +41,7 @@ use swtor::FabricHandle;
 
 mod capture;
 mod error;
+mod intf;
 mod node;
 mod nodes;
 mod observe;

@@ -193,8 +193,12 @@ impl Network {
         let t = match self.node(node) {
             None => return Vec::new(),
             Some(Node::Host(i)) => {
-                let h = &self.plan.hosts[i];
-                return vec![(h.host_if.clone(), Some(h.tor_if.clone()))];
+                let name = self.plan.hosts[i].name.as_str();
+                return self
+                    .plan
+                    .intfs_of(name)
+                    .map(|h| (h.host_if.clone(), Some(h.tor_if.clone())))
+                    .collect();
             }
             Some(Node::Switch(_)) => None,
             Some(Node::NativeTor(t) | Node::Bmv2Tor(t)) => Some(t),
@@ -216,8 +220,8 @@ impl Network {
         let mut v = vec![("lo".to_string(), None)];
         v.extend(
             self.plan
-                .hosts_of(t)
-                .iter()
+                .ports_of(t)
+                .into_iter()
                 .map(|h| (h.tor_if.clone(), Some(h.host_if.clone()))),
         );
         if fat.is_some() {
@@ -322,10 +326,10 @@ impl Network {
         if !self.plan.mn_links.is_empty() {
             // A Mininet topology: its links in Mininet's order, host ends
             // checked in the kernel, ToR uplinks up while the data plane runs.
-            let ok = |i: &str| match self.plan.hosts.iter().find(|h| h.host_if == i) {
+            let ok = |i: &str| match self.plan.all_intfs().find(|h| h.host_if == i) {
                 Some(h) => hosts.get(h.k - 1).copied().unwrap_or(false),
                 None if fab.iter().any(|f| f == i) => true,
-                None => self.fabric.is_some() && !self.plan.hosts.iter().any(|h| h.tor_if == i),
+                None => self.fabric.is_some() && !self.plan.all_intfs().any(|h| h.tor_if == i),
             };
             for (a, b) in &self.plan.mn_links {
                 v.push(link(a, b, ok(a), ok(b)));
@@ -387,13 +391,13 @@ impl Network {
         !self.failed.is_empty() && self.failed.contains(&failed_key(&node(a), &node(b)))
     }
 
-    /// Which host ends exist (per host) and which ToR-side interfaces exist.
+    /// Which host ends exist (per host interface, index K-1) and which
+    /// ToR-side interfaces exist.
     fn present_links(&self) -> (Vec<bool>, Vec<String>) {
         use crate::kernel::netlink;
         let hosts = self
             .plan
-            .hosts
-            .iter()
+            .all_intfs()
             .map(|h| {
                 let ifn = h.host_if.clone();
                 netlink::with_netlink(Some(&self.host_ns(h)), |nl| async move {
@@ -423,9 +427,17 @@ impl Network {
         for i in 0..self.plan.hosts.len() {
             let h = self.plan.hosts[i].clone();
             let pid = self.node_pid(&h.name);
+            let intfs = self
+                .plan
+                .intfs_of(&h.name)
+                .map(|i| {
+                    let ip = (!i.ip.is_unspecified()).then(|| i.ip.to_string());
+                    (i.host_if.clone(), ip)
+                })
+                .collect();
             nodes.push(DumpNode {
                 class: "Host",
-                intfs: vec![(h.host_if.clone(), Some(h.ip.to_string()))],
+                intfs,
                 name: h.name,
                 pid,
             });
@@ -524,9 +536,15 @@ impl Network {
             _ => return Err(no_link()),
         };
         let (tor, tor_node) = tor;
-        if tor_node.as_ref().and_then(Node::tor) != Some(host.tor as usize) {
+        // A host with several links: its interface on that ToR.
+        let Some(host) = tor_node.as_ref().and_then(Node::tor).and_then(|t| {
+            self.plan
+                .intfs_of(&host.name)
+                .find(|i| i.tor as usize == t)
+                .cloned()
+        }) else {
             return Err(no_link());
-        }
+        };
         let tor_ns = self.node_ns(tor).unwrap_or_else(|| self.fabric_ns());
         for (ns, ifn) in [
             (self.host_ns(&host), host.host_if.clone()),

@@ -61,6 +61,20 @@ pub struct Plan {
     /// A Mininet topology's links as `links` shows them (both interfaces,
     /// Mininet's order); empty otherwise.
     pub mn_links: Vec<(String, String)>,
+    /// A host's interfaces after its first, each a port of its own on a
+    /// ToR (a Mininet node with several links, such as `linuxrouter`'s
+    /// router). `name` is the host's, `k` numbers them on after the
+    /// hosts, and an interface without an address has
+    /// [`Ipv4Addr::UNSPECIFIED`].
+    pub extra_intfs: Vec<HostPlan>,
+    /// Addresses a topology gives its interfaces itself (Mininet's
+    /// `addHost(ip=)` and a link's `params1`/`params2`), by interface:
+    /// they stay through [`Plan::set_ipbase`]. Without a prefix length an
+    /// address takes the host's (the ipBase's), as Mininet's do.
+    pub fixed_ips: Vec<(String, Ipv4Addr, Option<u8>)>,
+    /// Mininet's `defaultRoute=` per host: what follows `ip route add
+    /// default` (`via 192.168.1.1`, or an interface name).
+    pub default_routes: Vec<(String, String)>,
 }
 
 /// Largest host count the 10.0.0.0/8 plan can address (10.0.0.1 ..
@@ -96,6 +110,9 @@ impl Plan {
             uplink_labels: Vec::new(),
             visible_tors: tors,
             mn_links: Vec::new(),
+            extra_intfs: Vec::new(),
+            fixed_ips: Vec::new(),
+            default_routes: Vec::new(),
         }
     }
 
@@ -196,7 +213,46 @@ impl Plan {
             h.ip = Ipv4Addr::from(net | i);
             h.prefix_len = len;
         }
+        self.apply_fixed_ips();
         Ok(())
+    }
+
+    /// Gives every interface named in [`Plan::fixed_ips`] its address.
+    pub fn apply_fixed_ips(&mut self) {
+        for (ifn, ip, len) in &self.fixed_ips {
+            let h = self
+                .hosts
+                .iter_mut()
+                .chain(self.extra_intfs.iter_mut())
+                .find(|h| &h.host_if == ifn);
+            if let Some(h) = h {
+                h.ip = *ip;
+                h.prefix_len = len.unwrap_or(if h.prefix_len == 0 { 8 } else { h.prefix_len });
+            }
+        }
+    }
+
+    /// Every interface of host `name` (its first, then the others in
+    /// port order).
+    pub fn intfs_of<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a HostPlan> + 'a {
+        self.hosts
+            .iter()
+            .chain(&self.extra_intfs)
+            .filter(move |h| h.name == name)
+    }
+
+    /// Every host interface on ToR `t` (hosts' first ones and the
+    /// others), in port order.
+    pub fn ports_of(&self, t: usize) -> Vec<&HostPlan> {
+        let mut v: Vec<&HostPlan> = self.hosts_of(t).iter().collect();
+        v.extend(self.extra_intfs.iter().filter(|h| h.tor as usize == t));
+        v.sort_by_key(|h| h.tor_port);
+        v
+    }
+
+    /// Every host interface: the hosts' first ones, then the others.
+    pub fn all_intfs(&self) -> impl Iterator<Item = &HostPlan> {
+        self.hosts.iter().chain(&self.extra_intfs)
     }
 
     /// Hosts attached to ToR `t`, in port order.
@@ -238,6 +294,9 @@ impl Plan {
             uplink_labels: Vec::new(),
             visible_tors: counts.len(),
             mn_links: Vec::new(),
+            extra_intfs: Vec::new(),
+            fixed_ips: Vec::new(),
+            default_routes: Vec::new(),
         }
     }
 

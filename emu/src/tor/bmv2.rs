@@ -184,10 +184,12 @@ impl P4Counters {
 
 /// The fabric's hosts as the P4 program knows them.
 pub fn host_plan(net: &Net) -> Vec<HostPlan> {
+    // A host's further interfaces are on native ToRs (bring-up checks):
+    // BMv2 needs to know only the ToR of their addresses.
     net.plan
-        .hosts
-        .iter()
+        .all_intfs()
         .zip(&net.macs)
+        .filter(|(h, _)| !h.ip.is_unspecified())
         .map(|(h, mac)| HostPlan {
             ip: h.ip,
             mac: *mac,

@@ -8,8 +8,7 @@ use swtor::{ExternalTor, FabricError, FabricHandle, FabricSpec, HostAttach, Timi
 /// What swtor needs to know about each host (MACs as the kernel set them).
 pub fn host_attach(net: &Net) -> Vec<HostAttach> {
     net.plan
-        .hosts
-        .iter()
+        .all_intfs()
         .zip(&net.macs)
         .map(|(h, mac)| HostAttach {
             ip: h.ip,

@@ -19,7 +19,7 @@ from .. import _native
 from . import unsupported
 from .cli import CLI
 from .log import info, output
-from .node import Controller, CPULimitedHost, Host, Switch
+from .node import Controller, CPULimitedHost, Host, Node, Switch
 from .link import Link
 from .topo import natural
 
@@ -31,8 +31,10 @@ _LINK_IGNORED = {'cls', 'use_htb', 'use_tbf', 'use_hfsc', 'enable_ecn', 'enable_
                  'speedup', 'key', 'intf'}
 _SWITCH_IGNORED = {'cls', 'dpid', 'protocols', 'failMode', 'stp', 'inband', 'listenPort',
                    'datapath', 'batch', 'verbose', 'isSwitch', 'opts', 'inNamespace'}
-_HOST_IGNORED = {'cls', 'defaultRoute', 'inNamespace'}
-_HOST_USED = ('ip', 'privateDirs', 'cpu', 'period_us', 'sched', 'cores')
+_HOST_IGNORED = {'cls', 'inNamespace'}
+_HOST_USED = ('ip', 'defaultRoute', 'privateDirs', 'cpu', 'period_us', 'sched', 'cores')
+# A link's ends: Mininet's interface names and per-interface `ip`.
+_LINK_ENDS = ('intfName1', 'intfName2', 'params1', 'params2')
 
 _running = weakref.WeakSet()
 
@@ -107,17 +109,35 @@ def _link_args(a, b, opts):
     """(a, b, bw, port1, port2, netem as JSON) of a link, or Unsupported
     naming the option."""
     for k in opts:
-        if k not in _LINK_IGNORED and k not in ('bw', 'port1', 'port2') + _NETEM:
+        if k not in _LINK_IGNORED and k not in ('bw', 'port1', 'port2') + _NETEM + _LINK_ENDS:
             raise unsupported('link %s-%s option %s=' % (a, b, k),
                               'links take bw= (Mbit/s; a host link paces the host, a switch '
                               'link is the circuit rate), delay=, jitter=, loss=, '
-                              'max_queue_size=, port1= and port2=')
+                              'max_queue_size=, port1=, port2=, intfName1=, intfName2= and '
+                              "params1=/params2= with 'ip'")
     bw = opts.get('bw')
     if bw is not None and not (isinstance(bw, (int, float)) and 0 < bw <= 1e6):
         raise ValueError('link %s-%s bw=%r: expected Mbit/s, > 0 and at most 1000000' % (a, b, bw))
-    netem = {k: opts[k] for k in _NETEM if opts.get(k) is not None}
-    return (a, b, None if bw is None else float(bw), opts.get('port1'), opts.get('port2'),
-            json.dumps(netem) if netem else None)
+    netem = {k: opts[k] for k in _NETEM + _LINK_ENDS if opts.get(k) is not None}
+    for k in ('params1', 'params2'):
+        if k in netem and not isinstance(netem[k], dict):
+            raise ValueError("link %s-%s %s=%r: expected {'ip': 'A.B.C.D/N'}" % (a, b, k, netem[k]))
+    try:
+        text = json.dumps(netem) if netem else None
+    except TypeError as e:
+        raise ValueError('link %s-%s: %s' % (a, b, e)) from None
+    return (a, b, None if bw is None else float(bw), opts.get('port1'), opts.get('port2'), text)
+
+
+def _str(v, host, key):
+    if v is not None and not isinstance(v, str):
+        raise ValueError('addHost(%r, %s=%r): expected a string' % (host, key, v))
+    return v
+
+
+def _node_params(params):
+    """A host's parameters as Mininet's config() receives them."""
+    return {k: v for k, v in params.items() if k != 'cls'}
 
 
 def _on_signal(signum, frame):
@@ -203,8 +223,12 @@ class Mininet(object):
         cpu, period, dirs = _confinement(c, params, 'addHost(%r):' % name, name)
         if cpu is not None or dirs:
             self._confine.append((name, cpu, period, dirs))
-        self._hosts.append((name, params.get('ip')))
-        return self._node(name, Host)
+        self._hosts.append((name, params))
+        # A Node subclass of the script's own (linuxrouter's LinuxRouter)
+        # is the node, so its config() and terminate() run; one with an
+        # __init__ of Mininet's signature cannot be made here.
+        own = isinstance(c, type) and issubclass(c, Node) and c.__init__ is Node.__init__
+        return self._node(name, c if own else Host)
 
     @staticmethod
     def _check_host_params(label, params):
@@ -284,31 +308,28 @@ class Mininet(object):
             # In Topo.addLink order: Mininet numbers ports that way.
             for a, b, o in t.links(withInfo=True):
                 self._links.append(_link_args(a, b, self._link_options(o)))
-        hosts = sorted((h for h, _ in self._hosts), key=natural)
-        self._check_ips(hosts)
+        self._check_ipbase()
+        opts = [(h, _str(p.get('ip'), h, 'ip'), _str(p.get('defaultRoute'), h, 'defaultRoute'))
+                for h, p in self._hosts]
         self._native = _native.MnNet(list(self._switches), [h for h, _ in self._hosts],
                                      self._links, self.ipBase, self.autoSetMacs,
-                                     self.autoStaticArp, self._confine)
+                                     self.autoStaticArp, self._confine, opts)
         self._native.build()
         self.built = True
 
-    def _check_ips(self, hosts):
+    def _check_ipbase(self):
         import ipaddress
         try:
-            net = ipaddress.IPv4Network(self.ipBase, strict=False)
+            ipaddress.IPv4Network(self.ipBase, strict=False)
         except ValueError:
             raise ValueError("Mininet(ipBase=%r): expected A.B.C.D/N, e.g. '192.168.50.0/24'"
                              % (self.ipBase,)) from None
-        for name, ip in self._hosts:
-            if ip is None:
-                continue
-            want = net.network_address + hosts.index(name) + 1
-            got = ipaddress.ip_interface(ip if '/' in ip else ip + '/%d' % net.prefixlen)
-            if got.ip != want or got.network.prefixlen != net.prefixlen:
-                raise unsupported(
-                    'addHost(%r, ip=%r)' % (name, ip),
-                    "hosts are numbered in natural name order from ipBase (%s would be %s/%d); "
-                    "give Mininet(ipBase=...) a network" % (name, want, net.prefixlen))
+
+    def _params_of(self, name):
+        for h, p in self._hosts:
+            if h == name:
+                return _node_params(p)
+        return {}
 
     # -- running ----------------------------------------------------------
 
@@ -319,13 +340,25 @@ class Mininet(object):
         _running.add(self)
         info('*** Starting %d switches\n' % len(self._switches))
         self._native.start()
+        # Mininet's configHosts: each host's config() with its own
+        # parameters (a subclass such as linuxrouter's LinuxRouter turns
+        # on forwarding there); Lighthouse applied them at start.
+        for name, params in self._hosts:
+            self._nodes[name].config(**_node_params(params))
 
     def stop(self):
         """Tear everything down (idempotent); whether conservation held."""
         _running.discard(self)
         if self._native is None:
             return True
-        return self._native.stop()
+        try:
+            if self._native.prefix is not None:
+                # Mininet's stop: each host's terminate() while it still runs.
+                for name, _ in self._hosts:
+                    self._nodes[name].terminate()
+        finally:
+            ok = self._native.stop()
+        return ok
 
     def _started(self):
         if self._native is None or self._native.prefix is None:
@@ -399,7 +432,7 @@ class Mininet(object):
     def ping(self, hosts=None, timeout=None):
         """Mininet's ping: prints its rows; the loss in percent."""
         names = None if hosts is None else [getattr(h, 'name', h) for h in hosts]
-        sent, received = self._started().ping(names, timeout)
+        sent, received, _ = self._started().ping(names, timeout)
         if not sent:
             output('*** Warning: No packets sent\n')
             return 0
@@ -411,12 +444,22 @@ class Mininet(object):
     def pingPair(self):
         return self.ping(hosts=self.hosts[:2])
 
-    def pingFull(self, *args, **kwargs):
-        raise unsupported('pingFull()/pingAllFull()/pingPairFull()',
-                          "use net.pingAll() (loss), or pingallfull in CLI(net), or "
-                          "h1.cmd('ping -c1 10.0.0.2') for RTTs")
+    def pingFull(self, hosts=None, timeout=None):
+        """Mininet's pingFull: one ping per pair, a line each; [(src,
+        dst, (sent, received, rttmin, rttavg, rttmax, rttdev))]."""
+        names = None if hosts is None else [getattr(h, 'name', h) for h in hosts]
+        _, _, rows = self._started().ping(names, timeout, True)
+        out = []
+        for src, dst, rtt in rows:
+            r = rtt if rtt is not None else 0.0
+            out.append((self[src], self[dst], (1, int(rtt is not None), r, r, r, 0.0)))
+        return out
 
-    pingAllFull = pingPairFull = pingFull
+    def pingAllFull(self):
+        return self.pingFull()
+
+    def pingPairFull(self):
+        return self.pingFull(hosts=self.hosts[:2])
 
     def iperf(self, hosts=None, l4Type='TCP', udpBw='10M', fmt=None, seconds=5, port=5001):
         """Mininet's iperf between two hosts (default: the first and last):

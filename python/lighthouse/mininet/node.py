@@ -10,14 +10,15 @@ from . import unsupported
 class Intf(object):
     """An interface of a node, and its link's far end (`intf.link`)."""
 
-    def __init__(self, node, name, peer=None):
+    def __init__(self, node, name, peer=None, net=None):
         self.node, self.name, self._peer = node, name, peer
+        self._net = net if net is not None else getattr(node, '_net', None)
 
     @property
     def link(self):
         if not self._peer:
             return None
-        return Link(self, Intf(None, self._peer.split(',')[0]))
+        return Link(self, Intf(None, self._peer.split(',')[0], net=self._net))
 
     def IP(self):
         return self.node.IP() if self.node and self.name != 'lo' else (
@@ -26,10 +27,34 @@ class Intf(object):
     def MAC(self):
         return self.node.MAC() if self.node and self.name != 'lo' else None
 
+    # Mininet's TCIntf.config options; the tc implementation choices are
+    # accepted (they choose how tc shapes, not what).
+    _TC = ('bw', 'delay', 'jitter', 'loss', 'max_queue_size')
+    _TC_IMPL = ('use_hfsc', 'use_tbf', 'use_htb', 'latency_ms', 'enable_ecn', 'enable_red',
+                'speedup', 'r2q')
+
     def config(self, **params):
-        raise unsupported('%s.config(%s)' % (self.name, ', '.join(sorted(params))),
-                          'give the link its options when it is made: '
-                          'addLink(a, b, bw=...) or Topo.addLink(..., bw=...)')
+        """Mininet's TCIntf.config on a running host link's end: bw=
+        (Mbit/s, a host's end only), delay=, jitter=, loss=,
+        max_queue_size=, for what this interface sends; each call replaces
+        them all, as in Mininet."""
+        for k in params:
+            if k not in self._TC and k not in self._TC_IMPL:
+                raise unsupported('%s.config(%s=...)' % (self.name, k),
+                                  'a running interface takes bw=, delay=, jitter=, loss= and '
+                                  "max_queue_size=; run %s.cmd('ip ...') for the rest"
+                                  % (self.node.name if self.node else 'h1'))
+        import json
+        bw = params.get('bw')
+        if bw is not None and not isinstance(bw, (int, float)):
+            raise ValueError('%s.config(bw=%r): expected Mbit/s' % (self.name, bw))
+        netem = {k: params[k] for k in self._TC[1:] if params.get(k) is not None}
+        if self._net is None:
+            raise unsupported('%s.config() outside a network' % self.name,
+                              'use the interfaces of net[...] once net.start() ran')
+        self._net._started().intf_config(self.name, None if bw is None else float(bw),
+                                         json.dumps(netem) if netem else None)
+        return {}
 
     def __str__(self):
         return self.name
@@ -222,7 +247,22 @@ class Node(object):
                           "use Mininet(autoSetMacs=True) for Mininet's MACs, or "
                           "%s.cmd('ip link set ... address ...')" % self.name)
 
-    config = setDefaultRoute = setIP
+    setDefaultRoute = setIP
+
+    def config(self, **params):
+        """Mininet's config(): a host's own parameters (ip=,
+        defaultRoute=, cpu=, privateDirs=...), which Lighthouse applied
+        when the network started; `net.start()` calls it with them, as
+        Mininet does, so a subclass can add its own set-up. A value other
+        than the host's is refused: change a running host with cmd()."""
+        mine = dict(self._net._params_of(self.name))
+        for k, v in sorted(params.items()):
+            if v is None or (k in mine and mine[k] == v):
+                continue
+            raise unsupported('%s.config(%s=%r)' % (self.name, k, v),
+                              'give it to addHost(%r, %s=...) before net.start(), or run '
+                              "%s.cmd('ip ...')" % (self.name, k, self.name))
+        return {}
 
     def terminate(self):
         """Nodes go with net.stop()."""
