@@ -584,6 +584,33 @@ def test_cpulimitedhost_and_private_dirs_are_the_kernels(tmp_path):
 
 
 @needs_root
+def test_a_cpu_limited_hosts_udp_iperf_runs_in_its_cgroup(tmp_path):
+    """net.iperf(l4Type='UDP') from a CPULimitedHost runs its sender in the
+    host's cgroup (iperf3 there, not Lighthouse's own threads): at 1% of
+    the machine it sends far less than an unlimited host."""
+    code, out, err, prefix = run(tmp_path, """
+        from lighthouse.mininet.node import CPULimitedHost
+        class T(Topo):
+            def build(self):
+                s1 = self.addSwitch('s1')
+                self.addLink(self.addHost('h1', cls=CPULimitedHost, cpu=.01), s1)
+                self.addLink(self.addHost('h2'), s1)
+        net = Mininet(topo=T())
+        net.start()
+        h1, h2 = net.hosts
+        print('LIMITED', net.iperf((h1, h2), l4Type='UDP', udpBw='500M'))
+        print('FREE', net.iperf((h2, h1), l4Type='UDP', udpBw='500M'))
+        net.stop()
+    """, timeout=180)
+    assert code == 0, err
+    rate = lambda tag: float(re.search(tag + r" \['500M', '[0-9.]+ .bits/sec', '([0-9.]+) Mbits/sec'\]",
+                                       out).group(1))
+    # The client's rate is what it sent: 36 against 295 Mbit/s here.
+    assert rate("LIMITED") < 100 and rate("FREE") > 2 * rate("LIMITED"), out
+    assert leftovers(prefix) == []
+
+
+@needs_root
 def test_a_killed_cpu_limited_run_is_cleaned_by_lighthouse_clean(tmp_path):
     """SIGKILL leaves the run's cgroup; `lighthouse clean --stale` removes
     it with the namespaces (issue 47 item 5)."""

@@ -99,7 +99,7 @@ impl Network {
         }
         let (client, server) = (self.plan.hosts[c].clone(), self.plan.hosts[s].clone());
         let r = if self.tools.iperf3 {
-            self.iperf3(&client, &server, secs)
+            self.iperf3(&client, &server, secs, None)
         } else {
             probe::tcp_flow(
                 Some(&self.host_ns(&client)),
@@ -128,7 +128,16 @@ impl Network {
         }
     }
 
-    fn iperf3(&self, client: &HostPlan, server: &HostPlan, secs: f64) -> Result<[f64; 2], String> {
+    /// iperf3 between two hosts for `secs`, TCP or (`udp`, bit/s) UDP,
+    /// each end in its host's cgroup and mount namespace: [received, sent]
+    /// bit/s.
+    fn iperf3(
+        &self,
+        client: &HostPlan,
+        server: &HostPlan,
+        secs: f64,
+        udp: Option<f64>,
+    ) -> Result<[f64; 2], String> {
         let port = 5201 + (rand::random::<u16>() % 1000);
         let mut srv = Command::new("iperf3");
         srv.args(["-s", "-1", "-p", &port.to_string()])
@@ -155,6 +164,9 @@ impl Network {
             .arg(format!("{}", secs.ceil() as u64))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+            if let Some(b) = udp {
+                c.args(["-u", "-b"]).arg(format!("{}", b.round() as u64));
+            }
             let confined = match self.shells.confined(&client.name) {
                 Some(x) => x.apply(&mut c),
                 None => Ok(()),
@@ -221,14 +233,38 @@ impl Network {
     ) -> Result<Iperf, NetworkError> {
         let bps = self.udp_cap(bps).unwrap_or(bps);
         let (client, server) = (self.plan.hosts[c].clone(), self.plan.hosts[s].clone());
-        let (srv, cli) = probe::udp_flow(
-            Some(&self.host_ns(&client)),
-            Some(&self.host_ns(&server)),
-            server.ip,
-            bps,
-            IPERF_SECONDS,
-        )
-        .map_err(|e| NetworkError::op("iperfudp", e))?;
+        // A CPU-limited host's ends run in its cgroup: iperf3's processes,
+        // not the built-in flow's threads, which are Lighthouse's own.
+        let confined = [&client, &server]
+            .iter()
+            .any(|h| self.shells.confined(&h.name).is_some());
+        let (srv, cli) = if confined {
+            if !self.tools.iperf3 {
+                return Err(NetworkError::op(
+                    "iperfudp",
+                    format!(
+                        "{} or {} is confined (CPULimitedHost, privateDirs) and its UDP test runs in it with iperf3, which is not installed (apt install iperf3)",
+                        client.name, server.name
+                    ),
+                ));
+            }
+            let v = match self.iperf3(&client, &server, IPERF_SECONDS, Some(bps)) {
+                Err(e) if e == crate::kernel::interrupt::MESSAGE => {
+                    return Err(NetworkError::Interrupted);
+                }
+                r => r.map_err(|e| NetworkError::op("iperfudp", e))?,
+            };
+            (v[0], v[1])
+        } else {
+            probe::udp_flow(
+                Some(&self.host_ns(&client)),
+                Some(&self.host_ns(&server)),
+                server.ip,
+                bps,
+                IPERF_SECONDS,
+            )
+            .map_err(|e| NetworkError::op("iperfudp", e))?
+        };
         let v = Iperf {
             l4: "UDP",
             client: client.name,
