@@ -117,25 +117,23 @@ impl Hosts {
             .get_mut(h as usize)
             .ok_or_else(|| format!("no host port {h}"))?;
         let stream = 2 * h as u64 + u64::from(!to_tor);
-        let shape = |old: Option<&Shape>| {
-            let c = cfg.copied().map(|c| lh_ctrl::config::HostLinkCfg {
-                seed: c.seed.or(seed),
-                ..c
-            });
-            let mut s = Shape::new(&c.unwrap_or_default(), stream);
-            if let Some(o) = old {
-                s.keep_order_after(o);
-            }
-            s
-        };
+        let c = cfg.copied().map(|c| lh_ctrl::config::HostLinkCfg {
+            seed: c.seed.or(seed),
+            ..c
+        });
+        let shape = Shape::new(&c.unwrap_or_default(), stream);
+        // Both directions are FIFO queues that send their head no earlier
+        // than its due time: frames already there keep theirs, and later
+        // ones wait behind them. A direction that had options keeps a
+        // (zero) shape, so that its queued frames still wait.
         if to_tor {
             match host.to_tor.as_mut() {
-                Some(line) => line.shape = shape(Some(&line.shape)),
-                None if cfg.is_some() => host.to_tor = Some(Line::new(shape(None))),
+                Some(line) => line.shape = shape,
+                None if cfg.is_some() => host.to_tor = Some(Line::new(shape)),
                 None => {}
             }
-        } else {
-            host.to_host = cfg.map(|_| shape(host.to_host.as_ref()));
+        } else if cfg.is_some() || host.to_host.is_some() {
+            host.to_host = Some(shape);
         }
         Ok(())
     }

@@ -61,12 +61,6 @@ impl Shape {
         Shape::new(&cfg, u64::MAX)
     }
 
-    /// Frames given due times by `prev` (this direction's options before
-    /// a change) stay ahead of the ones this shape gives.
-    pub(crate) fn keep_order_after(&mut self, prev: &Shape) {
-        self.last_due = self.last_due.max(prev.last_due);
-    }
-
     /// SplitMix64: small, fast, and the same on every machine.
     fn next(&mut self) -> u64 {
         self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);

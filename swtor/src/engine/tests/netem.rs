@@ -191,28 +191,34 @@ fn a_running_host_links_options_change_one_direction_at_a_time() {
     assert!(e.set_host_link(2, true, None).is_err(), "no third host");
 }
 
-/// h1 on ToR 0 sends 200 frames to h2 on ToR 1, one every 2 us, with
-/// every circuit's delay spread by `jitter` (config `tors.link_jitter`):
+/// h1 on ToR 0 sends 200 frames to h2 on ToR 1, one every 60 us, over a
+/// circuit with 30 us propagation, its delay spread by `jitter` (config
+/// `tors.link_jitter`):
 /// (sport, when it left for h2) of each frame h2 got, in order.
 fn circuit_times(jitter: Option<(u64, u64)>) -> Vec<(u16, u64)> {
     let s = connected_every_slice();
     let t = tables(4, Lookup::Hop, vec![(0, vec![to_tor1(|_| {}, 0)])]);
-    let sp = spec_with(s, t, [0, 1]);
+    let mut sp = spec_with(s, t, [0, 1]);
+    sp.timing.model.propagation = Nanos(30_000);
     let opts = EngineOptions {
         circuit_jitter: jitter,
         ..EngineOptions::default()
     };
     let mut e = mem_engine(&sp, clock(&sp), opts).unwrap();
+    // 60 us apart, beyond the 40 us the delay spreads over: no frame waits
+    // behind the one ahead. Polled every microsecond.
     let mut t = EPOCH;
     for k in 0..200u16 {
-        t += 2_000;
-        e.port.inject(1, t, &udp(1, 2, k, 100));
-        e.poll(t).unwrap();
+        e.port.inject(1, t + 1, &udp(1, 2, k, 100));
+        for _ in 0..60 {
+            t += 1_000;
+            e.poll(t).unwrap();
+        }
+        assert!(e.c.conservation_holds());
     }
-    for _ in 0..400 {
+    for _ in 0..100 {
         t += 1_000;
         e.poll(t).unwrap();
-        assert!(e.c.conservation_holds());
     }
     assert_eq!((e.c.delivered, e.c.queued), (200, 0), "{}", e.c);
     e.port
@@ -228,14 +234,43 @@ fn a_circuits_jitter_spreads_its_delay_in_order_and_the_same_seed_the_same_times
     let spread = circuit_times(Some((20_000, 7)));
     let sports: Vec<u16> = spread.iter().map(|x| x.0).collect();
     assert_eq!(sports, (0..200).collect::<Vec<u16>>(), "in order");
-    // Propagation 0 here: each frame's delay is max(0, U(-20, 20)) us, or
-    // later behind the frame ahead of it.
-    let extra: Vec<u64> = plain.iter().zip(&spread).map(|(a, b)| b.1 - a.1).collect();
-    assert!(extra.iter().all(|&d| d <= 20_000 + 2_000), "{extra:?}");
+    // Each frame's circuit delay is 30 us + U(-20, 20) us: against the
+    // fixed 30 us, -20 to +20 us (and the 1 us polls).
+    let extra: Vec<i64> = plain
+        .iter()
+        .zip(&spread)
+        .map(|(a, b)| b.1 as i64 - a.1 as i64)
+        .collect();
     assert!(
-        extra.iter().filter(|&&d| d > 1_000).count() > 50,
+        extra.iter().all(|&d| (-21_000..=21_000).contains(&d)),
+        "{extra:?}"
+    );
+    assert!(
+        extra.iter().filter(|&&d| d < -5_000).count() > 20,
+        "{extra:?}"
+    );
+    assert!(
+        extra.iter().filter(|&&d| d > 5_000).count() > 20,
         "{extra:?}"
     );
     assert_eq!(spread, circuit_times(Some((20_000, 7))));
     assert_ne!(spread, circuit_times(Some((20_000, 8))));
+}
+
+#[test]
+fn options_set_while_running_draw_as_the_same_options_set_at_start() {
+    // 30% loss each way, seed 7, from the start (config hosts.link).
+    let (at_start, _) = run(link(0, 30.0, 7), 2_000);
+    // The same options given to all four directions of a running fabric
+    // whose hosts.link has seed 7: each direction's draws are the same
+    // stream, so the same frames are lost.
+    let mut e = same_tor(link(0, 0.0, 7));
+    let mut lossy = link(0, 30.0, 0);
+    lossy.seed = None;
+    for h in 0..2 {
+        for to_tor in [true, false] {
+            e.set_host_link(h, to_tor, Some(&lossy)).unwrap();
+        }
+    }
+    assert_eq!(h1_to_h2(&mut e, 2_000, 1_000), at_start);
 }
