@@ -14,6 +14,20 @@
 # memcached, procps, fonts-dejavu-core);
 # scripts/setup-p4.sh (BMv2 and p4c; package-repository lines isolated
 # there); a release build of the workspace; `lighthouse lab list`.
+#
+# LIGHTHOUSE_PREBUILT=PATH (not for users: the path for users is rustup and
+# a build inside). A lighthouse binary built elsewhere, such as the host's
+# target/release/lighthouse handed into a VM that cannot fetch rustup or
+# would take too long to build (TCG; scripts/vm-test.sh does this). Then:
+# no toolchain and no cargo build; instead of scripts/setup.sh only the
+# run-time packages above are checked (iproute2 ... fonts-dejavu-core; the
+# build's test tools, tshark, chromium, mininet, the Python virtualenv, are
+# not: they serve `make test`, which needs the toolchain), and apt runs only
+# for those that are missing; where the archive cannot be reached that is
+# one WARNING line naming them and provisioning goes on. The binary is
+# installed as target/release/lighthouse, where the build would have put it
+# (owned by --user), and --link links that as usual. E.g.
+#   sudo LIGHTHOUSE_PREBUILT=/tmp/lighthouse scripts/provision.sh --user vagrant --link
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 user="" link=0
@@ -26,6 +40,50 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "provision: run as root (sudo)" >&2; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
+
+prebuilt=${LIGHTHOUSE_PREBUILT:-}
+if [ -n "$prebuilt" ]; then
+  [ -f "$prebuilt" ] && [ -x "$prebuilt" ] \
+    || { echo "provision: LIGHTHOUSE_PREBUILT=$prebuilt is not an executable file; unset it to build here" >&2; exit 1; }
+  "$prebuilt" --version >/dev/null 2>&1 \
+    || { echo "provision: LIGHTHOUSE_PREBUILT=$prebuilt does not run here (another architecture or libc?); unset it to build here" >&2; exit 1; }
+  echo "provision: LIGHTHOUSE_PREBUILT=$prebuilt ($("$prebuilt" --version)): no toolchain, no build"
+  # scripts/setup.sh's run-time packages (its test tools need the toolchain).
+  need=()
+  for pair in ip:iproute2 ping:iputils-ping iperf3:iperf3 ethtool:ethtool python3:python3 \
+              memcached:memcached sysctl:procps; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair##*:}")
+  done
+  [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+  if [ ${#need[@]} -eq 0 ]; then
+    echo "provision: run-time packages present (iproute2, iputils-ping, iperf3, ethtool, python3, memcached, procps, fonts-dejavu-core); apt not run"
+  else
+    echo "provision: installing ${need[*]}"
+    apt_quick=(-o Acquire::Retries=0 -o Acquire::http::Timeout=20 -o Acquire::https::Timeout=20)
+    if ! { apt-get "${apt_quick[@]}" update -qq && \
+           apt-get "${apt_quick[@]}" install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }; then
+      echo "provision: WARNING: could not install ${need[*]} (is the package archive reachable?); going on without them" >&2
+    fi
+  fi
+  echo "provision: skipped with LIGHTHOUSE_PREBUILT, scripts/setup.sh's test tools: tshark, chromium, mininet, python3-pexpect, bridge-utils, python3-venv, the Python virtualenv"
+  bash "$root/scripts/setup-p4.sh" || true
+  bash "$root/scripts/check-p4.sh"
+  bin="$root/target/release/lighthouse"
+  if ! [ "$prebuilt" -ef "$bin" ]; then
+    owner=()
+    [ -n "$user" ] && owner=(-o "$user" -g "$(id -gn "$user")")
+    for d in "$root/target" "$root/target/release"; do
+      [ -d "$d" ] || install -d "${owner[@]}" "$d"
+    done
+    install -m 0755 "${owner[@]}" "$prebuilt" "$bin"
+  fi
+  if [ "$link" = 1 ]; then
+    ln -sf "$bin" /usr/local/bin/lighthouse
+  fi
+  "$bin" lab list >/dev/null
+  echo "provision: ready ($bin, from LIGHTHOUSE_PREBUILT; labs: lighthouse lab list)"
+  exit 0
+fi
 
 # Rust 1.85+ (edition 2024).
 export PATH="/opt/rust/bin:$PATH"

@@ -3,8 +3,11 @@
 # qemu and runs inside it, on the guest's stock kernel, what a host kernel
 # without netem cannot: the kernel's netem next to Lighthouse's own data
 # plane, with the same RTT and loss bounds for both, rotornet-8's pingall
-# and lab 01's grader. The host's release build is handed in (a 9p share;
-# nothing is built inside). `make vm-test` runs it. Root.
+# and lab 01's grader; Mininet's `--switch ovsk` refused on a kernel that
+# has Open vSwitch; CPULimitedHost (`--host cfs,cpu=`) on cgroup v2. The
+# host's release build is handed in (a 9p share; nothing is built inside)
+# and installed by scripts/provision.sh with LIGHTHOUSE_PREBUILT, as a
+# first step that must pass. `make vm-test` runs it. Root.
 #
 #   scripts/vm-test.sh [--out DIR] [--bin PATH] [--accel auto|kvm|tcg]
 #   scripts/vm-test.sh --vagrant [--out DIR]     # vagrant up --provider=libvirt
@@ -28,11 +31,71 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --accel) accel=$2; shift 2 ;;
     --vagrant) mode=vagrant; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "vm-test: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 die() { echo "vm-test: $*" >&2; exit 1; }
+
+# Checks run inside the guest in both modes (plain: sourced by guest.sh;
+# --vagrant: uploaded and run as `bash checks.sh FUNCTION`). Root there.
+checks_lib() {
+  cat <<'CHECKS'
+# What a run leaves when it fails to clean up: lh* namespaces, links, and
+# cgroups (a run's are at the top of the hierarchy, <prefix>-<host>; the
+# runner's own lhvm-run.service is not one).
+no_leftovers() {
+  local ns links cgs
+  ns=$(ip netns list 2>/dev/null | grep -c '^lh')
+  links=$(ip -o link show | awk -F': ' '{print $2}' | grep -c '^lh')
+  cgs=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 1 -type d -name 'lh*' ! -name 'lhvm*' | wc -l)
+  echo "  left behind: $ns lh* namespaces, $links lh* links, $cgs lh* cgroups (want 0 0 0)"
+  [ "$ns" -eq 0 ] && [ "$links" -eq 0 ] && [ "$cgs" -eq 0 ]
+}
+# docs/mininet.md: Lighthouse refuses Mininet's --switch (OVS among them)
+# with one line and exit 2, here on a kernel that has Open vSwitch.
+ovsk_refused() {
+  local rc
+  lsmod | grep -q '^openvswitch' && echo "  openvswitch module loaded"
+  lighthouse run --topo single,2 --switch ovsk --test pingall > /tmp/ovs.out 2>&1; rc=$?
+  sed 's/^/  /' /tmp/ovs.out
+  echo "  exit $rc (want 2), $(wc -l < /tmp/ovs.out) line(s) (want 1)"
+  [ "$rc" -eq 2 ] && [ "$(wc -l < /tmp/ovs.out)" -eq 1 ] \
+    && grep -q "^lighthouse: error: Mininet's --switch is not supported by lighthouse run: .*--tor native" /tmp/ovs.out \
+    && no_leftovers
+}
+# CPULimitedHost on cgroup v2: h1 spins for T = 3 s of wall time with
+# --host cfs,cpu=F; its CPU time (bash's time: user + sys) must stay under
+# F x cores x T + 0.3 s, and a run without the limit must use over T / 2
+# (the measure works). The slack: under TCG the guest's tick-based CPU
+# accounting is coarse (1 s unlimited measured 1.5 s) and each exec costs
+# a lot. Its cgroup (/sys/fs/cgroup/<run>-h1, cpu.max) is gone after.
+cfs_limit() {
+  local f=0.1 t=3 cores lim got base rc
+  cores=$(nproc)
+  [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && echo "  cgroup v2 (unified) at /sys/fs/cgroup: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
+  cat > /tmp/cfs.lh <<'LH'
+h1 cat /proc/self/cgroup
+h1 sh -c 'echo "cpu.max $(cat /sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/cpu.max)"'
+h1 bash -c 'TIMEFORMAT="spin %U %S"; time timeout 3 sh -c "while :; do :; done"' 2>&1
+h1 sh -c 'grep -E "usage_usec|nr_throttled" /sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/cpu.stat | tr "\n" " "; echo'
+LH
+  lighthouse run --topo single,2 --host cfs,cpu=$f --script /tmp/cfs.lh > /tmp/cfs.out 2>&1; rc=$?
+  grep -E '^(0::|cpu.max|spin |usage_usec)|rror' /tmp/cfs.out | sed 's/^/  /'
+  [ "$rc" -eq 0 ] || { tail -n 5 /tmp/cfs.out; echo "  lighthouse run exit $rc"; return 1; }
+  sed -n 3p /tmp/cfs.lh > /tmp/cfs0.lh # the spin alone
+  lighthouse run --topo single,2 --script /tmp/cfs0.lh > /tmp/cfs0.out 2>&1 || { tail -n 5 /tmp/cfs0.out; return 1; }
+  got=$(awk '/^spin [0-9.]+ [0-9.]+$/ { print $2 + $3 }' /tmp/cfs.out)
+  base=$(awk '/^spin [0-9.]+ [0-9.]+$/ { print $2 + $3 }' /tmp/cfs0.out)
+  lim=$(awk -v f=$f -v c="$cores" -v t=$t 'BEGIN { print f * c * t + 0.3 }')
+  echo "  $t s of spinning: ${got:-?} s of CPU with cpu=$f on $cores cores (want <= $lim), ${base:-?} s without a limit (want > $t / 2)"
+  echo "  after: top-level cgroup.subtree_control: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
+  [ -n "$got" ] && [ -n "$base" ] && awk -v g="$got" -v l="$lim" -v b="$base" -v t=$t 'BEGIN { exit !(g <= l && b > t / 2) }' \
+    && no_leftovers
+}
+if [ $# -gt 0 ]; then "$@"; fi
+CHECKS
+}
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- --vagrant: the box through vagrant-libvirt -----------------------------
@@ -42,9 +105,11 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; 
 # pool (lhvm-pool) of the run's own, all removed at the end with the VM;
 # libvirtd and virtlogd are started and stopped by the run when they are not
 # running. The Vagrantfile is the repository's, with the box given through
-# LIGHTHOUSE_LIBVIRT_BOX; `--no-provision` (scripts/provision.sh fetches
-# rustup and apt packages, which this offline guest cannot), then the
-# host's release build is uploaded and the checks run over `vagrant ssh`.
+# LIGHTHOUSE_LIBVIRT_BOX; `--no-provision` (the Vagrantfile's provisioner
+# runs scripts/provision.sh to fetch rustup and build, which this offline
+# guest cannot), then the host's release build is uploaded and the
+# provisioner's own command runs over `vagrant ssh` with LIGHTHOUSE_PREBUILT
+# (it must pass), then the checks.
 vagrant_test() {
   [ "$(id -u)" -eq 0 ] || die "run as root (sudo scripts/vm-test.sh --vagrant)"
   local t
@@ -153,15 +218,26 @@ vagrant_test() {
   fi
   step_t "vagrant up --provider=libvirt (boot, key swap, rsync of the checkout)" "$ts"
   ts=$(date +%s.%N)
-  vagrant upload "$bin" /tmp/lighthouse > /dev/null \
-    && vagrant ssh -c 'sudo install -m 0755 /tmp/lighthouse /usr/local/bin/lighthouse && lighthouse --version' \
-    || die "could not hand in the release build"
+  checks_lib > "$run/checks.sh"
+  vagrant upload "$bin" /tmp/lighthouse > /dev/null && vagrant upload "$run/checks.sh" /tmp/lhvm-checks.sh > /dev/null \
+    || die "could not hand in the release build (vagrant upload)"
   step_t "host release build uploaded" "$ts"
+  # The Vagrantfile's provisioner, with the build handed in.
+  ts=$(date +%s.%N)
+  echo "--- vagrant ssh: sudo env LIGHTHOUSE_PREBUILT=/tmp/lighthouse bash lighthouse/scripts/provision.sh --user vagrant --link"
+  if vagrant ssh -c 'set -o pipefail; chmod 0755 /tmp/lighthouse && sudo env LIGHTHOUSE_PREBUILT=/tmp/lighthouse bash lighthouse/scripts/provision.sh --user vagrant --link 2>&1 | tee /tmp/prov.out && ! grep -q "provision: installing" /tmp/prov.out && test "$(readlink -f /usr/local/bin/lighthouse)" = /home/vagrant/lighthouse/target/release/lighthouse && ls -l lighthouse/target/release/lighthouse && lighthouse --version' 2>&1 | sed 's/^/  /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+    step_t "scripts/provision.sh (LIGHTHOUSE_PREBUILT) ok" "$ts"
+  else
+    step_t "scripts/provision.sh (LIGHTHOUSE_PREBUILT) FAIL" "$ts"
+    die "provisioning inside the VM failed (above)"
+  fi
   local fails=0 c
-  for c in "uname -r && sudo modprobe sch_netem && lsmod | grep -c '^sch_netem'" \
+  for c in "uname -r && sudo modprobe sch_netem && sudo modprobe openvswitch && lsmod | grep -c '^sch_netem\|^openvswitch'" \
            "cd lighthouse && sudo lighthouse run topologies/rotornet-8.json --test pingall 2>&1 | tail -n 3" \
            "cd lighthouse && lighthouse lab grade 01 --dir labs/01-first-network/solution | tail -n 1" \
-           "cd lighthouse && lighthouse lab grade 01 | tail -n 1; test \${PIPESTATUS[0]} -eq 1"; do
+           "cd lighthouse && lighthouse lab grade 01 | tail -n 1; test \${PIPESTATUS[0]} -eq 1" \
+           "sudo bash /tmp/lhvm-checks.sh ovsk_refused" \
+           "sudo bash /tmp/lhvm-checks.sh cfs_limit"; do
     ts=$(date +%s.%N)
     echo "--- vagrant ssh -c \"$c\""
     if vagrant ssh -c "set -o pipefail; $c" 2>&1 | sed 's/^/  /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
@@ -222,7 +298,8 @@ trap 'exit 143' TERM
 share=$run/share
 mkdir -p "$share/out" "$share/repo/labs"
 cp "$bin" "$share/lighthouse"
-cp -r "$root/topologies" "$share/repo/"
+cp -r "$root/topologies" "$root/scripts" "$share/repo/"
+checks_lib > "$share/checks.sh"
 cp -r "$root/labs/README.md" "$root/labs/01-first-network" "$share/repo/labs/"
 qemu-img create -q -f qcow2 -F qcow2 -b "$img" "$run/disk.qcow2"
 
@@ -231,6 +308,7 @@ cat > "$share/guest.sh" <<'GUEST'
 # per step: its name, its result, its time in seconds.
 set -u
 . /mnt/lhvm/env
+. /mnt/lhvm/checks.sh
 cd /mnt/lhvm/repo
 fails=0
 step() {
@@ -282,7 +360,17 @@ netem_lo() {
   [ $rc -eq 0 ] && rtt_bounds /tmp/lo.out 10 20
 }
 ovs_mod() { modprobe openvswitch && lsmod | grep -q '^openvswitch'; }
-install_bin() { install -m 0755 /mnt/lhvm/lighthouse /usr/local/bin/lighthouse && lighthouse --version; }
+# The checkout's own provisioning, with the host's build handed in: it
+# installs it as target/release/lighthouse (in the share) and links it
+# into /usr/local/bin; the guest has no network, so it must find its
+# run-time packages in the image (vagrant/build-box.sh) and run no apt.
+provision() {
+  LIGHTHOUSE_PREBUILT=/mnt/lhvm/lighthouse bash scripts/provision.sh --link > /tmp/prov.out 2>&1; local rc=$?
+  sed 's/^/  /' /tmp/prov.out
+  echo "  exit $rc; /usr/local/bin/lighthouse -> $(readlink -f /usr/local/bin/lighthouse)"
+  [ $rc -eq 0 ] && [ "$(readlink -f /usr/local/bin/lighthouse)" = /mnt/lhvm/repo/target/release/lighthouse ] \
+    && ! grep -q 'provision: installing' /tmp/prov.out && lighthouse --version | sed 's/^/  /'
+}
 
 echo 'h1 ping -c 20 -i 0.05 h2' > /tmp/ping.lh
 echo 'h1 ping -c 200 -i 0.005 h2' > /tmp/lossy.lh
@@ -321,10 +409,10 @@ lab01_starter() { lighthouse lab grade 01 > /tmp/lab.out 2>&1; local rc=$?; tail
 lab01_solution() { lh lab grade 01 --dir labs/01-first-network/solution; }
 
 step "guest kernel"                         kernel
+step "provision.sh (LIGHTHOUSE_PREBUILT)"   provision
 step "modprobe sch_netem"                   netem_mod
 step "netem 10ms on lo: RTT 20 ms"          netem_lo
 step "modprobe openvswitch"                 ovs_mod
-step "lighthouse copied in"                 install_bin
 step "data plane delay 5ms: RTT 20 ms"     dp_delay
 step "kernel netem delay: RTT 20 ms"        netem_delay
 step "data plane loss 20%: 54..110/200"     dp_loss
@@ -333,6 +421,8 @@ step "data plane linear,2: RTT 30 ms"      dp_linear
 step "rotornet-8 --test pingall"            rotornet
 step "lab grade 01 (starter: exit 1)"       lab01_starter
 step "lab grade 01 --dir solution"          lab01_solution
+step "--switch ovsk refused (exit 2)"       ovsk_refused
+step "--host cfs,cpu=0.1 on cgroup v2"      cfs_limit
 echo "GUEST $fails failed"
 [ $fails -eq 0 ]
 GUEST

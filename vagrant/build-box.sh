@@ -3,7 +3,9 @@
 # (mmdebstrap): Debian 12 with its stock kernel (linux-image-amd64, which
 # has netem and Open vSwitch's datapath, unlike some hosts' kernels),
 # systemd, udev, kmod, iproute2, ping, openssh-server, sudo, iperf3,
-# python3, and a `vagrant` user with Vagrant's well-known insecure key.
+# python3, memcached, fonts-dejavu-core (the run-time packages of
+# scripts/provision.sh, so that it provisions this offline guest with
+# LIGHTHOUSE_PREBUILT and installs nothing), and a `vagrant` user with Vagrant's well-known insecure key.
 #
 #   vagrant/build-box.sh [--out DIR] [--size GB] [--mirror URL]
 #
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
     --mirror) mirror=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "build-box: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -67,6 +69,9 @@ stamp() { echo "build-box: $1 ($(( $(date +%s) - t0 )) s)"; }
 # --- 1. The root file system -------------------------------------------------
 pkgs=linux-image-amd64,systemd-sysv,udev,kmod,dbus,iproute2,iputils-ping,procps,ethtool
 pkgs+=,openssh-server,sudo,rsync,iperf3,python3,grub-pc,less,ca-certificates
+# The rest of scripts/provision.sh's run-time packages (its LIGHTHOUSE_PREBUILT
+# path checks for them and installs nothing when all are here).
+pkgs+=,memcached,fonts-dejavu-core
 # Vagrant's well-known insecure key (hashicorp/vagrant keys/vagrant.pub);
 # `vagrant up` replaces it with a key of its own on first boot.
 key='ssh-rsa AAAAB3NzaC1yc2EAAAABIwAAAQEA6NF8iallvQVp22WDkTkyrtvp9eWW6A8YVr+kz4TjGYe7gHzIw+niNltGEFHzD8+v1I2YJ6oXevct1YeS0o9HZyN1Q9qgCgzUFtdOKLv6IedplqoPkcmF0aYet2PkEDo3MlTBckFXPITAMzF8dJSIFo9D8HfdOV0IAdx4O7PtixWKn5y2hMNG0zQPyUecp4pzC6kivAIhyfHilFR61RGL+GPXQ2MWZWFYbAGjyiYJnAmCP3NOTd0jMZEnDkbUvxhMmBYSdETk1rRgm+R4LOzFUGaHqHDLKLX+FIPKcF96hrucXzcWyLbIbEgE98OHlnVYCzRdK8jlqm8tehUc9c9WhQ== vagrant insecure public key'
@@ -103,6 +108,9 @@ ExecStart=/usr/bin/ssh-keygen -A
 WantedBy=multi-user.target
 UNIT
 chroot "$r" systemctl enable lhvm-ssh-keys.service systemd-networkd.service
+# memcached is there for Lighthouse's memcached application, which starts
+# its own in the hosts' namespaces: no daemon of the package's own.
+chroot "$r" systemctl disable memcached.service 2>/dev/null || true
 # DHCP on every wired interface (libvirt's management network).
 cat > "$r/etc/systemd/network/50-dhcp.network" <<'NET'
 [Match]

@@ -157,7 +157,8 @@ impl Cgroup {
         if let Hierarchy::V2(r) = h {
             // Children of the root get the controller only if the root
             // hands it down (the root itself is exempt from "no internal
-            // processes").
+            // processes"). Left on after the run, as systemd leaves it:
+            // other groups may have begun to use it by then.
             let ctl = r.join("cgroup.subtree_control");
             let on = fs::read_to_string(&ctl).unwrap_or_default();
             if !on.split_whitespace().any(|c| c == "cpu") {
