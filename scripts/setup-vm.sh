@@ -4,7 +4,8 @@
 # qemu-system-x86 and qemu-utils (scripts/vm-test.sh boots the image with
 # plain qemu), e2fsprogs and fdisk (the disk image). With --vagrant also
 # vagrant, vagrant-libvirt and libvirt-daemon-system (scripts/vm-test.sh
-# --vagrant). Not part of scripts/setup.sh: CI does not boot VMs.
+# --vagrant). Not part of scripts/setup.sh: `make vm-test` runs it (CI
+# does, after `make test`).
 # Idempotent and quick when everything is present. Root.
 #
 #   scripts/setup-vm.sh [--vagrant]

@@ -259,6 +259,10 @@ img=$out/lighthouse-debian12.qcow2
 for f in "$img" "$out/vmlinuz" "$out/initrd.img"; do
   [ -f "$f" ] || die "$f not found: the image is not built; run vagrant/build-box.sh${out:+ --out $out}"
 done
+# The image carries what the checks need (its run-time packages): one
+# built by another vagrant/build-box.sh may not.
+[ "$(cat "$out/recipe" 2>/dev/null)" = "$(sha256sum < "$root/vagrant/build-box.sh" | cut -d' ' -f1)" ] \
+  || die "$img was built by another vagrant/build-box.sh; rebuild it: vagrant/build-box.sh --out $out"
 [ -x "$bin" ] || die "$bin not found; build it with make build (or pass --bin PATH)"
 accels=$(qemu-system-x86_64 -accel help 2>/dev/null | tail -n +2)
 kvm_ok=0

@@ -249,4 +249,7 @@ for f in lighthouse-debian12.qcow2 vmlinuz initrd.img lighthouse-debian12.box; d
   mv -f "$work/$f" "$out/$f"
 done
 echo "$kver" > "$out/kernel-version"
+# Which recipe made the image: scripts/vm-test.sh refuses one made by
+# another, and `make vm-test` rebuilds it.
+sha256sum < "$0" | cut -d' ' -f1 > "$out/recipe"
 stamp "done: $out/lighthouse-debian12.qcow2 ($(du -m "$out/lighthouse-debian12.qcow2" | cut -f1) MB), vmlinuz, initrd.img, lighthouse-debian12.box"
