@@ -1,6 +1,8 @@
 //! `lighthouse compile` and `lighthouse show` from the command line: files,
 //! summary, one table, one slice, and errors with a non-zero exit.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -17,6 +19,21 @@ fn run(args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+#[test]
+fn compile_shows_its_stage_on_a_terminal_only() {
+    // Off a terminal stderr stays empty; on one, a spinner names each
+    // stage (opera-108 takes about a second: the first stage is drawn).
+    let (ok, stdout, stderr) = run(&["compile", &topo("opera-108.json")]);
+    assert!(ok && stderr.is_empty(), "{stderr}");
+    let (ok, shown) = common::on_terminal("compile topologies/opera-108.json");
+    assert!(ok, "{shown}");
+    assert!(shown.contains("compile [00:00:0"), "{shown}");
+    assert!(shown.contains("schedule..."), "{shown}");
+    // The summary is the same, after the spinner's line is cleared.
+    let last = stdout.lines().last().unwrap();
+    assert!(shown.contains(last), "{last:?} not in {shown}");
 }
 
 #[test]

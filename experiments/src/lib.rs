@@ -223,37 +223,40 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(steps: u64, what: &str) -> Progress {
+        Progress::styled(
+            Some(steps),
+            what,
+            "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+        )
+    }
+    /// A spinner with the elapsed time, for work without countable steps.
+    pub fn spinner(what: &str) -> Progress {
+        Progress::styled(None, what, "{prefix} [{elapsed_precise}] {spinner} {msg}")
+    }
+    /// Styled before it is first drawn (a spinner never shows a bar).
+    fn styled(len: Option<u64>, what: &str, template: &str) -> Progress {
         let target = if std::io::stderr().is_terminal() {
             indicatif::ProgressDrawTarget::stderr()
         } else {
             indicatif::ProgressDrawTarget::hidden()
         };
-        let bar = indicatif::ProgressBar::with_draw_target(Some(steps), target);
-        if let Ok(s) = indicatif::ProgressStyle::with_template(
-            "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
-        ) {
+        let bar = indicatif::ProgressBar::with_draw_target(len, target);
+        if let Ok(s) = indicatif::ProgressStyle::with_template(template) {
             bar.set_style(s);
         }
         bar.set_prefix(what.to_string());
         bar.enable_steady_tick(Duration::from_millis(200));
         Progress { bar }
     }
-    /// A spinner with the elapsed time, for work without countable steps.
-    pub fn spinner(what: &str) -> Progress {
-        let p = Progress::new(0, what);
-        p.bar.set_length(0);
-        if let Ok(s) =
-            indicatif::ProgressStyle::with_template("{prefix} [{elapsed_precise}] {spinner} {msg}")
-        {
-            p.bar.set_style(s);
-        }
-        p
-    }
     /// A bar that draws nothing (tests, `report`).
     pub fn hidden() -> Progress {
         Progress {
             bar: indicatif::ProgressBar::hidden(),
         }
+    }
+    /// Counts the elapsed time from `d` ago (work begun before the bar).
+    pub fn set_elapsed(&self, d: Duration) {
+        self.bar.set_elapsed(d);
     }
     pub fn set_len(&self, n: u64) {
         self.bar.set_length(n);

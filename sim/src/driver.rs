@@ -185,7 +185,14 @@ pub struct Sim {
     slice: u64,
     /// RotorLB's bulk threshold, when the config has RotorLB.
     bulk_threshold: Option<u64>,
+    /// A front end's progress display ([`Sim::on_progress`]).
+    progress: Option<Box<dyn FnMut(Stats)>>,
 }
+
+/// Engine polls between two calls of [`Sim::on_progress`]'s function: a
+/// few dozen a second at millions of frame-hops a second, so the check
+/// costs nothing measurable.
+pub const PROGRESS_POLLS: u64 = 1 << 14;
 
 /// Payload bytes of a bulk frame (a TCP segment's MSS at a 1500-byte MTU).
 pub const BULK_PAYLOAD: u64 = 1460;
@@ -238,7 +245,15 @@ impl Sim {
             bulk_threshold: (c.config.routing.bulk == lh_ctrl::config::BulkTransport::Rotorlb)
                 .then(|| c.routes.classes.as_ref()?.thresholds.last().copied())
                 .flatten(),
+            progress: None,
         })
+    }
+
+    /// Calls `f` with the loop's [`Stats`] every [`PROGRESS_POLLS`] engine
+    /// polls, for a front end's progress display (the library draws
+    /// nothing). It only observes: the results are the same with it.
+    pub fn on_progress(&mut self, f: impl FnMut(Stats) + 'static) {
+        self.progress = Some(Box::new(f));
     }
 
     /// Virtual ns since the start.
@@ -356,6 +371,12 @@ impl Sim {
             || self.e.poll_at().is_some_and(|t| t <= self.now);
         let busy = if due {
             self.stats.polls += 1;
+            if self.stats.polls.is_multiple_of(PROGRESS_POLLS) && self.progress.is_some() {
+                let s = self.stats();
+                if let Some(f) = self.progress.as_mut() {
+                    f(s);
+                }
+            }
             self.e.poll(self.now)?
         } else {
             false

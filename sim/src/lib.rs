@@ -17,7 +17,7 @@ mod driver;
 pub mod host;
 pub mod tcp;
 
-pub use driver::{App, Event, Sim, SimError, SimOptions, Stats};
+pub use driver::{App, Event, PROGRESS_POLLS, Sim, SimError, SimOptions, Stats};
 pub use tcp::{ConnId, TcpConfig, TcpStats};
 
 /// What a run asks for that the simulation does not model: the first such

@@ -35,6 +35,39 @@ fn the_same_config_gives_byte_identical_results() {
 }
 
 #[test]
+fn progress_sees_the_run_advance_and_changes_nothing() {
+    // opera-108's pingall polls PROGRESS_POLLS times over: the observer
+    // is called, with virtual time and frame-hops that never go back, and
+    // the result is the one without it.
+    let c = compiled("opera-108");
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut sim = Sim::new(&c, SimOptions::default()).unwrap();
+    let log = std::rc::Rc::clone(&seen);
+    sim.on_progress(move |s| log.borrow_mut().push(s));
+    let p = sim.pingall(1_000_000_000).unwrap();
+    let mut c = sim.counters();
+    c.max_poll_gap_ns = 0;
+    let with = serde_json::json!({"pingall": p, "stats": sim.stats(), "counters": c}).to_string();
+    assert_eq!(with, pingall_json("opera-108"));
+    let seen = seen.borrow();
+    let end = sim.stats();
+    assert_eq!(
+        seen.len() as u64,
+        end.polls / lh_sim::PROGRESS_POLLS,
+        "{end:?}"
+    );
+    assert!(seen.len() >= 2, "{end:?}");
+    for (i, s) in seen.iter().enumerate() {
+        assert_eq!(s.polls, (i as u64 + 1) * lh_sim::PROGRESS_POLLS);
+        assert!(s.simulated_ns <= end.simulated_ns && s.frame_hops <= end.frame_hops);
+    }
+    for w in seen.windows(2) {
+        assert!(w[0].simulated_ns <= w[1].simulated_ns, "{w:?}");
+        assert!(w[0].frame_hops <= w[1].frame_hops, "{w:?}");
+    }
+}
+
+#[test]
 fn rotornet_pings_wait_for_their_circuit_as_the_schedule_says() {
     // rotornet-8: 7 slices of 100 us, guardband 10 us, direct routing over
     // one uplink: a ping between ToRs waits for their circuit (up to a

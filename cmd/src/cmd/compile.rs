@@ -6,9 +6,7 @@ use lh_ctrl::compile::{Compiled, compile_with_progress};
 use lh_ctrl::config::Config;
 use lh_ctrl::estimate;
 use lh_ctrl::{SliceId, TorId};
-use std::io::{IsTerminal, Write};
 use std::path::Path;
-use std::time::Instant;
 
 /// The memory limit for compiling: `--max-memory` if given, else the
 /// machine's available memory (no limit if that is unknown).
@@ -38,20 +36,11 @@ impl MemoryLimit {
 pub fn load_and_compile(config: &Path, limit: MemoryLimit) -> Result<Compiled> {
     let cfg = Config::load(config)?;
     limit.check(&cfg, estimate::Use::Compile)?;
-    let tty = std::io::stderr().is_terminal();
-    let start = Instant::now();
-    let compiled = compile_with_progress(&cfg, |stage| {
-        if tty {
-            eprint!(
-                "\r\x1b[2K[{:>5.1}s] compiling: {stage}...",
-                start.elapsed().as_secs_f64()
-            );
-            let _ = std::io::stderr().flush();
-        }
-    });
-    if tty {
-        eprint!("\r\x1b[2K");
-    }
+    // A spinner with the stage and the elapsed time, drawn on a terminal
+    // only (indicatif's hidden target elsewhere).
+    let bar = lh_experiments::Progress::spinner("compile");
+    let compiled = compile_with_progress(&cfg, |stage| bar.message(&format!("{stage}...")));
+    bar.finish();
     compiled.with_context(|| format!("compiling {}", config.display()))
 }
 

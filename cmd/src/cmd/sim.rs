@@ -3,9 +3,13 @@
 //! root, the same result on every run.
 
 use anyhow::Context;
+use lh_experiments::Progress;
+use std::cell::RefCell;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 /// `lighthouse sim`'s flags.
 #[derive(clap::Args, Debug)]
@@ -76,6 +80,48 @@ pub struct SimArgs {
     /// One JSON object on stdout (deterministic: no wall time).
     #[arg(long)]
     pub json: bool,
+    /// No progress line and no wall-time summary on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Wall time before a run shows its progress: shorter runs draw nothing.
+const PROGRESS_AFTER: Duration = Duration::from_secs(2);
+
+/// Progress on a terminal's stderr for a run longer than
+/// [`PROGRESS_AFTER`]: virtual time simulated against wall time, and
+/// frame-hops a second. The library only reports ([`lh_sim::Sim::on_progress`]);
+/// the spinner is drawn here, and nothing is drawn off a terminal.
+fn show_progress(sim: &mut lh_sim::Sim, t0: Instant) -> Rc<RefCell<Option<Progress>>> {
+    let bar = Rc::new(RefCell::new(None::<Progress>));
+    if !std::io::stderr().is_terminal() {
+        return bar;
+    }
+    let shown = Rc::clone(&bar);
+    let mut last = Duration::ZERO;
+    sim.on_progress(move |s| {
+        let wall = t0.elapsed();
+        if wall < PROGRESS_AFTER || wall - last < Duration::from_millis(100) {
+            return;
+        }
+        last = wall;
+        let mut b = shown.borrow_mut();
+        let p = b.get_or_insert_with(|| Progress::spinner("sim"));
+        p.set_elapsed(wall);
+        p.message(&progress_message(s, wall));
+    });
+    bar
+}
+
+/// The progress line's text.
+fn progress_message(s: lh_sim::Stats, wall: Duration) -> String {
+    let w = wall.as_secs_f64().max(1e-9);
+    format!(
+        "simulated {:.3} ms ({:.3} ms a second), {:.2} M frame-hops/s",
+        s.simulated_ns as f64 / 1e6,
+        s.simulated_ns as f64 / 1e6 / w,
+        s.frame_hops as f64 / w / 1e6
+    )
 }
 
 /// A host name (`h3`) to its number (3).
@@ -135,6 +181,11 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
     }
     let mut sim = lh_sim::Sim::new(&c, opts)?;
     let t0 = Instant::now();
+    let bar = if a.quiet {
+        Rc::default()
+    } else {
+        show_progress(&mut sim, t0)
+    };
     let mut out = serde_json::Map::new();
     let ok = match (&a.ping, &a.workload) {
         _ if a.memcached.is_some() => {
@@ -266,6 +317,9 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
             ok
         }
     };
+    if let Some(p) = bar.borrow().as_ref() {
+        p.finish();
+    }
     let c = sim.counters();
     let stats = sim.stats();
     let wall = t0.elapsed().as_secs_f64();
@@ -306,14 +360,16 @@ pub fn sim(a: SimArgs) -> anyhow::Result<ExitCode> {
         }
     }
     // Wall time is not part of the (deterministic) result: stderr.
-    eprintln!(
-        "*** Simulated {:.3} ms in {:.3} s: {} frame-hops ({:.2} M/s), {} polls",
-        stats.simulated_ns as f64 / 1e6,
-        wall,
-        stats.frame_hops,
-        stats.frame_hops as f64 / wall.max(1e-9) / 1e6,
-        stats.polls
-    );
+    if !a.quiet {
+        eprintln!(
+            "*** Simulated {:.3} ms in {:.3} s: {} frame-hops ({:.2} M/s), {} polls",
+            stats.simulated_ns as f64 / 1e6,
+            wall,
+            stats.frame_hops,
+            stats.frame_hops as f64 / wall.max(1e-9) / 1e6,
+            stats.polls
+        );
+    }
     Ok(if ok && c.conservation_holds() {
         ExitCode::SUCCESS
     } else {

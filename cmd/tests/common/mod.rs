@@ -389,3 +389,22 @@ pub fn sim(args: &[&str]) -> std::process::Output {
         .output()
         .expect("run lighthouse")
 }
+
+/// `lighthouse ARGS` (one shell word each, no quoting) with a terminal for
+/// stdout and stderr (script(1)'s pseudo-terminal, util-linux), from the
+/// repository's root: what a user at a terminal sees, escapes and all.
+/// Never beside a live cross-validation (`QUIET`). Whether it exited 0,
+/// and the text.
+pub fn on_terminal(args: &str) -> (bool, String) {
+    let _q = QUIET.read().unwrap_or_else(|e| e.into_inner());
+    let cmd = format!("{} {args}", env!("CARGO_BIN_EXE_lighthouse"));
+    let o = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("script(1) (util-linux)");
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
