@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The project virtualenv .venv with `import lighthouse` (docs/python.md):
 # Debian 12's system Python is externally managed, so the wheel goes into a
-# venv. Installs maturin and pytest from PyPI (the first run needs network),
-# builds the wheel into target/wheels and installs it. Idempotent: the venv
-# and its tools are reused, and the wheel is rebuilt only when a Rust or
-# Python source changed since the last install (cargo does the rest).
+# venv. Installs maturin, pytest and mypy (python/tests/test_types.py) from
+# PyPI (the first run needs network), builds the wheel into target/wheels
+# and installs it. Idempotent: the venv and its tools are reused, and the
+# wheel is rebuilt only when a Rust or Python source (or a type stub)
+# changed since the last install (cargo does the rest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,14 +20,15 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 pip() { "$VENV/bin/python" -m pip --disable-pip-version-check -q "$@"; }
-"$VENV/bin/python" -c 'import maturin, pytest' >/dev/null 2>&1 \
-  || pip install 'maturin>=1.9,<2' 'pytest>=7'
+"$VENV/bin/python" -c 'import maturin, pytest, mypy' >/dev/null 2>&1 \
+  || pip install 'maturin>=1.9,<2' 'pytest>=7' 'mypy>=1.11,<3'
 
 # Rebuild when anything the wheel is made of is newer than the stamp.
 stamp=$VENV/.lighthouse-wheel
 if [ -f "$stamp" ] && "$VENV/bin/python" -c 'import lighthouse' >/dev/null 2>&1 \
   && [ -z "$(find python ctrl emu swtor netns p4gen bmv2-thrift Cargo.toml Cargo.lock \
-        -newer "$stamp" \( -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.lock' -o -name '*.p4' \) \
+        -newer "$stamp" \( -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.pyi' -o -name py.typed \
+        -o -name '*.lock' -o -name '*.p4' \) \
         -not -path '*/tests/*' -print -quit)" ]; then
   exit 0
 fi

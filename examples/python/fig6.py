@@ -39,7 +39,7 @@ class Fig6Net(LighthouseNet):
         return paths
 
 
-def main():
+def main() -> None:
     config = sys.argv[1] if len(sys.argv) > 1 else "topologies/rotornet-8.json"
     # (a) Steps to set up an optical DCN.
     net = Fig6Net(config)

@@ -16,7 +16,7 @@ import time
 import lighthouse
 
 
-def main():
+def main() -> int:
     config = sys.argv[1] if len(sys.argv) > 1 else "topologies/rotornet-8.json"
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
     if os.geteuid() != 0:
@@ -26,7 +26,9 @@ def main():
         buf = net.buffer_usage(tor=0, port=None, interval="1ms")
         net.start()
         h1, last = net.hosts[0], net.hosts[-1]
-        load = h1.popen(["ping", "-q", "-i", "0.002", "-s", "1400", last.IP()],
+        dst = last.IP()
+        assert dst is not None  # a host's address (only a ToR's IP() is None)
+        load = h1.popen(["ping", "-q", "-i", "0.002", "-s", "1400", dst],
                         stdout=subprocess.DEVNULL)
         try:
             rows = []

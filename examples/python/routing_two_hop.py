@@ -16,7 +16,7 @@ import sys
 import lighthouse
 
 
-def earliest_two_hop(net):
+def earliest_two_hop(net: lighthouse.LighthouseNet) -> list[lighthouse.Path]:
     n, S = net.config.tor_num, net.ts_num
     up = [[set(net.neighbors(t, ts)) for ts in range(S)] for t in range(n)]
     paths = []
@@ -38,12 +38,12 @@ def earliest_two_hop(net):
     return paths
 
 
-def main():
+def main() -> int:
     config = sys.argv[1] if len(sys.argv) > 1 else "topologies/rotornet-8.json"
     net = lighthouse.LighthouseNet(config)
     paths = net.routing(earliest_two_hop)
     built = net.entries(paths, lookup=lighthouse.SOURCE)
-    worst = max(p.latency for p in paths)
+    worst = max(p.latency or 0 for p in paths)  # latency is None only on static fabrics
     print(f"{len(paths)} two-hop paths, {built['entries']} entries, worst latency {worst} slots")
     if os.geteuid() != 0:
         print("not root: stopping before start() (run with sudo to bring the network up)")

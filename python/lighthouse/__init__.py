@@ -16,6 +16,8 @@ Values are plain dicts and lists (the Rust values' serde form); paths are
 `lighthouse.Path`. Reference: docs/python.md.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._native import (  # noqa: F401
     CompileError,
     ConfigError,
@@ -37,8 +39,17 @@ SOURCE = "source"
 PACKET = "packet"
 FLOW = "flow"
 
-#: The type of what a routing returns (Fig. 6c's `-> paths`).
-paths = list
+#: The type of what a routing returns (Fig. 6c's `-> paths`): a list at run
+#: time. For type checkers it is Any: a routing returns a `Routes` (the
+#: built-in ones) or a list of paths, dicts and lists (a script's), and a
+#: subclass's `def direct(self) -> paths` overrides the built-in
+#: `direct() -> Routes` (Fig. 6c).
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    paths: TypeAlias = Any
+else:
+    paths = list
 
 __all__ = [
     "LighthouseNet",

@@ -1,21 +1,24 @@
 """Results as tables: a pandas DataFrame when pandas is installed (it is
 not a dependency)."""
 
+from typing import Any
 
-def _rows(value):
+
+def _rows(value: Any) -> list[Any]:
     if isinstance(value, dict):
         for key in ("rows", "samples", "flows", "records", "entries"):
             if isinstance(value.get(key), list):
-                return value[key]
+                rows: list[Any] = value[key]
+                return rows
         return [value]
     return list(value)
 
 
-def to_frame(value):
+def to_frame(value: Any) -> Any:
     """A DataFrame of a result's rows: `pingall()`'s `rows`, a usage's
     `samples`, `flows()`'s `flows`, a list of dicts."""
     try:
-        import pandas
+        import pandas  # type: ignore[import-not-found, import-untyped, unused-ignore]
     except ImportError:
         raise ImportError(
             "to_frame() needs pandas: `.venv/bin/pip install pandas` (results "

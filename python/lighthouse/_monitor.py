@@ -2,9 +2,16 @@
 `bw_usage(...)` return a `Monitor`, a request the running data plane
 serves; iterating it yields a sample every interval."""
 
+from __future__ import annotations
+
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ._native import NetworkError
+
+if TYPE_CHECKING:
+    from ._native import LighthouseNet, _MonitorRequest
 
 
 class Monitor:
@@ -15,26 +22,27 @@ class Monitor:
     whose `extra` is bit/s; `t` is seconds since the first sample).
     `mon.take(n)`, `mon.every(callback, count=..., seconds=...)`."""
 
-    def __init__(self, net, request):
+    def __init__(self, net: LighthouseNet, request: _MonitorRequest) -> None:
         self._net = net
-        self.spec = spec = request["spec"]
+        self.spec: dict[str, Any] = request["spec"]
+        spec = self.spec
         self.metric = "buffer_usage" if "buffer" in str(spec["metric"]).lower() else "bw_usage"
-        self.tor = spec.get("tor")
-        self.port = spec.get("port")
+        self.tor: int | None = spec.get("tor")
+        self.port: int | None = spec.get("port")
         self.interval_s = request["interval_ns"] / 1e9
-        self._t0 = None
-        self._next = None
+        self._t0: float | None = None
+        self._next: float = 0.0
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"Monitor({self.metric}, tor={self.tor}, port={self.port}, "
             f"interval={self.spec['interval']})"
         )
 
-    def __iter__(self):
+    def __iter__(self) -> Monitor:
         return self
 
-    def __next__(self):
+    def __next__(self) -> list[dict[str, Any]]:
         if not self._net.running:
             raise NetworkError(
                 f"{self!r}: the network is not running: call start() first"
@@ -50,16 +58,21 @@ class Monitor:
         self._next = max(self._next + self.interval_s, time.monotonic())
         usage = self._net._usage(self.spec)
         t = time.monotonic() - self._t0
-        samples = usage["samples"]
+        samples: list[dict[str, Any]] = usage["samples"]
         for s in samples:
             s["t"] = t
         return samples
 
-    def take(self, n):
+    def take(self, n: int) -> list[list[dict[str, Any]]]:
         """The next `n` samples (lists), as a list."""
         return [next(self) for _ in range(n)]
 
-    def every(self, callback, count=None, seconds=None):
+    def every(
+        self,
+        callback: Callable[[list[dict[str, Any]]], object],
+        count: int | None = None,
+        seconds: float | None = None,
+    ) -> int:
         """Call `callback(samples)` each interval, `count` times or for
         `seconds` (one of them)."""
         if (count is None) == (seconds is None):

@@ -2,9 +2,10 @@
 real Python in the script's namespace; an error is printed, not raised."""
 
 import sys
+from typing import Any
 
 
-def evaluate(line, px, globals_, locals_):
+def evaluate(line: str, px: bool, globals_: dict[str, Any], locals_: dict[str, Any]) -> str:
     """The text the CLI prints for `py LINE` (`px`: a statement)."""
     try:
         if px:
@@ -25,7 +26,7 @@ def evaluate(line, px, globals_, locals_):
     return text
 
 
-def caller_namespace(depth=2):
+def caller_namespace(depth: int = 2) -> dict[str, Any]:
     """The globals and then the locals of the frame `depth` up (the script
     that opened the CLI)."""
     caller = sys._getframe(depth)

@@ -23,5 +23,5 @@ class Unsupported(NotImplementedError):
     nearest equivalent."""
 
 
-def unsupported(what, instead):
+def unsupported(what: str, instead: str) -> Unsupported:
     return Unsupported('%s is not supported by Lighthouse: %s' % (what, instead))

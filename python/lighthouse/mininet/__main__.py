@@ -5,6 +5,8 @@ while it runs). `mininet.examples` is Mininet's own examples package where
 Mininet is installed (Debian's `mininet`), so `-m mininet.examples.NAME`
 runs one of them on Lighthouse."""
 
+from __future__ import annotations
+
 import importlib
 import os
 import runpy
@@ -18,7 +20,7 @@ MODULES = ['net', 'topo', 'topolib', 'node', 'link', 'cli', 'log', 'util', 'clea
 SYSTEM_SITES = ['/usr/lib/python3/dist-packages', '/usr/local/lib/python3/dist-packages']
 
 
-def examples_path():
+def examples_path() -> str | None:
     for d in sys.path + SYSTEM_SITES:
         p = os.path.join(d or '.', 'mininet', 'examples')
         if os.path.isfile(os.path.join(p, '__init__.py')):
@@ -26,7 +28,7 @@ def examples_path():
     return None
 
 
-def install():
+def install() -> None:
     """Make `import mininet.X` resolve to lighthouse.mininet.X."""
     sys.modules['mininet'] = importlib.import_module('lighthouse.mininet')
     for m in MODULES:
@@ -39,7 +41,7 @@ def install():
         sys.modules['mininet.examples'] = pkg
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     usage = 'usage: python -m lighthouse.mininet SCRIPT.py [ARGS] | -m MODULE [ARGS]\n'
     if len(argv) < 2 or (argv[1] == '-m' and len(argv) < 3):
         sys.stderr.write(usage)

@@ -10,7 +10,7 @@ removes only what provably belongs to a dead run.
 from .log import info
 
 
-def cleanup():
+def cleanup() -> None:
     from .net import _stop_all
     info('*** Cleanup: stopping the networks this script started '
          '(lighthouse clean --stale removes what dead runs left)\n')
@@ -21,5 +21,5 @@ class Cleanup(object):
     """Mininet's class form: `Cleanup.cleanup()`."""
 
     @classmethod
-    def cleanup(cls):
+    def cleanup(cls) -> None:
         cleanup()

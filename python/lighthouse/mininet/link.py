@@ -9,6 +9,8 @@ switch links' delay and queue as the circuits'). `TCIntf` likewise as
 
 from .node import Intf, Link  # noqa: F401
 
+__all__ = ['Intf', 'Link', 'TCLink', 'TCIntf']
+
 
 class TCLink(Link):
     "Accepted as link=/cls=: its bw= and netem options are used."

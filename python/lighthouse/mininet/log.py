@@ -12,7 +12,7 @@ LEVELS = {'debug': 10, 'info': 20, 'output': 25, 'warning': 30, 'warn': 30,
 _level = [LEVELS['output']]
 
 
-def setLogLevel(levelname='output'):
+def setLogLevel(levelname: str = 'output') -> None:
     """Mininet's setLogLevel; an unknown level raises ValueError naming the
     levels."""
     if levelname not in LEVELS:
@@ -22,32 +22,32 @@ def setLogLevel(levelname='output'):
     _level[0] = LEVELS[levelname]
 
 
-def _log(level, *args):
+def _log(level: str, *args: object) -> None:
     if LEVELS[level] >= _level[0]:
         sys.stderr.write(' '.join(str(a) for a in args))
         sys.stderr.flush()
 
 
-def debug(*args):
+def debug(*args: object) -> None:
     _log('debug', *args)
 
 
-def info(*args):
+def info(*args: object) -> None:
     _log('info', *args)
 
 
-def output(*args):
+def output(*args: object) -> None:
     _log('output', *args)
 
 
-def warn(*args):
+def warn(*args: object) -> None:
     _log('warning', *args)
 
 
 warning = warn
 
 
-def error(*args):
+def error(*args: object) -> None:
     _log('error', *args)
 
 

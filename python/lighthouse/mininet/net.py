@@ -8,12 +8,17 @@ torn down by `net.stop()`, and also without it: at interpreter exit
 SIGTERM/SIGHUP (a handler raises SystemExit, so the same teardown runs).
 """
 
+from __future__ import annotations
+
 import atexit
 import functools
 import json
 import signal
 import threading
 import weakref
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, cast, overload
 
 from .. import _native
 from . import unsupported
@@ -22,6 +27,17 @@ from .log import info, output
 from .node import Controller, CPULimitedHost, Host, Node, Switch
 from .link import Link
 from .topo import natural
+
+if TYPE_CHECKING:
+    from .._native import MnNet, _Confine, _Link
+    from .topo import Topo
+
+_T = TypeVar('_T')
+_M = TypeVar('_M', bound='Mininet')
+# A class's preset parameters, and whether they win over the call's own.
+_Layers = list[tuple[dict[str, Any], bool]]
+# pingFull's rows: (src, dst, (sent, received, rttmin, rttavg, rttmax, rttdev)).
+_PingFullRow = tuple[Node, Node, tuple[int, int, float, float, float, float]]
 
 # Link options: what Lighthouse does with each. netem's are the data
 # plane's own (config hosts.link; a switch link's delay, loss and queue are
@@ -36,15 +52,15 @@ _HOST_USED = ('ip', 'defaultRoute', 'privateDirs', 'cpu', 'period_us', 'sched', 
 # A link's ends: Mininet's interface names and per-interface `ip`.
 _LINK_ENDS = ('intfName1', 'intfName2', 'params1', 'params2')
 
-_running = weakref.WeakSet()
+_running: weakref.WeakSet[Mininet] = weakref.WeakSet()
 
 
-def _unwrap(cls):
+def _unwrap(cls: Any) -> tuple[Any, _Layers]:
     """(class, preset layers) of a class wrapped in `custom(cls, **p)`
     and `functools.partial(cls, **p)`, however deep, outermost layer
     first; a layer is (its parameters, whether they win over the call's
     own: a `custom`'s do, as in Mininet, a `partial`'s do not)."""
-    layers = []
+    layers: _Layers = []
     while True:
         if hasattr(cls, '_lh_class'):
             layers.append((dict(cls._lh_params), True))
@@ -56,7 +72,7 @@ def _unwrap(cls):
             return cls, layers
 
 
-def _with_presets(params, layers):
+def _with_presets(params: dict[str, Any], layers: _Layers) -> dict[str, Any]:
     """A call's parameters as the wrapped class would receive them."""
     out = dict(params)
     for preset, wins in layers:
@@ -64,11 +80,13 @@ def _with_presets(params, layers):
     return out
 
 
-def _confinement(c, params, what, name=None):
+def _confinement(c: Any, params: dict[str, Any], what: str, name: str | None = None
+                 ) -> tuple[float | None, int | None, list[tuple[str, str | None]]]:
     """(cpu fraction or None, period_us or None, [(target, bind source or
     None)]) a host class and its parameters ask for (CPULimitedHost's
     cgroup, privateDirs' mounts), or Unsupported naming what cannot be."""
-    cpu, period = None, None
+    cpu: float | None = None
+    period: int | None = None
     limited = isinstance(c, type) and issubclass(c, CPULimitedHost)
     if limited:
         sched = params.get('sched')
@@ -89,7 +107,7 @@ def _confinement(c, params, what, name=None):
         raise unsupported('%s cpu=%r on a plain Host' % (what, params['cpu']),
                           'CPU limits are CPULimitedHost\'s: Mininet(host=CPULimitedHost) or '
                           'addHost(..., cls=CPULimitedHost, cpu=...)')
-    dirs = []
+    dirs: list[tuple[str, str | None]] = []
     for d in params.get('privateDirs') or []:
         if isinstance(d, tuple) and len(d) == 2:
             src = d[1] % {'name': name} if name is not None else d[1]
@@ -105,7 +123,7 @@ def _confinement(c, params, what, name=None):
     return cpu, period, dirs
 
 
-def _link_args(a, b, opts):
+def _link_args(a: str, b: str, opts: dict[str, Any]) -> _Link:
     """(a, b, bw, port1, port2, netem as JSON) of a link, or Unsupported
     naming the option."""
     for k in opts:
@@ -129,24 +147,29 @@ def _link_args(a, b, opts):
     return (a, b, None if bw is None else float(bw), opts.get('port1'), opts.get('port2'), text)
 
 
-def _str(v, host, key):
+def _str(v: Any, host: str, key: str) -> str | None:
     if v is not None and not isinstance(v, str):
         raise ValueError('addHost(%r, %s=%r): expected a string' % (host, key, v))
     return v
 
 
-def _node_params(params):
+def _name(n: Node | str) -> str:
+    """A node's name (a node, or a name already)."""
+    return cast(str, getattr(n, 'name', n))
+
+
+def _node_params(params: dict[str, Any]) -> dict[str, Any]:
     """A host's parameters as Mininet's config() receives them."""
     return {k: v for k, v in params.items() if k != 'cls'}
 
 
-def _on_signal(signum, frame):
+def _on_signal(signum: int, frame: FrameType | None) -> NoReturn:
     # Leave the script as an exception would: `finally`, `with` and atexit
     # run, and with them the teardown.
     raise SystemExit(128 + signum)
 
 
-def _install_signal_handlers():
+def _install_signal_handlers() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
     for sig in (signal.SIGTERM, signal.SIGHUP):
@@ -155,7 +178,7 @@ def _install_signal_handlers():
 
 
 @atexit.register
-def _stop_all():
+def _stop_all() -> None:
     for net in list(_running):
         net.stop()
 
@@ -164,10 +187,22 @@ class Mininet(object):
     """Mininet(topo=None, ...): a network from a Topo (or addHost,
     addSwitch, addLink), started with start(), stopped with stop()."""
 
-    def __init__(self, topo=None, switch=None, host=None, controller=None, link=None,
-                 intf=None, build=True, xterms=False, cleanup=False, ipBase='10.0.0.0/8',
-                 inNamespace=False, autoSetMacs=False, autoStaticArp=False,
-                 autoPinCpus=False, listenPort=None, waitConnected=False):
+    # Node and link classes are Mininet's (or custom()/partial() of them):
+    # Any. What addHost/addSwitch/addLink gathered, for build():
+    _hosts: list[tuple[str, dict[str, Any]]]
+    _switches: list[str]
+    _links: list[_Link]
+    _confine: list[_Confine]
+    _nodes: dict[str, Node]
+    _native: MnNet | None
+
+    def __init__(self, topo: Topo | None = None, switch: Any = None, host: Any = None,
+                 controller: Any = None, link: Any = None, intf: Any = None,
+                 build: bool = True, xterms: bool = False, cleanup: bool = False,
+                 ipBase: str = '10.0.0.0/8', inNamespace: bool = False,
+                 autoSetMacs: bool = False, autoStaticArp: bool = False,
+                 autoPinCpus: bool = False, listenPort: int | None = None,
+                 waitConnected: bool = False) -> None:
         if xterms:
             raise unsupported('Mininet(xterms=True)',
                               "run commands with h1.cmd('...'), or `xterm h1` in CLI(net)")
@@ -196,7 +231,7 @@ class Mininet(object):
         self.topo = topo
         self.ipBase = ipBase
         self.autoSetMacs, self.autoStaticArp = autoSetMacs, autoStaticArp
-        self.controllers = []
+        self.controllers: list[Controller] = []
         self._hosts, self._switches, self._links = [], [], []
         self._confine = []
         self._nodes = {}
@@ -209,13 +244,13 @@ class Mininet(object):
 
     # -- building ---------------------------------------------------------
 
-    def _check_open(self, what):
+    def _check_open(self, what: str) -> None:
         if self._native is not None:
             raise unsupported('%s after build()' % what,
                               'add every node and link first, then call net.start() (a '
                               'Lighthouse fabric is compiled once)')
 
-    def addHost(self, name, cls=None, **params):
+    def addHost(self, name: str, cls: Any = None, **params: Any) -> Node:
         self._check_open('addHost(%r)' % name)
         c, layers = _unwrap(cls if cls is not None else self._host_cls)
         params = _with_presets(params, layers)
@@ -231,7 +266,7 @@ class Mininet(object):
         return self._node(name, c if own else Host)
 
     @staticmethod
-    def _check_host_params(label, params):
+    def _check_host_params(label: Callable[[str], str], params: dict[str, Any]) -> None:
         """Refuse what a host cannot have; `label(k)` names the call."""
         for k in params:
             if k == 'mac':
@@ -242,7 +277,7 @@ class Mininet(object):
                                   'privateDirs=, cls=Host, and cls=CPULimitedHost with cpu=, '
                                   'period_us= and sched=\'cfs\'')
 
-    def addSwitch(self, name, cls=None, **params):
+    def addSwitch(self, name: str, cls: Any = None, **params: Any) -> Node:
         self._check_open('addSwitch(%r)' % name)
         _, layers = _unwrap(cls if cls is not None else self._switch_cls)
         self._check_switch_params(lambda k: 'addSwitch(%r, %s=...)' % (name, k),
@@ -251,13 +286,13 @@ class Mininet(object):
         return self._node(name, Switch)
 
     @staticmethod
-    def _check_switch_params(label, params):
+    def _check_switch_params(label: Callable[[str], str], params: dict[str, Any]) -> None:
         for k in params:
             if k not in _SWITCH_IGNORED:
                 raise unsupported(label(k), 'a switch is a Lighthouse ToR running compiled '
                                   'time-flow tables; it takes no options')
 
-    def _link_options(self, opts):
+    def _link_options(self, opts: dict[str, Any]) -> dict[str, Any]:
         """A link's options with those its classes carry (`cls=`, `intf=`,
         or Mininet's `link=`/`intf=`)."""
         opts = dict(opts)
@@ -267,13 +302,15 @@ class Mininet(object):
             opts = _with_presets(opts, _unwrap(c)[1])
         return opts
 
-    def addController(self, name='c0', controller=None, **params):
+    def addController(self, name: str = 'c0', controller: Any = None, **params: Any
+                      ) -> Controller:
         c = Controller(name)
         self.controllers.append(c)
         return c
 
-    def addLink(self, node1, node2, port1=None, port2=None, cls=None, **params):
-        a, b = getattr(node1, 'name', node1), getattr(node2, 'name', node2)
+    def addLink(self, node1: Node | str, node2: Node | str, port1: int | None = None,
+                port2: int | None = None, cls: Any = None, **params: Any) -> Link:
+        a, b = _name(node1), _name(node2)
         self._check_open('addLink(%r, %r)' % (a, b))
         opts = dict(params)
         if port1 is not None:
@@ -285,16 +322,16 @@ class Mininet(object):
         self._links.append(_link_args(a, b, self._link_options(opts)))
         return Link._of_net(self, a, b)
 
-    def addNAT(self, *args, **kwargs):
+    def addNAT(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise unsupported('addNAT()', "emulated hosts have no route out of the run; use "
                           "quietRun(...) or a command in the root namespace")
 
-    def _node(self, name, cls):
+    def _node(self, name: str, cls: type[Node]) -> Node:
         if name not in self._nodes:
             self._nodes[name] = cls(self, name)
         return self._nodes[name]
 
-    def build(self):
+    def build(self) -> None:
         """Mininet's build: check the topology can be a Lighthouse fabric
         (a ValueError names what cannot) and compile nothing yet."""
         if self.built:
@@ -317,7 +354,7 @@ class Mininet(object):
         self._native.build()
         self.built = True
 
-    def _check_ipbase(self):
+    def _check_ipbase(self) -> None:
         import ipaddress
         try:
             ipaddress.IPv4Network(self.ipBase, strict=False)
@@ -325,7 +362,7 @@ class Mininet(object):
             raise ValueError("Mininet(ipBase=%r): expected A.B.C.D/N, e.g. '192.168.50.0/24'"
                              % (self.ipBase,)) from None
 
-    def _params_of(self, name):
+    def _params_of(self, name: str) -> dict[str, Any]:
         for h, p in self._hosts:
             if h == name:
                 return _node_params(p)
@@ -333,20 +370,20 @@ class Mininet(object):
 
     # -- running ----------------------------------------------------------
 
-    def start(self):
+    def start(self) -> None:
         """Bring the network up (root): namespaces, veths, ToRs, circuits."""
         self.build()
         _install_signal_handlers()
         _running.add(self)
         info('*** Starting %d switches\n' % len(self._switches))
-        self._native.start()
+        cast('MnNet', self._native).start()  # made by build()
         # Mininet's configHosts: each host's config() with its own
         # parameters (a subclass such as linuxrouter's LinuxRouter turns
         # on forwarding there); Lighthouse applied them at start.
         for name, params in self._hosts:
             self._nodes[name].config(**_node_params(params))
 
-    def stop(self):
+    def stop(self) -> bool:
         """Tear everything down (idempotent); whether conservation held."""
         _running.discard(self)
         if self._native is None:
@@ -360,108 +397,117 @@ class Mininet(object):
             ok = self._native.stop()
         return ok
 
-    def _started(self):
+    def _started(self) -> MnNet:
         if self._native is None or self._native.prefix is None:
             raise _native.NetworkError('the network is not running: call net.start() first')
         return self._native
 
-    def __enter__(self):
+    def __enter__(self: _M) -> _M:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.stop()
         return False
 
     @property
-    def prefix(self):
+    def prefix(self) -> str | None:
         """The run's prefix (its namespaces are PREFIX-<host>)."""
         return self._native.prefix if self._native else None
 
     # -- nodes ------------------------------------------------------------
 
     @property
-    def hosts(self):
+    def hosts(self) -> list[Node]:
         names = [h for h, _ in self._hosts]
         if self.topo is not None:
             names = sorted(names, key=natural)
         return [self._nodes[n] for n in names]
 
     @property
-    def switches(self):
+    def switches(self) -> list[Node]:
         names = list(self._switches)
         if self.topo is not None:
             names = sorted(names, key=natural)
         return [self._nodes[n] for n in names]
 
     @property
-    def nameToNode(self):
+    def nameToNode(self) -> dict[str, Node]:
         return dict(self._nodes)
 
-    def get(self, *names):
+    # One name: its node; none or several: a list of them.
+    @overload
+    def get(self, name: str, /) -> Node: ...
+    @overload
+    def get(self, *names: str) -> list[Node]: ...
+    def get(self, *names: str) -> Node | list[Node]:
         nodes = [self[n] for n in names]
         return nodes[0] if len(nodes) == 1 else nodes
 
     getNodeByName = get
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> Node:
         if name not in self._nodes:
             raise KeyError(name)
         return self._nodes[name]
 
-    def __contains__(self, name):
+    def __contains__(self, name: object) -> bool:
         return name in self._nodes
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         for n in self.hosts + self.switches:
             yield n.name
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._nodes)
 
-    def keys(self):
+    def keys(self) -> list[str]:
         return list(self)
 
-    def values(self):
+    def values(self) -> list[Node]:
         return [self[n] for n in self]
 
-    def items(self):
+    def items(self) -> list[tuple[str, Node]]:
         return [(n, self[n]) for n in self]
 
     # -- tests ------------------------------------------------------------
 
-    def ping(self, hosts=None, timeout=None):
+    def ping(self, hosts: Sequence[Node | str] | None = None, timeout: float | None = None
+             ) -> float:
         """Mininet's ping: prints its rows; the loss in percent."""
-        names = None if hosts is None else [getattr(h, 'name', h) for h in hosts]
+        names = None if hosts is None else [_name(h) for h in hosts]
         sent, received, _ = self._started().ping(names, timeout)
         if not sent:
             output('*** Warning: No packets sent\n')
             return 0
         return 100.0 * (sent - received) / sent
 
-    def pingAll(self, timeout=None):
+    def pingAll(self, timeout: float | None = None) -> float:
         return self.ping(timeout=timeout)
 
-    def pingPair(self):
+    def pingPair(self) -> float:
         return self.ping(hosts=self.hosts[:2])
 
-    def pingFull(self, hosts=None, timeout=None):
+    def pingFull(self, hosts: Sequence[Node | str] | None = None,
+                 timeout: float | None = None) -> list[_PingFullRow]:
         """Mininet's pingFull: one ping per pair, a line each; [(src,
         dst, (sent, received, rttmin, rttavg, rttmax, rttdev))]."""
-        names = None if hosts is None else [getattr(h, 'name', h) for h in hosts]
+        names = None if hosts is None else [_name(h) for h in hosts]
         _, _, rows = self._started().ping(names, timeout, True)
-        out = []
+        out: list[_PingFullRow] = []
         for src, dst, rtt in rows:
             r = rtt if rtt is not None else 0.0
             out.append((self[src], self[dst], (1, int(rtt is not None), r, r, r, 0.0)))
         return out
 
-    def pingAllFull(self):
+    def pingAllFull(self) -> list[_PingFullRow]:
         return self.pingFull()
 
-    def pingPairFull(self):
+    def pingPairFull(self) -> list[_PingFullRow]:
         return self.pingFull(hosts=self.hosts[:2])
 
-    def iperf(self, hosts=None, l4Type='TCP', udpBw='10M', fmt=None, seconds=5, port=5001):
+    def iperf(self, hosts: Sequence[Node | str] | None = None, l4Type: str = 'TCP',
+              udpBw: str = '10M', fmt: Any = None, seconds: float = 5, port: int = 5001
+              ) -> list[str]:
         """Mininet's iperf between two hosts (default: the first and last):
         [server rate, client rate] as iperf prints them (UDP: udpBw first)."""
         if fmt is not None:
@@ -471,39 +517,38 @@ class Mininet(object):
         hosts = hosts or [self.hosts[0], self.hosts[-1]]
         if len(hosts) != 2:
             raise ValueError('iperf(hosts=...): expected two hosts')
-        c, s = [getattr(h, 'name', h) for h in hosts]
+        c, s = [_name(h) for h in hosts]
         return self._started().iperf(c, s, float(seconds), udpBw if l4Type == 'UDP' else None)
 
-    def iperfUdp(self, udpBw='10M'):
+    def iperfUdp(self, udpBw: str = '10M') -> list[str]:
         return self.iperf(l4Type='UDP', udpBw=udpBw)
 
-    def configLinkStatus(self, src, dst, status):
+    def configLinkStatus(self, src: Node | str, dst: Node | str, status: str) -> None:
         if status not in ('up', 'down'):
             raise ValueError("configLinkStatus(status=%r): expected 'up' or 'down'" % status)
-        self._started().link(getattr(src, 'name', src), getattr(dst, 'name', dst),
-                             status == 'up')
+        self._started().link(_name(src), _name(dst), status == 'up')
 
-    def waitConnected(self, timeout=None, delay=.5):
+    def waitConnected(self, timeout: float | None = None, delay: float = .5) -> bool:
         """Every ToR runs its table from the start: connected at once."""
         return True
 
-    def staticArp(self):
+    def staticArp(self) -> None:
         """The ToRs answer ARP; Mininet(autoStaticArp=True) installs
         permanent entries at start instead."""
 
-    def interact(self):
+    def interact(self) -> None:
         self.start()
         CLI(self)
         self.stop()
 
-    def run(self, test, *args, **kwargs):
+    def run(self, test: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         self.start()
         try:
             return test(*args, **kwargs)
         finally:
             self.stop()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = 'running as %s' % self.prefix if self.prefix else 'stopped'
         return '<Mininet %d hosts %d switches, %s>' % (len(self._hosts), len(self._switches),
                                                         state)

@@ -2,17 +2,25 @@
 `irange`, `natural`, `quietRun`, `decode`, `encode`, `pmonitor`, `custom`,
 `waitListening`."""
 
+from __future__ import annotations
+
 import codecs
 import os
 import select
 import subprocess
 import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from .log import output
-from .topo import irange, natural  # noqa: F401
+from .topo import irange as irange, natural as natural  # noqa: F401
+
+if TYPE_CHECKING:
+    from .net import Mininet
+    from .node import Node
 
 
-def dumpNodeConnections(nodes):
+def dumpNodeConnections(nodes: Iterable[Node]) -> None:
     """Each node and its interfaces with their far ends, as Mininet's
     (`h1 h1-eth0:s1-eth1`)."""
     for node in nodes:
@@ -24,16 +32,16 @@ def dumpNodeConnections(nodes):
         output(line + '\n')
 
 
-def dumpNodes(nodes):
+def dumpNodes(nodes: Iterable[Node]) -> None:
     for node in nodes:
         output('%s\n' % repr(node))
 
 
-def dumpNetConnections(net):
+def dumpNetConnections(net: Mininet) -> None:
     dumpNodeConnections(net.values())
 
 
-def quietRun(cmd, **kwargs):
+def quietRun(cmd: str | list[str], **kwargs: Any) -> str:
     """Run a command in the root namespace; its output (stdout+stderr)."""
     if isinstance(cmd, str):
         cmd = cmd.split()
@@ -42,17 +50,18 @@ def quietRun(cmd, **kwargs):
     return p.stdout
 
 
-def decode(s):
+def decode(s: bytes | str) -> str:
     """Bytes from a process as text (UTF-8); text as it is."""
     return s.decode('utf-8', 'replace') if isinstance(s, bytes) else s
 
 
-def encode(s):
+def encode(s: str | bytes) -> bytes:
     """Text as bytes (UTF-8); bytes as they are."""
     return s.encode('utf-8') if isinstance(s, str) else s
 
 
-def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
+def pmonitor(popens: Mapping[Any, subprocess.Popen[Any]], timeoutms: int = 500,
+             readline: bool = True, readmax: int = 1024) -> Iterator[tuple[Any, str]]:
     """Yield (host, line) as the processes of `popens` ({host: Popen})
     write to their stdout, and (None, '') when `timeoutms` passes with
     nothing to read; ends when every one has closed its output. As
@@ -60,9 +69,11 @@ def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
     bytes. Reads the descriptors themselves, so no line waits in a file
     object's buffer after its process has ended."""
     poller = select.poll()
-    by_fd, partial, text = {}, {}, {}
+    by_fd: dict[int, Any] = {}
+    partial: dict[int, bytes] = {}
+    text: dict[int, codecs.IncrementalDecoder] = {}
     for host, p in popens.items():
-        fd = p.stdout.fileno()
+        fd = cast(IO[Any], p.stdout).fileno()
         by_fd[fd] = host
         partial[fd] = b''
         # Raw reads may split a character: decode each stream on.
@@ -94,25 +105,26 @@ def pmonitor(popens, timeoutms=500, readline=True, readmax=1024):
                 del by_fd[fd]
 
 
-def custom(cls, **params):
+def custom(cls: Any, **params: Any) -> Callable[..., Any]:
     """`cls` with `params`, as Mininet's: they override the call's own
     keyword arguments. What Lighthouse cannot honour is refused where the
     class is used, naming the parameters (`Mininet(host=...)`,
     `addHost(cls=...)`, `link=`, `intf=`), never dropped."""
     name = getattr(cls, '__name__', 'custom')
 
-    def customized(*args, **kwargs):
+    def customized(*args: Any, **kwargs: Any) -> Any:
         merged = dict(kwargs)
         merged.update(params)
         return cls(*args, **merged)
 
     customized.__name__ = 'custom(%s)' % name
-    customized._lh_class = cls
-    customized._lh_params = dict(params)
+    customized._lh_class = cls  # type: ignore[attr-defined]
+    customized._lh_params = dict(params)  # type: ignore[attr-defined]
     return customized
 
 
-def waitListening(client=None, server='127.0.0.1', port=80, timeout=None):
+def waitListening(client: Any = None, server: Any = '127.0.0.1', port: int = 80,
+                  timeout: float | None = None) -> bool:
     """Wait until something listens on `server`:`port`, tried from
     `client`'s namespace (a node) or the root namespace, as Mininet's:
     False at once when there is no route, or after `timeout` seconds (None
