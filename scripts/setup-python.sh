@@ -23,18 +23,21 @@ pip() { "$VENV/bin/python" -m pip --disable-pip-version-check -q "$@"; }
 "$VENV/bin/python" -c 'import maturin, pytest, mypy' >/dev/null 2>&1 \
   || pip install 'maturin>=1.9,<2' 'pytest>=7' 'mypy>=1.11,<3'
 
-# Rebuild when anything the wheel is made of is newer than the stamp.
+# Rebuild when anything the wheel is made of is newer than the stamp: the
+# crates it links (python/Cargo.toml's, and theirs) and what they embed
+# (P4 source, the dashboard's assets, the workloads' CDFs).
 stamp=$VENV/.lighthouse-wheel
 if [ -f "$stamp" ] && "$VENV/bin/python" -c 'import lighthouse' >/dev/null 2>&1 \
-  && [ -z "$(find python ctrl emu swtor netns p4gen bmv2-thrift Cargo.toml Cargo.lock \
+  && [ -z "$(find python ctrl emu swtor netns p4gen bmv2-thrift sim dash p4 workloads Cargo.toml Cargo.lock pyproject.toml \
         -newer "$stamp" \( -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.pyi' -o -name py.typed \
-        -o -name '*.lock' -o -name '*.p4' \) \
+        -o -name '*.lock' -o -name '*.p4' -o -name '*.js' -o -name '*.html' -o -name '*.css' -o -name '*.cdf' \) \
         -not -path '*/tests/*' -print -quit)" ]; then
   exit 0
 fi
 echo "setup-python: building the lighthouse-dcn wheel"
 rm -f target/wheels/lighthouse_dcn-*.whl
-"$VENV/bin/maturin" build --release -q -m python/Cargo.toml -o target/wheels \
+# pyproject.toml at the root names the crate (manifest-path), as `pip install .` reads it.
+"$VENV/bin/maturin" build --release -q -o target/wheels \
   --interpreter "$VENV/bin/python"
 pip install --force-reinstall --no-deps target/wheels/lighthouse_dcn-*.whl
 touch "$stamp"

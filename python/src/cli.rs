@@ -64,7 +64,9 @@ where
                 ))),
             },
             None => {
-                let saved = SavedSigint::take();
+                // The line editor and the CLI take SIGINT over; Python's
+                // KeyboardInterrupt must work again afterwards.
+                let saved = lh_emu::kernel::signals::SigintInterrupts::take();
                 cli.run_interactive();
                 drop(saved);
                 Ok(())
@@ -75,29 +77,4 @@ where
         *owner.borrow_mut().slot() = Some(net);
     }
     r
-}
-
-/// The SIGINT disposition before the interactive CLI, put back after it:
-/// the line editor (and the CLI's Ctrl-C handling) take SIGINT over, and
-/// Python's KeyboardInterrupt must work again afterwards.
-struct SavedSigint(libc::sigaction);
-
-impl SavedSigint {
-    fn take() -> SavedSigint {
-        // SAFETY: reading the current disposition into a zeroed struct.
-        unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            libc::sigaction(libc::SIGINT, std::ptr::null(), &mut old);
-            SavedSigint(old)
-        }
-    }
-}
-
-impl Drop for SavedSigint {
-    fn drop(&mut self) {
-        // SAFETY: restoring a disposition read by `take`.
-        unsafe {
-            libc::sigaction(libc::SIGINT, &self.0, std::ptr::null_mut());
-        }
-    }
 }

@@ -37,6 +37,22 @@ pub fn config_err(py: Python<'_>, e: &RsConfigError) -> PyErr {
     err
 }
 
+/// Runs `f`, a long operation of a live network, with the GIL released
+/// (other Python threads run meanwhile) and Ctrl-C as its interrupt: a
+/// SIGINT stops it where it polls (`lh_emu::kernel::signals`) and raises
+/// KeyboardInterrupt here, as Python would have between its bytecodes.
+/// The caller's `with` block or `stop()` then tears the network down.
+pub fn interruptible<R: Send>(py: Python<'_>, f: impl FnOnce() -> R + Send) -> PyResult<R> {
+    let guard = lh_emu::kernel::signals::SigintInterrupts::take();
+    let r = py.detach(f);
+    let hit = guard.interrupted();
+    drop(guard);
+    if hit {
+        return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(()));
+    }
+    Ok(r)
+}
+
 /// A live operation's error, with its kind (`e.kind`, as `--json` has it).
 pub fn net_err(py: Python<'_>, e: lh_emu::net::NetworkError) -> PyErr {
     let err = PyNetworkError::new_err(e.to_string());

@@ -5,6 +5,7 @@
 //! driven node by node (`cmd`, `IP`, `MAC`), by Mininet's tests (`ping`,
 //! `iperf`) or through the CLI, whose `py`/`px` call back into Python.
 
+use crate::convert::interruptible;
 use lh_emu::cli::{Cli, Flow};
 use lh_emu::host::confine::{CpuShare, HostConfinement, PrivateDir};
 use lh_emu::kernel::bringup::NetOptions;
@@ -313,8 +314,9 @@ impl MnNet {
     }
 
     /// `node.cmd(line)`: what it printed.
-    fn cmd(&mut self, node: &str, line: &str) -> PyResult<String> {
-        self.live()?.node_cmd_output(node, line).map_err(net_err)
+    fn cmd(&mut self, py: Python<'_>, node: &str, line: &str) -> PyResult<String> {
+        let n = self.live()?;
+        interruptible(py, || n.node_cmd_output(node, line))?.map_err(net_err)
     }
 
     /// `node.sendCmd(line)`: sent to the node's shell; returns at once.
@@ -358,6 +360,7 @@ impl MnNet {
     #[pyo3(signature = (hosts=None, timeout=None, full=false))]
     fn ping(
         &mut self,
+        py: Python<'_>,
         hosts: Option<Vec<String>>,
         timeout: Option<f64>,
         full: bool,
@@ -370,10 +373,8 @@ impl MnNet {
                     .collect::<PyResult<Vec<_>>>()
             })
             .transpose()?;
-        let mut cli = Cli::new(n);
         let verb = if full { "pingallfull" } else { "pingall" };
-        let p = cli
-            .ping(verb, idx.as_deref(), timeout, full)
+        let p = interruptible(py, || Cli::new(n).ping(verb, idx.as_deref(), timeout, full))?
             .ok_or_else(|| net_err("ping failed (see its output)"))?;
         let rows = p
             .rows
@@ -408,6 +409,7 @@ impl MnNet {
     #[pyo3(signature = (client, server, seconds=5.0, udp_bw=None))]
     fn iperf(
         &mut self,
+        py: Python<'_>,
         client: &str,
         server: &str,
         seconds: f64,
@@ -420,11 +422,13 @@ impl MnNet {
                 "iperf(seconds={seconds}): expected > 0 and at most 86400"
             )));
         }
-        let mut cli = Cli::new(n);
-        let v = match udp_bw {
-            Some(bw) => cli.iperfudp(&format!("{bw} {client} {server}")),
-            None => cli.iperf_pair(c, s, seconds),
-        }
+        let v = interruptible(py, || {
+            let mut cli = Cli::new(n);
+            match udp_bw {
+                Some(bw) => cli.iperfudp(&format!("{bw} {client} {server}")),
+                None => cli.iperf_pair(c, s, seconds),
+            }
+        })?
         .ok_or_else(|| net_err("iperf failed (see its output)"))?;
         let mut out: Vec<String> = v.bw.into_iter().collect();
         out.push(lh_emu::text::format::rate(v.server_bps));

@@ -2,7 +2,7 @@
 //! [`lh_ctrl::net::LighthouseNet`], and once `start()`ed, the live
 //! [`lh_emu::net::Network`] built from what the script made.
 
-use crate::convert::{interval, is_root, named, net_err, read_config, to_py};
+use crate::convert::{interruptible, interval, is_root, named, net_err, read_config, to_py};
 use crate::path::{PyPath, PyRoutes, collect};
 use crate::{CompileError, NetworkError, PathError, TopologyError};
 use lh_ctrl::compile::Compiled;
@@ -797,7 +797,8 @@ impl PyNet {
             let p = s.pingall(sim_timeout(timeout)).map_err(Self::sim_err)?;
             return to_py(py, &p);
         }
-        let p = self.live()?.pingall(timeout).map_err(|e| net_err(py, e))?;
+        let n = self.live()?;
+        let p = interruptible(py, || n.pingall(timeout))?.map_err(|e| net_err(py, e))?;
         to_py(py, &p)
     }
 
@@ -825,9 +826,8 @@ impl PyNet {
                 .map_err(Self::sim_err)?;
             return to_py(py, &p);
         }
-        let p = self
-            .live()?
-            .ping(idx.as_deref(), timeout, false, &mut |_| {})
+        let n = self.live()?;
+        let p = interruptible(py, || n.ping(idx.as_deref(), timeout, false, &mut |_| {}))?
             .map_err(|e| net_err(py, e))?;
         to_py(py, &p)
     }
@@ -843,7 +843,8 @@ impl PyNet {
     ) -> PyResult<Py<PyAny>> {
         let (c, s) = (self.host_index(client)?, self.host_index(server)?);
         let secs = seconds.unwrap_or(lh_emu::net::IPERF_SECONDS);
-        let v = self.live()?.iperf(c, s, secs).map_err(|e| net_err(py, e))?;
+        let n = self.live()?;
+        let v = interruptible(py, || n.iperf(c, s, secs))?.map_err(|e| net_err(py, e))?;
         to_py(py, &v)
     }
 
@@ -884,7 +885,7 @@ impl PyNet {
             &lh_emu::text::format::parse_bw,
         )
         .map_err(|e| PyValueError::new_err(format!("flows({args:?}): {e}")))?;
-        let v = n.flows(&req).map_err(|e| net_err(py, e))?;
+        let v = interruptible(py, || n.flows(&req))?.map_err(|e| net_err(py, e))?;
         to_py(py, &v)
     }
 
@@ -1034,8 +1035,9 @@ impl PyNet {
         let buf = Captured::default();
         let old = n.take_output();
         n.set_output(Box::new(buf.clone()));
-        let r = n.node_cmd(node, line);
+        let r = interruptible(py, || n.node_cmd(node, line));
         n.set_output(old);
+        let r = r?;
         r.map_err(|e| net_err(py, e))?;
         let bytes = buf.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
         Ok(String::from_utf8_lossy(&bytes).into_owned())

@@ -205,6 +205,11 @@ if how == "exception":
 if how == "wait":
     print("READY", flush=True)
     time.sleep(120)
+if how == "pingall":
+    # h2 unreachable: each row waits out the 30 s timeout of its echo to h2.
+    net.get("h2").cmd("for i in $(ip -o link show | cut -d: -f2 | cut -d@ -f1); do [ $i = lo ] || ip link set dev $i down; done")
+    print("READY", flush=True)
+    net.pingall(timeout=30)
 # "normal": the script ends without stop()
 """
 
@@ -227,12 +232,11 @@ def test_nothing_is_left_after_a_script_ends(how, tmp_path):
     assert leftovers(prefix) == []
 
 
-@needs_root
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_nothing_is_left_after_a_signal(sig, tmp_path):
-    f = script(TEARDOWN.format(config=str(ROTORNET)), tmp_path)
+def until_ready(f, how):
+    """TEARDOWN's script `f` started with `how`, once it printed READY:
+    the process and its run's prefix."""
     p = subprocess.Popen(
-        [PYTHON, str(f), "wait"],
+        [PYTHON, str(f), how],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -246,12 +250,37 @@ def test_nothing_is_left_after_a_signal(sig, tmp_path):
         lines.append(line)
         if line.startswith("READY") or not line:
             break
-    prefix = _prefix("".join(lines))
+    return p, _prefix("".join(lines))
+
+
+@needs_root
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_nothing_is_left_after_a_signal(sig, tmp_path):
+    f = script(TEARDOWN.format(config=str(ROTORNET)), tmp_path)
+    p, prefix = until_ready(f, "wait")
     assert any(ns.startswith(prefix) for ns in namespaces())
     p.send_signal(sig)
     out, err = p.communicate(timeout=60)
     assert p.returncode != 0
     assert "Traceback" not in err or "KeyboardInterrupt" in err or "SystemExit" in err
+    assert leftovers(prefix) == [], err
+
+
+@needs_root
+def test_ctrl_c_stops_a_pingall_at_once_and_nothing_is_left(tmp_path):
+    # The pingall runs in Rust with the GIL released; Ctrl-C (SIGINT) stops
+    # it where it polls and raises KeyboardInterrupt, and the teardown runs.
+    # Unstopped it would take 16 rows x 30 s.
+    f = script(TEARDOWN.format(config=str(ROTORNET)), tmp_path)
+    p, prefix = until_ready(f, "pingall")
+    time.sleep(1.0)  # inside pingall()
+    assert p.poll() is None
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    took = time.monotonic() - t
+    assert p.returncode != 0 and "KeyboardInterrupt" in err, err
+    assert took < 10, f"{took:.1f} s after Ctrl-C: {err}"
     assert leftovers(prefix) == [], err
 
 
