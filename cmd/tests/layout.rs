@@ -80,8 +80,6 @@ const KNOWN_CIRCLES: &[&str] = &[
     "emu: host kernel",
     "emu: link net text",
     "emu: text::render text::view",
-    "experiments: plot::draw plot::style",
-    "swtor: afpacket port",
 ];
 
 #[test]

@@ -15,20 +15,8 @@ use std::io;
 use std::mem::{size_of, zeroed};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-/// Frames per `recvmmsg`/`sendmmsg` call.
-pub const BATCH: usize = 64;
-
-/// One received frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RxFrame {
-    pub idx: u32,
-    pub ifindex: i32,
-    /// The frame did not fit its slot (`MAX_FRAME`), e.g. a GSO super-frame.
-    pub truncated: bool,
-    /// The sender left the L4 checksum to offload (CHECKSUM_PARTIAL): it
-    /// must be completed before the frame leaves on another interface.
-    pub csum_not_ready: bool,
-}
+// A port's vocabulary (crate::port), here too where it always was.
+pub use crate::port::{BATCH, RxFrame};
 
 /// Options for [`RawSocket::open`].
 #[derive(Clone, Copy, Debug)]
@@ -461,4 +449,24 @@ fn auxdata_status(h: &libc::msghdr) -> u32 {
         }
     }
     0
+}
+
+impl crate::port::Port for RawSocket {
+    fn recv_batch(
+        &mut self,
+        pool: &mut FramePool,
+        out: &mut Vec<RxFrame>,
+        now: u64,
+    ) -> io::Result<usize> {
+        RawSocket::recv_batch(self, pool, out, now)
+    }
+    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
+        RawSocket::send_batch(self, pool, frames)
+    }
+    fn take_drops(&mut self) -> u64 {
+        RawSocket::take_drops(self).unwrap_or(0)
+    }
+    fn wait(&mut self, timeout_ns: u64) -> bool {
+        RawSocket::wait(self, timeout_ns).is_ok()
+    }
 }

@@ -4,10 +4,25 @@
 //! with time and ifindex) for deterministic engine tests and conformance
 //! runners.
 
-use crate::afpacket::{BATCH, RxFrame};
 use crate::pool::FramePool;
 use std::collections::VecDeque;
 use std::io;
+
+/// Frames per `recv_batch`/`send_batch` (the AF_PACKET socket's
+/// `recvmmsg`/`sendmmsg` calls).
+pub const BATCH: usize = 64;
+
+/// One received frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RxFrame {
+    pub idx: u32,
+    pub ifindex: i32,
+    /// The frame did not fit its slot (`MAX_FRAME`), e.g. a GSO super-frame.
+    pub truncated: bool,
+    /// The sender left the L4 checksum to offload (CHECKSUM_PARTIAL): it
+    /// must be completed before the frame leaves on another interface.
+    pub csum_not_ready: bool,
+}
 
 /// A batch-oriented frame port: the fabric namespace's AF_PACKET socket
 /// (host ports and external ToRs' uplink and CPU interfaces), or an
@@ -37,26 +52,6 @@ pub trait Port: Send {
     /// when the port cannot wait (it is only polled).
     fn wait(&mut self, _timeout_ns: u64) -> bool {
         false
-    }
-}
-
-impl Port for crate::afpacket::RawSocket {
-    fn recv_batch(
-        &mut self,
-        pool: &mut FramePool,
-        out: &mut Vec<RxFrame>,
-        now: u64,
-    ) -> io::Result<usize> {
-        crate::afpacket::RawSocket::recv_batch(self, pool, out, now)
-    }
-    fn send_batch(&mut self, pool: &FramePool, frames: &[(u32, i32)]) -> io::Result<usize> {
-        crate::afpacket::RawSocket::send_batch(self, pool, frames)
-    }
-    fn take_drops(&mut self) -> u64 {
-        crate::afpacket::RawSocket::take_drops(self).unwrap_or(0)
-    }
-    fn wait(&mut self, timeout_ns: u64) -> bool {
-        crate::afpacket::RawSocket::wait(self, timeout_ns).is_ok()
     }
 }
 

@@ -3,12 +3,12 @@
 //! points, strips, steps and grouped bars).
 
 use super::axis::{Axis, Ticked, coord, frame, si};
+use super::canvas::{DrawResult, Root};
 use super::chart::{Chart, Panel, Series, Style};
 use super::style::{
     AXIS_PX, CELL, GRID, GRID_MINOR, LEGEND_PX, LEGEND_ROW_H, LINE_W, Look, MARKER_R,
     PANEL_TITLE_PX, SINGLE, TICK_PX, TITLE_H, TITLE_PX, VALUE_PX, font, look, marker, text_width,
 };
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -94,9 +94,6 @@ pub fn size(c: &Chart) -> (u32, u32) {
     };
     (w, TITLE_H + legend + cell.1 * rows)
 }
-
-pub(super) type DrawResult = Result<(), Box<dyn std::error::Error>>;
-pub(super) type Root<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// The chart as an SVG document.
 pub fn svg(c: &Chart) -> Result<String, String> {

@@ -15,11 +15,12 @@
 //! [`png_of_svg`] says so when it is missing.
 //!
 //! By concept: `chart` what a figure is (charts, panels, series),
-//! `axis` units, SI ticks and axis frames, `style` the palette,
-//! markers, fonts and sizes, `draw` the layout and the SVG, `png` the
-//! PNG. Everything public is re-exported here.
+//! `axis` units, SI ticks and axis frames, `canvas` what it is drawn on,
+//! `style` the palette, markers, fonts and sizes, `draw` the layout and
+//! the SVG, `png` the PNG. Everything public is re-exported here.
 
 mod axis;
+mod canvas;
 mod chart;
 mod draw;
 mod png;

@@ -2,7 +2,7 @@
 //! series its [`Look`] (and how a marker is drawn), the font and text
 //! sizes, line and marker sizes, grid colours and the panels' sizes.
 
-use super::draw::{DrawResult, Root};
+use super::canvas::{DrawResult, Root};
 use plotters::prelude::*;
 
 /// The Okabe–Ito palette (colour-blind safe), yellow last as it is the
