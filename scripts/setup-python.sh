@@ -20,8 +20,10 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 pip() { "$VENV/bin/python" -m pip --disable-pip-version-check -q "$@"; }
-"$VENV/bin/python" -c 'import maturin, pytest, mypy' >/dev/null 2>&1 \
-  || pip install 'maturin>=1.9,<2' 'pytest>=7' 'mypy>=1.11,<3'
+# dask.distributed and pandas: lighthouse.sweep's extra ([sweep]), which
+# the tests run on a local Dask cluster (python/tests/test_sweep.py).
+"$VENV/bin/python" -c 'import maturin, pytest, mypy, dask.distributed, pandas' >/dev/null 2>&1 \
+  || pip install 'maturin>=1.9,<2' 'pytest>=7' 'mypy>=1.11,<3' 'dask[distributed]>=2024.1' 'pandas>=2'
 
 # Rebuild when anything the wheel is made of is newer than the stamp: the
 # crates it links (python/Cargo.toml's, and theirs) and what they embed

@@ -233,6 +233,11 @@ enum Cmd {
     /// and OCS engine with simulated hosts; no root, the same result on
     /// every run. Default: pingall.
     Sim(cmd::sim::SimArgs),
+    /// A parameter sweep in virtual time (docs/virtual-time.md, "Sweeps"):
+    /// a workload run for every combination of the --axis values (config
+    /// fields, load, seed), one CSV row each; locally on a thread pool, or
+    /// on a Dask cluster with --dask.
+    Sweep(cmd::sweep::SweepArgs),
     /// Course labs: `lab list`, `lab grade NN [--dir DIR]` (labs/README.md).
     #[command(subcommand)]
     Lab(cmd::lab::LabCmd),
@@ -471,6 +476,7 @@ fn main() -> ExitCode {
             ),
         },
         Cmd::Sim(a) => cmd::sim::sim(a),
+        Cmd::Sweep(a) => cmd::sweep::sweep(a),
         Cmd::Report { dir, html } => {
             let html = html.map(|f| f.unwrap_or_else(|| dir.join("report.html")));
             lh_experiments::report(&dir, html.as_deref()).map(|ok| {

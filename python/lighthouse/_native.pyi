@@ -313,3 +313,19 @@ class MnNet:
 
 def set_log_level(name: str) -> None:
     """`setLogLevel(name)`: Mininet's levels."""
+
+# ---- Sweeps (sweep.rs): specs and rows cross as JSON text ----
+
+SWEEP_COLUMNS: list[str]
+
+def _sweep_check(text: str) -> str:
+    """Checks a spec; its points as JSON."""
+
+def _sweep_point(text: str, i: int) -> str:
+    """Point `i`'s row as JSON (the GIL released)."""
+
+def _sweep_local(text: str, jobs: int) -> list[str]:
+    """Every point on `jobs` threads; the rows in the grid's order."""
+
+def _sweep_csv(text: str, rows: list[str]) -> str:
+    """The table as `lighthouse sweep`'s CSV."""

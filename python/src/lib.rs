@@ -16,6 +16,7 @@ mod convert;
 mod mininet;
 mod net;
 mod path;
+mod sweep;
 
 use convert::is_root;
 
@@ -67,5 +68,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PathError", py.get_type::<PathError>())?;
     m.add("NetworkError", py.get_type::<NetworkError>())?;
     mininet::register(m)?;
+    sweep::register(m)?;
     Ok(())
 }

@@ -15,6 +15,7 @@
 pub mod apps;
 mod driver;
 pub mod host;
+pub mod sweep;
 pub mod tcp;
 
 pub use driver::{App, Event, PROGRESS_POLLS, Sim, SimError, SimOptions, Stats};

@@ -8,3 +8,4 @@ pub mod ocs;
 pub mod p4;
 pub mod run;
 pub mod sim;
+pub mod sweep;

@@ -381,10 +381,15 @@ pub fn scratch_dirs() -> Vec<String> {
 /// (`QUIET`): a simulation started on the other core after the live run's
 /// quiet check made its FCTs 15-20% longer (elephants, CI, 2026-12-06).
 pub fn sim(args: &[&str]) -> std::process::Output {
+    lighthouse("sim", args)
+}
+
+/// `lighthouse SUB ARGS` from the repository's root.
+pub fn lighthouse(sub: &str, args: &[&str]) -> std::process::Output {
     let _q = QUIET.read().unwrap_or_else(|e| e.into_inner());
     std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .arg("sim")
+        .arg(sub)
         .args(args)
         .output()
         .expect("run lighthouse")
