@@ -62,6 +62,11 @@ pub const DEFAULT_PING_TIMEOUT: &str = "1";
 
 /// Pings in flight at once from one source in `pingall`.
 pub const PING_WINDOW: usize = 32;
+
+/// Sources whose rows a `pingall` runs at once (native ToRs; with BMv2
+/// ToRs one, as before: BMv2 takes tens of microseconds a frame, and
+/// swtor paces what it hands it).
+pub const PING_ROWS: usize = 8;
 /// iperfudp's cap without a compiled config (no host link rate known).
 pub const MAX_UDP_BPS_NO_FABRIC: f64 = 10e9;
 /// Mininet's iperf/iperfudp duration, seconds.

@@ -27,52 +27,103 @@ impl Network {
             None => (0..self.plan.hosts.len()).collect(),
         };
         let (mut sent, mut recv) = (0u64, 0u64);
-        let mut rows = Vec::new();
         let secs = timeout
             .or_else(|| format::parse_seconds(DEFAULT_PING_TIMEOUT))
             .unwrap_or(1.0)
             .max(0.001);
-        let interrupted = std::cell::Cell::new(false);
+        let interrupted = AtomicBool::new(false);
         let stop = || {
             if crate::kernel::signals::take_interrupt() || crate::kernel::signals::terminating() {
-                interrupted.set(true);
+                interrupted.store(true, Ordering::Relaxed);
             }
-            interrupted.get()
+            interrupted.load(Ordering::Relaxed)
         };
-        for &i in &idx {
-            let src = self.plan.hosts[i].clone();
-            if stop() {
-                return Err(NetworkError::Interrupted);
-            }
-            progress(PingEvent::Source(&src.name));
-            let dsts: Vec<HostPlan> = idx
-                .iter()
-                .filter(|&&j| j != i)
-                .map(|&j| self.plan.hosts[j].clone())
-                .collect();
-            let ips: Vec<std::net::Ipv4Addr> = dsts.iter().map(|d| d.ip).collect();
-            // One row's pings run concurrently (bounded): each waits for its
-            // circuits, so one after another a large fabric takes minutes.
-            let rtts = probe::Pinger::open(Some(&self.host_ns(&src)))
-                .and_then(|p| p.echo_many(&ips, Duration::from_secs_f64(secs), PING_WINDOW, &stop))
-                .unwrap_or_else(|_| vec![None; ips.len()]);
-            if interrupted.get() {
-                return Err(NetworkError::Interrupted);
-            }
-            let mut row = PingRow {
-                src: src.name.clone(),
-                results: Vec::with_capacity(dsts.len()),
-            };
-            for (dst, rtt) in dsts.iter().zip(&rtts) {
-                sent += 1;
-                recv += u64::from(rtt.is_some());
-                row.results.push(PingResult {
-                    dst: dst.name.clone(),
-                    rtt_ms: rtt.map(|d| d.as_secs_f64() * 1e3),
+        // Rows run PING_ROWS at a time, each with PING_WINDOW echoes in
+        // flight on its own socket: one row's pings wait for circuits (up
+        // to a cycle), so a large fabric one row at a time is bound by
+        // its round trips, not by the fabric (648 hosts: 419,256 pings).
+        // Rows are reported (`progress`, the result) in Mininet's order.
+        let all = hosts.is_none();
+        let hosts: Vec<HostPlan> = idx.iter().map(|&i| self.plan.hosts[i].clone()).collect();
+        let nss: Vec<PathBuf> = hosts.iter().map(|h| self.host_ns(h)).collect();
+        let ips: Vec<std::net::Ipv4Addr> = hosts.iter().map(|h| h.ip).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<Option<Duration>>)>();
+        // (`LH_PING_ROWS` overrides it, for the benchmark's reference run:
+        // scripts/bench/pingall-scale.sh.)
+        let at_once = std::env::var("LH_PING_ROWS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(if self.p4.is_some() { 1 } else { PING_ROWS });
+        let rows = std::thread::scope(|s| {
+            for _ in 0..at_once.min(hosts.len()) {
+                let tx = tx.clone();
+                let (next, nss, ips, stop) = (&next, &nss, &ips, &stop);
+                s.spawn(move || {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= nss.len() || stop() {
+                            break;
+                        }
+                        let dsts: Vec<std::net::Ipv4Addr> =
+                            (0..ips.len()).filter(|&j| j != k).map(|j| ips[j]).collect();
+                        let rtts = probe::Pinger::open(Some(&nss[k]))
+                            .and_then(|p| {
+                                p.echo_many(&dsts, Duration::from_secs_f64(secs), PING_WINDOW, stop)
+                            })
+                            .unwrap_or_else(|_| vec![None; dsts.len()]);
+                        if tx.send((k, rtts)).is_err() {
+                            break;
+                        }
+                    }
                 });
             }
-            progress(PingEvent::Row(&row));
-            rows.push(row);
+            drop(tx);
+            // Rows that ended before the ones above them wait here.
+            let mut done: std::collections::BTreeMap<usize, Vec<Option<Duration>>> =
+                Default::default();
+            let mut rows = Vec::with_capacity(hosts.len());
+            for (k, src) in hosts.iter().enumerate() {
+                progress(PingEvent::Source(&src.name));
+                let rtts = loop {
+                    if let Some(r) = done.remove(&k) {
+                        break Some(r);
+                    }
+                    match rx.recv() {
+                        Ok((j, r)) => {
+                            done.insert(j, r);
+                        }
+                        // Every prober stopped (Ctrl-C) before this row.
+                        Err(_) => break None,
+                    }
+                };
+                let Some(rtts) = rtts else { break };
+                if interrupted.load(Ordering::Relaxed) {
+                    break;
+                }
+                let mut row = PingRow {
+                    src: src.name.clone(),
+                    results: Vec::with_capacity(rtts.len()),
+                };
+                let dsts = hosts.iter().enumerate().filter(|&(j, _)| j != k);
+                for ((_, dst), rtt) in dsts.zip(&rtts) {
+                    sent += 1;
+                    recv += u64::from(rtt.is_some());
+                    row.results.push(PingResult {
+                        dst: dst.name.clone(),
+                        rtt_ms: rtt.map(|d| d.as_secs_f64() * 1e3),
+                    });
+                }
+                progress(PingEvent::Row(&row));
+                rows.push(row);
+            }
+            // A stop lets the probers end at their next poll (50 ms).
+            interrupted.store(true, Ordering::Relaxed);
+            rows
+        });
+        if rows.len() < hosts.len() {
+            return Err(NetworkError::Interrupted);
         }
         self.ping_totals.0 += sent;
         self.ping_totals.1 += recv;
@@ -80,7 +131,7 @@ impl Network {
             rows,
             sent,
             received: recv,
-            all: hosts.is_none(),
+            all,
             full,
         };
         self.publish(if v.all { "pingall" } else { "pingpair" }, &v);
