@@ -1,6 +1,7 @@
 //! `lighthouse`: compile, show, run, clean.
 
 mod alloc;
+mod bars;
 mod cmd;
 mod mnflags;
 

@@ -54,3 +54,42 @@ fn pingall_of_48_hosts_loses_nothing_and_prints_mininets_rows() {
         .unwrap();
     assert!(t3 >= 2 * 48 * 48, "gc_thresh3 {t3} not raised");
 }
+
+/// A bar for the bring-up and the pingall on a terminal (the library
+/// reports steps, the binary draws them), the rows intact above it; none
+/// when stderr is not a terminal.
+#[test]
+fn bring_up_and_pingall_draw_a_bar_on_a_terminal_only() {
+    if skip_unless_root("bring_up_and_pingall_draw_a_bar_on_a_terminal_only") {
+        return;
+    }
+    let (ok, tty) = on_terminal("run topologies/rotornet-8.json --test pingall");
+    assert!(ok, "{tty}");
+    assert!(tty.contains("bring-up ["), "{tty}");
+    assert!(tty.contains("pingall ["), "{tty}");
+    // Each row is whole after the bar's line is cleared.
+    for k in 1..=16 {
+        let row = format!("h{k} -> ");
+        let line = tty
+            .lines()
+            .find(|l| l.contains(&row))
+            .unwrap_or_else(|| panic!("{row}: {tty}"));
+        let rest = &line[line.find(&row).unwrap() + row.len()..];
+        assert_eq!(rest.split_whitespace().count(), 15, "{line:?}");
+    }
+    assert!(
+        tty.contains("*** Results: 0% dropped (240/240 received)"),
+        "{tty}"
+    );
+    let piped = std::process::Command::new(env!("CARGO_BIN_EXE_lighthouse"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .args(["run", "topologies/rotornet-8.json", "--test", "pingall"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert!(piped.status.success() && err.contains("h1 -> "), "{err}");
+    assert!(
+        !err.contains("pingall [") && !err.contains("bring-up ["),
+        "{err}"
+    );
+}

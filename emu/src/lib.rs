@@ -16,6 +16,7 @@
 //! - [`traffic`]: the prober, workloads and applications;
 //! - [`net`]: the network object and its typed operations;
 //! - [`text`]: text rendering and parsing (Mininet's formats and ours);
+//! - [`progress`]: steps of long operations, for front ends to draw;
 //! - [`cli`]: the Mininet-compatible command loop over [`net::Network`];
 //! - [`mininet`]: importing Mininet topology scripts.
 
@@ -28,6 +29,7 @@ pub mod mininet;
 pub mod net;
 pub mod netns;
 pub mod plan;
+pub mod progress;
 pub mod text;
 pub mod tor;
 pub mod traffic;

@@ -267,6 +267,14 @@ impl Progress {
     pub fn inc(&self, n: u64) {
         self.bar.inc(n);
     }
+    pub fn set_position(&self, n: u64) {
+        self.bar.set_position(n);
+    }
+    /// Runs `f` with the bar cleared, then draws it again: for output
+    /// written around the bar, not through [`Progress::line`].
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
     /// A line above the bar (or on stderr when there is no bar).
     pub fn line(&self, s: &str) {
         if self.bar.is_hidden() {

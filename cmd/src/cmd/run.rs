@@ -208,6 +208,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             .map(|n| format!(", {n}"))
             .unwrap_or_default()
     );
+    let bars = crate::bars::StepBars::default();
     let opts = NetworkOptions {
         net: NetOptions {
             mac: a.mac,
@@ -217,6 +218,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             host_tcp: cfg.hosts.as_ref().and_then(|h| h.tcp.clone()),
             vxlan: a.vxlan,
             own_cpu: a.own_cpu,
+            // A bar for the bring-up and pingalls, on a terminal only.
+            progress: bars.hook(),
         },
         p4: p4_src,
         p4_log: a.p4_log,
@@ -241,6 +244,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let mut net = Network::bring_up(plan, compiled, opts)?;
+    // The network's lines go above the bar.
+    net.set_output(bars.writer(Box::new(std::io::stderr())));
     let prefix = net.prefix.clone();
     spawn_watcher(prefix.clone());
     install_panic_teardown(prefix.clone());

@@ -52,6 +52,9 @@ pub struct NetOptions {
     /// host veth's receive work goes to the others (RPS);
     /// `swtor::sched::dataplane_cpu` says why and what it costs.
     pub own_cpu: bool,
+    /// Steps of the bring-up ("bring-up": namespaces, link sides, hosts
+    /// and, with `arp`, their neighbours), for a front end to draw.
+    pub progress: crate::progress::Progress,
 }
 
 /// One end of a BMv2 ToR's VXLAN links (`NetOptions::vxlan`): the
@@ -189,8 +192,17 @@ impl Net {
     }
 
     fn build(&mut self, opts: &NetOptions) -> Result<(), OrchError> {
+        let sides_n = 1 + self.plan.bmv2_tors().len();
+        let hosts_n = self.plan.hosts.len() * if opts.arp { 2 } else { 1 };
+        let total = (self.state.namespaces.len() + sides_n + hosts_n) as u64;
+        let mut done = 0u64;
+        let mut step = || {
+            done += 1;
+            opts.progress.report("bring-up", done, total);
+        };
         for n in &self.state.namespaces {
             netns::create(n)?;
+            step();
         }
         let fab = self.fabric_ns();
         // Native ToRs' host ports live in the fabric namespace, a BMv2 ToR's
@@ -211,11 +223,13 @@ impl Net {
                 })
                 .collect();
             self.build_side(ns, &hosts, *bmv2, opts)?;
+            step();
         }
         let mut macs = Vec::with_capacity(self.plan.hosts.len() + self.plan.extra_intfs.len());
         for h in &self.plan.hosts {
             let ns = self.host_ns(h);
             macs.push(configure_host(&ns, h, opts.host_tcp.as_ref())?);
+            step();
         }
         for h in &self.plan.extra_intfs {
             macs.push(configure_intf(&self.host_ns(h), h)?);
@@ -253,6 +267,7 @@ impl Net {
                 netlink::with_netlink(Some(&self.host_ns(h)), |nl| async move {
                     netlink::add_neighbours(&nl, ifn, &mine).await
                 })?;
+                step();
             }
         }
         Ok(())

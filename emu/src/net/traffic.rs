@@ -56,6 +56,8 @@ impl Network {
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|&n| n > 0)
             .unwrap_or(if self.p4.is_some() { 1 } else { PING_ROWS });
+        // Rows done, for a front end's bar (NetOptions::progress).
+        let bar = self.opts.net.progress.clone();
         let rows = std::thread::scope(|s| {
             for _ in 0..at_once.min(hosts.len()) {
                 let tx = tx.clone();
@@ -117,6 +119,7 @@ impl Network {
                 }
                 progress(PingEvent::Row(&row));
                 rows.push(row);
+                bar.report("pingall", rows.len() as u64, hosts.len() as u64);
             }
             // A stop lets the probers end at their next poll (50 ms).
             interrupted.store(true, Ordering::Relaxed);
