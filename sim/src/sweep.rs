@@ -257,10 +257,7 @@ impl Spec {
                 "load" => {
                     w.load = v
                         .as_f64()
-                        .filter(|l| *l > 0.0 && *l <= 1.0)
-                        .ok_or_else(|| {
-                            bad(format!("load {v}: a fraction of the link rate in (0, 1]"))
-                        })?
+                        .ok_or_else(|| bad(format!("load {v}: not a number")))?
                 }
                 "seed" => {
                     w.seed = v
@@ -318,26 +315,7 @@ impl Spec {
         let drain = nanos("drain", &w.drain).map_err(fail)?;
         let recs = crate::apps::flows(&mut sim, &flows, tcp, drain)
             .map_err(|e: SimError| fail(e.to_string()))?;
-        let sum = fct::summarize(&recs, fct::Buckets::default());
-        let bucket = |n: &str| sum.buckets.iter().find(|b| b.name == n);
-        let us = |ns: Option<u64>| ns.map(|n| n as f64 / 1e3);
-        let c = sim.counters();
-        let stats = sim.stats();
-        Ok(Row {
-            point: point.to_vec(),
-            flows: sum.flows,
-            completed: sum.completed,
-            fct_p50_us: us(bucket("all").and_then(|b| b.p50)),
-            fct_p99_us: us(bucket("all").and_then(|b| b.p99)),
-            mice_p99_us: us(bucket("mice").and_then(|b| b.p99)),
-            goodput_gbps: sum.goodput_bps / 1e9,
-            retransmits: sum.retrans,
-            timeouts: sum.timeouts,
-            dropped: c.dropped_total(),
-            conservation: c.conservation_holds(),
-            frame_hops: stats.frame_hops,
-            simulated_ms: stats.simulated_ns as f64 / 1e6,
-        })
+        Ok(row(point, &recs, &sim.counters(), sim.stats()))
     }
 
     /// Runs every point on `jobs` threads (at least 1), and returns the
@@ -447,6 +425,29 @@ impl Spec {
     }
 }
 
+/// A point's row from its flows, the engine's counters and the loop's
+/// stats.
+fn row(point: &[Value], recs: &[fct::FlowRecord], c: &swtor::Counters, stats: crate::Stats) -> Row {
+    let sum = fct::summarize(recs, fct::Buckets::default());
+    let bucket = |n: &str| sum.buckets.iter().find(|b| b.name == n);
+    let us = |ns: Option<u64>| ns.map(|n| n as f64 / 1e3);
+    Row {
+        point: point.to_vec(),
+        flows: sum.flows,
+        completed: sum.completed,
+        fct_p50_us: us(bucket("all").and_then(|b| b.p50)),
+        fct_p99_us: us(bucket("all").and_then(|b| b.p99)),
+        mice_p99_us: us(bucket("mice").and_then(|b| b.p99)),
+        goodput_gbps: sum.goodput_bps / 1e9,
+        retransmits: sum.retrans,
+        timeouts: sum.timeouts,
+        dropped: c.dropped_total(),
+        conservation: c.conservation_holds(),
+        frame_hops: stats.frame_hops,
+        simulated_ms: stats.simulated_ns as f64 / 1e6,
+    }
+}
+
 /// A parse error of a point's config without serde's "at line 1 column
 /// 323": the position is in the point's regenerated text, not in the
 /// file, and the JSON path already names the field.
@@ -531,6 +532,9 @@ mod tests {
             e(&["load=0.1,1.5"])
         );
         assert!(e(&["seed=-1"]).contains("seed -1"));
+        assert!(e(&["load=0"]).contains("point load=0: load 0: a fraction"));
+        assert!(e(&["load=fast"]).contains("load \"fast\": not a number"));
+        spec(&["load=1.0"]).check().unwrap();
         // A config field: the point and the JSON path.
         let m = e(&["slice.duration=100us,soon"]);
         assert!(m.starts_with("point slice.duration=soon: "), "{m}");
@@ -581,6 +585,79 @@ mod tests {
         let s = spec(&["load=0.1", "tors.count=8,1"]);
         let e = s.run_all(2, &|_, _| true).unwrap_err().to_string();
         assert!(e.contains("tors.count=1"), "{e}");
+    }
+
+    #[test]
+    fn a_row_is_its_flows_fcts_in_us_and_the_counters_and_stats() {
+        use lh_emu::traffic::workload::arrivals::FlowSpec;
+        let rec = |size: u64, fct_us: Option<u64>| fct::FlowRecord {
+            flow: FlowSpec {
+                id: 0,
+                src: 0,
+                dst: 1,
+                size,
+                start_ns: 0,
+            },
+            fct_ns: fct_us.map(|u| u * 1000),
+            data_fct_ns: None,
+            retrans: 2,
+            reord_seen: 0,
+            ooo_pkts: 0,
+            timeouts: 1,
+        };
+        // Two mice (100 B: 10 and 30 us), one elephant (100 MB: 2000 us),
+        // one unfinished.
+        let recs = [
+            rec(100, Some(10)),
+            rec(100, Some(30)),
+            rec(100_000_000, Some(2000)),
+            rec(100, None),
+        ];
+        let mut c = swtor::Counters {
+            sent: 10,
+            delivered: 7,
+            ..Default::default()
+        };
+        c.drop_one(swtor::DropReason::Guardband);
+        c.drop_one(swtor::DropReason::Guardband);
+        let stats = crate::Stats {
+            polls: 5,
+            frame_hops: 40,
+            simulated_ns: 2_500_000,
+        };
+        let r = row(&[Value::from(1)], &recs, &c, stats);
+        assert_eq!((r.flows, r.completed), (4, 3));
+        assert_eq!(r.fct_p50_us, Some(30.0));
+        assert_eq!(r.fct_p99_us, Some(2000.0));
+        assert_eq!(r.mice_p99_us, Some(30.0));
+        assert_eq!((r.retransmits, r.timeouts), (8, 4));
+        assert_eq!(r.dropped, 2);
+        assert!(!r.conservation, "10 sent, 7 delivered, 2 dropped");
+        assert_eq!((r.frame_hops, r.simulated_ms), (40, 2.5));
+        // Bytes of completed flows over first start to last end, in Gb/s.
+        let bits = (100 + 100 + 100_000_000) as f64 * 8.0;
+        assert!(
+            (r.goodput_gbps - bits / 2000e-6 / 1e9).abs() < 1e-9,
+            "{}",
+            r.goodput_gbps
+        );
+    }
+
+    #[test]
+    fn a_points_parse_error_loses_only_serdes_position() {
+        use lh_ctrl::config::ConfigError::Parse;
+        let e = |msg: &str| Parse {
+            file: "f.json".into(),
+            path: "$.a".into(),
+            msg: msg.into(),
+        };
+        let msg = |e: lh_ctrl::config::ConfigError| match e {
+            Parse { msg, .. } => msg,
+            _ => unreachable!(),
+        };
+        assert_eq!(msg(without_position(e("bad at line 1 column 323"))), "bad");
+        assert_eq!(msg(without_position(e("stop at line 4"))), "stop at line 4");
+        assert_eq!(msg(without_position(e("plain"))), "plain");
     }
 
     #[test]
