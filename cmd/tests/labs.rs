@@ -779,7 +779,7 @@ fn lab07_without_the_p4_toolchain_is_incomplete_never_full_marks() {
     );
 }
 
-// ---- The Python route (labs 03 and 04): the student's topo.py / routing.py
+// ---- The Python route (labs 03, 04 and 08): the student's topo.py / routing.py / tm.py
 // run through the real lighthouse package.
 
 fn write(dir: &Path, file: &str, text: &str) {
@@ -853,6 +853,64 @@ fn lab04_python_route_solution_scores_full_marks_and_the_stub_below() {
     assert!(x < y, "the stub scored {x}/{y}\n{}", o.stdout);
     assert!(
         hints_of(&o.stdout, "the cycle is as short as possible").contains("you have 1 slices"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn lab08_python_route_solution_scores_full_marks_and_bad_matrices_are_named() {
+    if no_venv("lab08 Python route").is_some() {
+        return;
+    }
+    // The reference tm.py: the Python route, full marks.
+    let w = python_solution_full_marks("08", "route: Python, tm.txt is not graded", 10);
+    // Not vacuous: tm.py is graded, not the solution's tm.txt beside it.
+    // A heavier s1 -> s2 takes s1's circuit.
+    edit(w.path(), "tm.py", |t| {
+        t.replace("(0, 5, 50_000_000)", "(0, 1, 500_000_000)")
+    });
+    let o = grade_dir("08", w.path());
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(
+        hints_of(&o.stdout, "the hotspot matching connects s1 and s6")
+            .contains("s1 is matched with"),
+        "{}",
+        o.stdout
+    );
+    // What tm(net) returns is checked and named, before the scheduler.
+    let runs = "tm.py's tm(net) returns an 8 x 8 matrix";
+    for (body, says) in [
+        (
+            "return [[1] * 8 for _ in range(8)]",
+            "expected 0 on the diagonal",
+        ),
+        (
+            "return [[0] * 8 for _ in range(7)]",
+            "it returned 7 rows of 8",
+        ),
+        ("return 42", "it returned a int"),
+        (
+            "m = [[0] * 8 for _ in range(8)]\n    m[0][1] = 'x'\n    return m",
+            "row 1, column 2 is 'x'",
+        ),
+    ] {
+        write(w.path(), "tm.py", &format!("def tm(net):\n    {body}\n"));
+        let o = grade_dir("08", w.path());
+        assert_eq!(o.code, 1, "{body}: {}{}", o.stdout, o.stderr);
+        assert!(
+            hints_of(&o.stdout, runs).contains(says),
+            "{body}: {}",
+            o.stdout
+        );
+        assert_eq!(score(&o.stdout), (1, 10), "{body}: {}", o.stdout);
+    }
+    // The untouched stub: the tm.txt route, named.
+    let w = work("08", false);
+    let o = grade_dir("08", w.path());
+    assert!(
+        o.stdout
+            .contains("route: matrix file (tm.txt) (tm.py is the untouched stub"),
         "{}",
         o.stdout
     );

@@ -3,9 +3,18 @@
 //! a given matching; the grader runs the scheduler (`ta::build`) on it,
 //! through the shipped `config.json` (the working copy's must be unchanged:
 //! another matrix file or update interval is not the lab).
+//!
+//! The Python route: a `tm.py` that defines `tm(net)` (and is not the
+//! untouched stub) is graded instead of `tm.txt`. The driver
+//! ([`super::py`]) hands its matrix to `net.topo_aware(m, scheduler=
+//! "hotspot")` (the paper's Table 5) on the shipped config and returns
+//! it; it is written as a tm.txt, loaded through the shipped config and
+//! graded by the same checks.
 
 use super::checks::{Answers, Check, Shipped, read, tor_name};
+use super::py::Script;
 use super::{Ctx, LabError};
+use lh_ctrl::config::Config;
 use lh_ctrl::schedule::Endpoint;
 use serde_json::json;
 
@@ -20,7 +29,7 @@ const CONFIG: Shipped = Shipped {
 
 /// The checks after loading, by name (for a fixed score denominator).
 const LATER: [&str; 8] = [
-    "the hotspot scheduler accepts tm.txt",
+    "the hotspot scheduler accepts the matrix",
     "the hotspot matching connects s1 and s6",
     "the hotspot matching connects s2 and s5",
     "the hotspot matching connects s3 and s8",
@@ -30,19 +39,33 @@ const LATER: [&str; 8] = [
     "reconfigure_every_ms",
 ];
 
+/// The Python route; the shipped stub, left as it is, grades tm.txt.
+const SCRIPT: Script = Script {
+    func: "tm",
+    stub: include_str!("../08-ta-hotspot/tm.py"),
+    about: "the lab is about choosing the matrix",
+};
+
+/// The starter's matrix (the shipped tm.txt).
+const STARTER_TM: &str = include_str!("../08-ta-hotspot/tm.txt");
+
+const LOADS: &str = "tm.txt is an 8 x 8 matrix with a zero diagonal";
+const PY_RUNS: &str = "tm.py's tm(net) returns an 8 x 8 matrix with a zero diagonal, and topo_aware(m, scheduler=\"hotspot\") takes it";
+
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
     let mut v = vec![CONFIG.unchanged(cx)?];
+    if SCRIPT.taken(cx, "Python, tm.txt is not graded", "matrix file (tm.txt)")? {
+        return grade_python(cx, v);
+    }
     read(&cx.path("tm.txt"))?;
-    let cfg = match CONFIG.config(cx) {
-        Ok(c) => {
-            v.push(Check::pass(
-                "tm.txt is an 8 x 8 matrix with a zero diagonal",
-            ));
-            c
+    match CONFIG.config(cx) {
+        Ok(cfg) => {
+            v.push(Check::pass(LOADS));
+            matrix_checks(cx, v, &cfg)
         }
         Err(e) => {
             v.push(Check::fail(
-                "tm.txt is an 8 x 8 matrix with a zero diagonal",
+                LOADS,
                 format!(
                     "{e}\none row per line, 8 integers (bytes), `#` comments; docs/config.md#ta"
                 ),
@@ -51,10 +74,75 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
                 &LATER,
                 "fix tm.txt so that the config loads",
             ));
-            return Ok(v);
+            Ok(v)
         }
+    }
+}
+
+/// The Python route: tm(net)'s matrix, written as a tm.txt beside the
+/// shipped config and graded as the student's tm.txt would be.
+fn grade_python(cx: &Ctx, mut v: Vec<Check>) -> Result<Vec<Check>, LabError> {
+    // The folder lives until the checks are done: the scheduler reads the
+    // matrix file.
+    let tmp = tempfile::tempdir().map_err(|source| LabError::Io {
+        file: std::env::temp_dir(),
+        source,
+    })?;
+    // The net the script sees: the shipped config on the starter's matrix
+    // (a TA config needs one to load), which topo_aware() then replaces.
+    let start = tmp.path().join("starter-tm.txt");
+    std::fs::write(&start, STARTER_TM).map_err(|source| LabError::Io {
+        file: start.clone(),
+        source,
+    })?;
+    let mut net_cfg: serde_json::Value = serde_json::from_str(CONFIG.text).expect("shipped JSON");
+    net_cfg["ta"]["traffic_matrix"] = json!(start);
+    let Some(r) = SCRIPT.run(cx, &net_cfg.to_string(), PY_RUNS, &LATER, &mut v) else {
+        return Ok(v);
     };
-    let s = match lh_ctrl::ta::build(&cfg) {
+    let loaded = (|| -> Result<Config, String> {
+        let rows = r["matrix"]
+            .as_array()
+            .ok_or("tm.py's matrix: not a list of rows")?;
+        let text: String = rows
+            .iter()
+            .map(|row| {
+                let cells: Vec<String> = row
+                    .as_array()
+                    .map(|c| c.iter().map(|x| x.to_string()).collect())
+                    .unwrap_or_default();
+                cells.join(" ") + "\n"
+            })
+            .collect();
+        let file = tmp.path().join("tm.txt");
+        std::fs::write(&file, text).map_err(|e| format!("a scratch file: {e}"))?;
+        // The loader's words, without the scratch file it names.
+        Config::from_json_in(CONFIG.text, CONFIG.name, tmp.path()).map_err(|e| {
+            let e = e.to_string();
+            let scratch = format!("{}: ", file.display());
+            let why = e.split_once(&scratch).map_or(e.as_str(), |(_, w)| w);
+            format!("tm.py's matrix: {why}")
+        })
+    })();
+    match loaded {
+        Ok(cfg) => {
+            v.push(Check::pass(PY_RUNS));
+            matrix_checks(cx, v, &cfg)
+        }
+        Err(h) => {
+            v.push(Check::fail(PY_RUNS, h));
+            v.extend(Check::blocked(
+                &LATER,
+                "fix tm.py so that tm(net) returns the matrix",
+            ));
+            Ok(v)
+        }
+    }
+}
+
+/// The checks of a loaded matrix, whichever route it came from.
+fn matrix_checks(cx: &Ctx, mut v: Vec<Check>, cfg: &Config) -> Result<Vec<Check>, LabError> {
+    let s = match lh_ctrl::ta::build(cfg) {
         Ok(s) => {
             v.push(Check::pass(LATER[0]));
             s
