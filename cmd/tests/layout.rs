@@ -79,7 +79,6 @@ const KNOWN_CIRCLES: &[&str] = &[
     "ctrl: tables::alternates tables::build tables::walk",
     "emu: host kernel",
     "emu: link net text",
-    "emu: text::render text::view",
 ];
 
 #[test]

@@ -20,9 +20,9 @@ pub use crate::text::format::{
     MAX_BPS, MAX_BYTES, MAX_SECONDS, parse_amount, parse_bw, parse_seconds,
 };
 pub use crate::text::render::{
-    IfaceDrops, format_counters, format_entry, format_flow, format_kernel_drops, format_totals,
-    parse_net_dev, slice_text, table_text,
+    IfaceDrops, format_counters, format_entry, format_kernel_drops, format_totals, parse_net_dev,
 };
+pub use crate::text::view::{format_flow, slice_text, table_text};
 
 use crate::kernel::signals;
 use crate::net::{Network, NetworkError, PcapTarget};

@@ -132,7 +132,7 @@ pub fn show_cmd(
 ) -> Result<()> {
     let c = load_and_compile(config, limit)?;
     match (tor, slice) {
-        (Some(t), _) => match lh_emu::text::render::table_text(&c, t) {
+        (Some(t), _) => match lh_emu::text::view::table_text(&c, t) {
             Some(text) => print!("{text}"),
             None => bail!(
                 "ToR {t} does not exist (ToRs are 0..{})",
@@ -146,7 +146,7 @@ pub fn show_cmd(
                     c.schedule.slices()
                 );
             }
-            print!("{}", lh_emu::text::render::slice_text(&c, ts));
+            print!("{}", lh_emu::text::view::slice_text(&c, ts));
         }
         (None, None) => bail!("say what to show: --tor N or --slice S"),
     }

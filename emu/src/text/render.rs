@@ -1,23 +1,12 @@
-//! Text renderers shared by the CLI, `lighthouse show` and the network
-//! object: time-flow tables, slices, flows, data-plane counters and kernel
-//! drop counters. Pure functions of their inputs (no I/O except
+//! Text renderers shared by the CLI, `lighthouse show`, the network object
+//! and [`super::view`]: time-flow table entries, data-plane counters and
+//! kernel drop counters. Pure functions of their inputs (no I/O except
 //! [`iface_drops`], which reads the calling thread's `/proc/thread-self/net/dev`).
 
-use crate::traffic::probe;
 use lh_ctrl::tables::{Action, Ingress};
-use lh_ctrl::{SliceId, TorId};
 
-/// `*** Flow h1 -> h2: 10000000 bytes in 81.234 ms, 985 Mbits/sec (receiver), 990 Mbits/sec (sender)`
-pub fn format_flow(src: &str, dst: &str, f: &probe::FlowResult) -> String {
-    super::view::flow(&crate::net::values::Flow {
-        client: src.to_string(),
-        server: dst.to_string(),
-        bytes: f.bytes,
-        server_bps: f.server_bps,
-        client_bps: f.client_bps,
-        fct_ns: f.fct.as_nanos() as u64,
-    })
-}
+/// A ToR index to its name (`s1`, or the run's own names).
+pub type Names<'n> = &'n dyn Fn(usize) -> String;
 
 fn fmt_action(a: &Action) -> String {
     let step = |s: &lh_ctrl::tables::Step| match s.depart {
@@ -33,16 +22,6 @@ fn fmt_action(a: &Action) -> String {
     }
 }
 
-/// `schedule [ts]` text: the circuits of one slice (also `lighthouse show --slice`).
-pub fn slice_text(c: &lh_ctrl::compile::Compiled, ts: SliceId) -> String {
-    super::view::slice(&crate::net::values::SliceView::of(c, ts))
-}
-
-/// `table <tor>` text (also `lighthouse show --tor`); `None` for no such ToR.
-pub fn table_text(c: &lh_ctrl::compile::Compiled, t: TorId) -> Option<String> {
-    crate::net::values::TableView::of(c, t).map(|v| super::view::table(&v))
-}
-
 /// One table entry, human readable:
 /// `dst=s3 arrival=2 from=host class=* bucket=* -> up1@4 (alt up0@5)`.
 pub fn format_entry(e: &lh_ctrl::tables::Entry) -> String {
@@ -50,7 +29,7 @@ pub fn format_entry(e: &lh_ctrl::tables::Entry) -> String {
 }
 
 /// [`format_entry`] with the run's ToR names.
-pub fn format_entry_named(e: &lh_ctrl::tables::Entry, tor_name: super::view::Names<'_>) -> String {
+pub fn format_entry_named(e: &lh_ctrl::tables::Entry, tor_name: Names<'_>) -> String {
     let opt = |o: Option<String>| o.unwrap_or_else(|| "*".into());
     let m = &e.m;
     let ing = match m.ingress {

@@ -264,7 +264,7 @@ pub fn allreduce(a: &Allreduce) -> String {
 
 /// How a ToR index is named in text: [`tor_name`], or a run's
 /// [`Plan::labeler`] (a Mininet topology's own names).
-pub type Names<'n> = &'n dyn Fn(usize) -> String;
+pub use super::render::Names;
 
 /// `schedule [ts]` (also `lighthouse show --slice`).
 pub fn slice(v: &SliceView) -> String {
@@ -429,4 +429,26 @@ pub fn captures_stopped(c: &CapturesStopped) -> String {
         s.push('\n');
     }
     s + &format!("*** Stopped {} capture(s)\n", c.captures.len())
+}
+
+/// `*** Flow h1 -> h2: 10000000 bytes in 81.234 ms, 985 Mbits/sec (receiver), 990 Mbits/sec (sender)`
+pub fn format_flow(src: &str, dst: &str, f: &crate::traffic::probe::FlowResult) -> String {
+    flow(&crate::net::values::Flow {
+        client: src.to_string(),
+        server: dst.to_string(),
+        bytes: f.bytes,
+        server_bps: f.server_bps,
+        client_bps: f.client_bps,
+        fct_ns: f.fct.as_nanos() as u64,
+    })
+}
+
+/// `schedule [ts]` text: the circuits of one slice (also `lighthouse show --slice`).
+pub fn slice_text(c: &lh_ctrl::compile::Compiled, ts: lh_ctrl::SliceId) -> String {
+    slice(&crate::net::values::SliceView::of(c, ts))
+}
+
+/// `table <tor>` text (also `lighthouse show --tor`); `None` for no such ToR.
+pub fn table_text(c: &lh_ctrl::compile::Compiled, t: lh_ctrl::TorId) -> Option<String> {
+    crate::net::values::TableView::of(c, t).map(|v| table(&v))
 }
