@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use lh_emu::kernel::clean;
 use lh_emu::kernel::state;
+use lh_emu::run::clean;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

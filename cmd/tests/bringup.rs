@@ -4,11 +4,11 @@ mod common;
 
 use common::*;
 use lh_emu::host::nic_offload::{self, Offload};
-use lh_emu::kernel::bringup::{Net, NetOptions};
 use lh_emu::kernel::netlink;
 use lh_emu::kernel::state;
 use lh_emu::netns;
 use lh_emu::plan::Plan;
+use lh_emu::run::bringup::{Net, NetOptions};
 use std::net::Ipv4Addr;
 
 #[test]

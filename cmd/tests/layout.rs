@@ -77,7 +77,6 @@ const CRATES: &[&str] = &[
 const KNOWN_CIRCLES: &[&str] = &[
     "ctrl: config fattree routing schedule ta",
     "ctrl: tables::alternates tables::build tables::walk",
-    "emu: host kernel",
     "emu: link net text",
 ];
 

@@ -13,8 +13,8 @@
 mod common;
 
 use common::{loadavg, median};
-use lh_emu::kernel::bringup::{Net, NetOptions};
 use lh_emu::plan::Plan;
+use lh_emu::run::bringup::{Net, NetOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;

@@ -4,9 +4,11 @@
 //!
 //! Layout, by role:
 //! - [`plan`]: names and addresses of hosts, ToRs and ports (pure data);
-//! - [`kernel`]: namespaces, veths and addresses (rtnetlink), the run's
-//!   state file, signals, `lighthouse clean`;
-//! - [`link`]: the link kinds (host veths in [`kernel::bringup`], optical
+//! - [`kernel`]: the kernel's tools: netlink (rtnetlink), the run's state
+//!   file, signals;
+//! - [`run`]: a run's bring-up (namespaces, veths, addresses) and
+//!   `lighthouse clean`, above [`kernel`] and [`host`];
+//! - [`link`]: the link kinds (host veths in [`run::bringup`], optical
 //!   uplinks, fat-tree links);
 //! - [`host`]: per-host TCP knobs, NIC offloads, pacing, node shells,
 //!   `TCP_INFO`;
@@ -30,6 +32,7 @@ pub mod net;
 pub mod netns;
 pub mod plan;
 pub mod progress;
+pub mod run;
 pub mod text;
 pub mod tor;
 pub mod traffic;

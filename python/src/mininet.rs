@@ -8,9 +8,9 @@
 use crate::convert::interruptible;
 use lh_emu::cli::{Cli, Flow};
 use lh_emu::host::confine::{CpuShare, HostConfinement, PrivateDir};
-use lh_emu::kernel::bringup::NetOptions;
 use lh_emu::mininet::{HostOpts, LinkEnd, LinkNetem, MnTopo, Prepared};
 use lh_emu::net::{Network, NetworkOptions};
+use lh_emu::run::bringup::NetOptions;
 use lh_emu::text::level::{self, Level};
 use pyo3::exceptions::{PyKeyError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;

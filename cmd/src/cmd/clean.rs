@@ -2,7 +2,8 @@
 //! lighthouse runs (all, one prefix, or the stale ones).
 
 use crate::{is_root, say};
-use lh_emu::kernel::{clean, state};
+use lh_emu::kernel::state;
+use lh_emu::run::clean;
 use std::process::ExitCode;
 
 pub fn clean_cmd(prefix: Option<String>, stale: bool) -> anyhow::Result<ExitCode> {

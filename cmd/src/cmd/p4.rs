@@ -14,7 +14,8 @@
 use crate::say;
 use lh_conformance::bmv2::{Bmv2RunError, Bmv2Target};
 use lh_conformance::case::matches;
-use lh_emu::kernel::{clean, signals, state};
+use lh_emu::kernel::{signals, state};
+use lh_emu::run::clean;
 use lh_emu::tor::bmv2::{self, P4Source};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

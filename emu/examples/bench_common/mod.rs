@@ -1,14 +1,14 @@
 //! Shared pieces of the emulation benchmarks (emu/examples/bench_*.rs):
 //! load average, medians, a lighthouse network brought up through the
-//! library (kernel::bringup + fabric), and the Linux-bridge reference.
+//! library (run::bringup + fabric), and the Linux-bridge reference.
 #![allow(dead_code)] // each example uses a subset
 
 use lh_ctrl::compile::Compiled;
 use lh_ctrl::config::Config;
 use lh_emu::host::nic_offload;
-use lh_emu::kernel::bringup::{Net, NetOptions};
 use lh_emu::netns;
 use lh_emu::plan::Plan;
+use lh_emu::run::bringup::{Net, NetOptions};
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -100,7 +100,7 @@ impl Endpoints {
     }
 }
 
-/// A running lighthouse network: kernel side (kernel::bringup) + data plane.
+/// A running lighthouse network: kernel side (run::bringup) + data plane.
 pub struct Lighthouse {
     pub net: Net,
     pub fab: Option<swtor::FabricHandle>,
@@ -255,7 +255,7 @@ impl Drop for Bridge {
     fn drop(&mut self) {
         for n in &self.names {
             let p = netns::ns_path(n);
-            lh_emu::kernel::clean::kill_in_namespaces(std::slice::from_ref(&p));
+            lh_emu::run::clean::kill_in_namespaces(std::slice::from_ref(&p));
             if let Err(e) = netns::delete_path(&p) {
                 eprintln!("bridge teardown {n}: {e}");
             }
@@ -444,7 +444,7 @@ impl Drop for StockRouter {
         }
         for n in &self.names {
             let p = netns::ns_path(n);
-            lh_emu::kernel::clean::kill_in_namespaces(std::slice::from_ref(&p));
+            lh_emu::run::clean::kill_in_namespaces(std::slice::from_ref(&p));
             if let Err(e) = netns::delete_path(&p) {
                 eprintln!("simple_router teardown {n}: {e}");
             }

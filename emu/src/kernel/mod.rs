@@ -1,8 +1,8 @@
-//! The kernel side of a run: namespaces, veths and addresses, the run's
-//! state file and directory, signals, and `lighthouse clean`.
+//! The kernel's tools for a run: netlink (veths, addresses, routes), the
+//! run's state file and directory, signals, exit guards and safe file
+//! access. What a run makes with them and how it is cleaned up is
+//! [`crate::run`], above both this and [`crate::host`].
 
-pub mod bringup;
-pub mod clean;
 pub mod exitguard;
 pub mod interrupt;
 pub mod netlink;

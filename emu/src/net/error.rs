@@ -2,7 +2,7 @@
 //! The messages carry no CLI decoration: [`crate::text::view::error`]
 //! renders each as the CLI prints it (`*** Error: ...`).
 
-use crate::kernel::bringup::OrchError;
+use crate::run::bringup::OrchError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum NetworkError {

@@ -22,9 +22,9 @@
 //! [`Network::set_output`] redirects it). The CLI
 //! ([`crate::cli`]) is a parser over this type. See docs/network.md.
 
-use crate::kernel::bringup::{Net, NetOptions, OrchError};
 use crate::netns;
 use crate::plan::{HostPlan, Plan, tor_name, uplink_if};
+use crate::run::bringup::{Net, NetOptions, OrchError};
 use crate::text::format;
 use crate::text::render;
 use crate::tor::bmv2::{P4Source, P4Tors};

@@ -5,8 +5,8 @@
 //! CPU port (rotation frames from swtor). The tables are the controller's
 //! `Tables`, translated by `lh_p4gen` and loaded over Thrift.
 
-use crate::kernel::bringup::Net;
 use crate::kernel::state;
+use crate::run::bringup::Net;
 use bmv2_thrift::{Bmv2Client, Bmv2Switch, SwitchOpts};
 use lh_ctrl::compile::Compiled;
 use lh_p4gen::{FabricTiming, HostPlan, P4Inputs, Target};

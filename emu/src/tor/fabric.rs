@@ -1,6 +1,6 @@
-//! Starts the swtor data plane on top of the kernel side's namespaces (kernel::bringup).
+//! Starts the swtor data plane on top of the kernel side's namespaces (run::bringup).
 
-use crate::kernel::bringup::Net;
+use crate::run::bringup::Net;
 use lh_ctrl::TorId;
 use lh_ctrl::compile::Compiled;
 use swtor::{ExternalTor, FabricError, FabricHandle, FabricSpec, HostAttach, Timing};

@@ -7,8 +7,8 @@
 //! [`swtor::FabricHandle`] from [`swtor::remote::connect`] on the control
 //! socket `/run/lighthouse/<prefix>/ocs.sock`.
 
-use crate::kernel::bringup::Net;
 use crate::kernel::state;
+use crate::run::bringup::Net;
 use lh_ctrl::compile::Compiled;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -7,11 +7,11 @@
 //! before any namespace, and list each namespace before it is created.
 
 use crate::host::nic_offload::{self, Offload};
-use crate::kernel::clean;
 use crate::kernel::netlink::{self, LinkError, VethSpec};
 use crate::kernel::state::{self, RunState, StateError};
 use crate::netns::{self, NsError};
 use crate::plan::{HostPlan, Plan};
+use crate::run::clean;
 use std::fs::File;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
