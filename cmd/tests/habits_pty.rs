@@ -158,13 +158,24 @@ fn ctrl_c_interrupts_pingall_a_node_command_and_iperf_and_the_cli_survives() {
         return;
     }
     let _g = KERNEL.lock().unwrap_or_else(|e| e.into_inner());
-    // 1 ms slices: a ping waits up to a 7 ms cycle, so pingall takes
-    // seconds and the interrupt lands in the middle of it.
-    let cfg = format!(
-        "{}/../topologies/rotornet-8-1ms.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut p = Pty::spawn(&["run", &cfg]);
+    // 100 ms slices: a ping waits up to a 700 ms cycle (under the 1 s
+    // timeout), so each of pingall's two batches of eight rows takes most
+    // of a second and the interrupt, sent once h2's row is out (the first
+    // batch), lands in the second.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("rotornet-8-100ms.json");
+    let mut v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/../topologies/rotornet-8-1ms.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    v["slice"]["duration"] = "100ms".into();
+    std::fs::write(&cfg, v.to_string()).unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let mut p = Pty::spawn(&["run", cfg]);
     let intro = p.expect(PROMPT, 120);
     let prefix = run_prefix(&intro);
 

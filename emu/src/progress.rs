@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-/// `done` of `total` steps of `what` ("bring-up", "pingall").
+/// `done` of `total` steps of `what` ("bring-up", "pingall"). An
+/// operation's last report has `done == total`, also when it ends early
+/// (Ctrl-C), so that a front end can take its bar away.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step<'a> {
     pub what: &'a str,

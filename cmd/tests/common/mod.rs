@@ -179,10 +179,11 @@ pub fn live_with_cmdline(needle: &str) -> Vec<u32> {
         .collect()
 }
 
-/// The run prefix from `*** Run lhXXXX: ...` in a run's output.
+/// The run prefix from `*** Run lhXXXX: ...` in a run's output (on a
+/// terminal the line may start with the escapes that clear a progress bar).
 pub fn run_prefix(out: &str) -> String {
     out.lines()
-        .find_map(|l| l.strip_prefix("*** Run "))
+        .find_map(|l| l.find("*** Run ").map(|i| &l[i + "*** Run ".len()..]))
         .and_then(|l| l.split(':').next())
         .expect("a `*** Run <prefix>:` line")
         .to_string()

@@ -126,6 +126,9 @@ impl Network {
             rows
         });
         if rows.len() < hosts.len() {
+            // The operation is over: its last step (done == total) ends a
+            // front end's bar.
+            bar.report("pingall", hosts.len() as u64, hosts.len() as u64);
             return Err(NetworkError::Interrupted);
         }
         self.ping_totals.0 += sent;

@@ -185,6 +185,8 @@ impl Net {
         match net.build(opts) {
             Ok(()) => Ok(net),
             Err(e) => {
+                // Over early: the last step ends a front end's bar.
+                opts.progress.report("bring-up", 1, 1);
                 net.teardown();
                 Err(e)
             }
