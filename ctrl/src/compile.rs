@@ -107,7 +107,7 @@ fn route_and_build(
     lap(STAGES[1], &mut t, &mut timings);
 
     stage(STAGES[2]);
-    let opts = cfg.routing_options();
+    let opts = crate::routing::RoutingOptions::of(cfg);
     let buckets = match cfg.routing.multipath {
         crate::config::Multipath::None => 1,
         _ => opts.k.max(1),
@@ -132,7 +132,7 @@ fn route_and_build(
 
 /// The config's routing algorithm on `schedule`.
 fn route_on(cfg: &Config, schedule: &Schedule) -> Result<RouteSet, CompileError> {
-    let opts = cfg.routing_options();
+    let opts = crate::routing::RoutingOptions::of(cfg);
     // Route around circuits too dark to carry a frame; the data plane and
     // the tables' checks use the real schedule.
     let view = crate::schedule::routable(cfg, schedule);

@@ -787,8 +787,15 @@ impl Config {
     }
 
     /// Routing knobs with their defaults filled in.
-    pub fn routing_options(&self) -> crate::routing::RoutingOptions {
-        crate::routing::RoutingOptions::from_config(&self.routing, self.bytes_per_slice())
+    /// The fat tree of a config whose topology is one (`None` otherwise, or
+    /// for a `k` that [`crate::fattree::FatTree::new`] refuses, which
+    /// validation reports). (Here, not in `fattree`: the fat tree's shape
+    /// does not depend on the config; the config knows its topology.)
+    pub fn fat_tree(&self) -> Option<crate::fattree::FatTree> {
+        match self.topology {
+            Topology::FatTree { k } => crate::fattree::FatTree::new(k).ok(),
+            _ => None,
+        }
     }
 
     /// True when the schedule is a multi-slice TO cycle (routing must be

@@ -164,7 +164,7 @@ pub fn estimate(cfg: &Config) -> Estimate {
     let (slices, slices_from) = slices_of(cfg);
     let cyclic = cfg.is_cyclic() && slices > 1;
     let r = &cfg.routing;
-    let opts = cfg.routing_options();
+    let opts = crate::routing::RoutingOptions::of(cfg);
     let multipath = r.multipath != Multipath::None;
     let k = opts.k.max(1) as u64;
     let alg = r.algorithm;

@@ -37,7 +37,7 @@ pub struct LighthouseNet {
 impl LighthouseNet {
     /// A network for `config` with an empty one-slice schedule.
     pub fn new(config: Config) -> Self {
-        let opts = config.routing_options();
+        let opts = crate::routing::RoutingOptions::of(&config);
         let schedule = Schedule::new(config.tors.count as usize, config.tors.uplinks as usize, 1);
         LighthouseNet {
             config,
@@ -218,7 +218,7 @@ impl LighthouseNet {
     /// `topo_aware(TM)` with `bvn`, `hotspot` or `mip` (Table 5).
     pub fn topo_aware(&mut self, tm: &[Vec<u64>], scheduler: Scheduler) -> bool {
         let s = crate::ta::schedule(scheduler, tm, self.schedule.optical_uplinks())
-            .map(|s| crate::ta::with_electrical(&self.config, s))
+            .map(|s| crate::schedule::with_electrical(&self.config, s))
             .map_err(|e| ScheduleError::Infeasible(e.to_string()));
         self.set(s)
     }

@@ -1150,7 +1150,10 @@ fn transport_knobs_and_bulk_threshold() {
     v["routing"]["algorithm"] = json!("opera");
     let c = Config::from_json(&v.to_string(), "t.json").expect("opera takes it");
     assert_eq!(c.routing.bulk_threshold, Some(15_000_000));
-    assert_eq!(c.routing_options().bulk_threshold, Some(15_000_000));
+    assert_eq!(
+        lh_ctrl::routing::RoutingOptions::of(&c).bulk_threshold,
+        Some(15_000_000)
+    );
     v["routing"]["bulk_threshold"] = json!(0);
     both_reject(&v, "$.routing.bulk_threshold", &["at least 1 byte"]);
 

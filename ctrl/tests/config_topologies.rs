@@ -141,7 +141,7 @@ fn opera_shale_and_clos_shapes() {
     assert_eq!((ocs.count, ocs.ports), (6, 108));
     assert!(matches!(o.topology, Topology::Opera { .. }));
     assert_eq!(o.routing.algorithm, Algorithm::Opera);
-    assert!(o.routing_options().same_slice_hops);
+    assert!(lh_ctrl::routing::RoutingOptions::of(&o).same_slice_hops);
     // Every OCS port is used exactly once.
     let ports: BTreeSet<(u16, u16)> = o.cabling().into_iter().collect();
     assert_eq!(ports.len(), 108 * 6);

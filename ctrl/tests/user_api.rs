@@ -149,7 +149,7 @@ fn earliest_paths_to_agrees_with_earliest_path_and_compiled_uses_the_scripts_rou
                 5,
                 ts,
                 2,
-                &net.config.routing_options(),
+                &lh_ctrl::routing::RoutingOptions::of(&net.config),
             );
             assert_eq!(all[src as usize * slices + ts as usize], one);
             assert_eq!(net.earliest_path(src, 5, ts, 2), one);

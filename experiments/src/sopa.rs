@@ -163,7 +163,8 @@ pub fn run(o: &Opts, pb: &Progress) -> anyhow::Result<Csv> {
         }
         pb.message(&label(s));
         let cfg = config(s)?;
-        let tree = lh_ctrl::fattree::FatTree::of(&cfg)
+        let tree = cfg
+            .fat_tree()
             .ok_or_else(|| anyhow::anyhow!("sopa: topologies/fattree-4.json is not a fat tree"))?;
         let per_pod = tree.hosts() / tree.k();
         let mut net = super::live_network(&cfg)?;

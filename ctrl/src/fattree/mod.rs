@@ -57,15 +57,6 @@ pub struct FatTree {
 }
 
 impl FatTree {
-    /// The fat tree of a config whose topology is one (`None` otherwise, or
-    /// for a `k` that [`FatTree::new`] refuses, which validation reports).
-    pub fn of(cfg: &crate::config::Config) -> Option<FatTree> {
-        match cfg.topology {
-            crate::config::Topology::FatTree { k } => FatTree::new(k).ok(),
-            _ => None,
-        }
-    }
-
     pub fn new(k: u32) -> Result<FatTree, FatTreeError> {
         if k < 2 || !k.is_multiple_of(2) || k > MAX_K {
             return Err(FatTreeError::BadK(k));

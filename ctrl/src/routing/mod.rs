@@ -149,6 +149,12 @@ pub struct RoutingOptions {
 }
 
 impl RoutingOptions {
+    /// The config's routing options (its `routing` section, and the bytes
+    /// a slice carries from its link rate and timing).
+    pub fn of(cfg: &config::Config) -> Self {
+        RoutingOptions::from_config(&cfg.routing, cfg.bytes_per_slice())
+    }
+
     /// Options from the config's `routing` section; `bytes_per_slice` comes
     /// from the link rate and slice timing.
     pub fn from_config(r: &config::Routing, bytes_per_slice: u64) -> Self {

@@ -564,7 +564,7 @@ pub fn from_config_with_ocs(cfg: &Config) -> Result<(Schedule, OcsSchedule), Sch
     };
     // A hybrid TO fabric (`tors.electrical_rate`): one electrical uplink
     // after the optical ones.
-    let s = crate::ta::with_electrical(cfg, s);
+    let s = with_electrical(cfg, s);
     let o = s.verify(cfg)?;
     let (prop, dark) = (cfg.slice.propagation, cfg.dark_time());
     if s.slices() > 1 && prop > dark {
@@ -573,6 +573,17 @@ pub fn from_config_with_ocs(cfg: &Config) -> Result<(Schedule, OcsSchedule), Sch
         );
     }
     Ok((s, o))
+}
+
+/// `s` plus the electrical port of a hybrid config (`ta.electrical_rate`
+/// or `tors.electrical_rate` set), numbered after the optical uplinks; `s` unchanged otherwise.
+pub fn with_electrical(cfg: &Config, s: Schedule) -> Schedule {
+    let hybrid = cfg.electrical_rate().is_some();
+    if hybrid && s.electrical_ports() == 0 {
+        s.with_electrical_ports(1)
+    } else {
+        s
+    }
 }
 
 /// The paper's abstract `topo()`: something that fills a schedule using

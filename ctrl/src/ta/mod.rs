@@ -122,21 +122,10 @@ fn check_matrix(rows: &[Vec<u64>], n: usize, prefix: &str) -> Result<(), TaError
 pub fn build(cfg: &Config) -> Result<Schedule, TaError> {
     let ta = cfg.ta.as_ref().ok_or(TaError::Missing)?;
     let tm = traffic_matrix(cfg)?;
-    Ok(with_electrical(
+    Ok(crate::schedule::with_electrical(
         cfg,
         schedule(ta.scheduler, &tm, cfg.tors.uplinks as usize)?,
     ))
-}
-
-/// `s` plus the electrical port of a hybrid config (`ta.electrical_rate`
-/// or `tors.electrical_rate` set), numbered after the optical uplinks; `s` unchanged otherwise.
-pub fn with_electrical(cfg: &Config, s: Schedule) -> Schedule {
-    let hybrid = cfg.electrical_rate().is_some();
-    if hybrid && s.electrical_ports() == 0 {
-        s.with_electrical_ports(1)
-    } else {
-        s
-    }
 }
 
 /// The demand the schedulers see: no diagonal; uniform if empty.

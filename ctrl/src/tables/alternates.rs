@@ -1,6 +1,6 @@
 //! Slice-miss alternates of one (ToR, dst) block (paper §6.3, Fig. 5c).
 
-use super::build::{Dims, dec};
+use super::dims::{Dims, dec};
 use super::model::*;
 use crate::SliceId;
 

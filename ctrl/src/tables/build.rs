@@ -1,12 +1,13 @@
 //! `entries()`: paths → time-flow tables, built straight into the flat form.
 
 use super::alternates::{AltScratch, NONE};
+use super::dims::{Dims, dec, enc};
 use super::model::*;
 use super::walk::check_path;
 use crate::config::{Lookup, Multipath};
 use crate::routing::{Hop, PathRef, Paths, RouteSet};
 use crate::schedule::Schedule;
-use crate::{PortId, SliceId, Slot, TorId};
+use crate::{SliceId, TorId};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -412,124 +413,6 @@ fn build_sorted_source(
 /// Whether two paths have the same hops (the same store range, or equal).
 fn same_hops(q: &[Hop], p: &[Hop]) -> bool {
     std::ptr::eq(q, p) || q == p
-}
-
-/// Sizes of the dense match space of one (ToR, dst) block.
-pub(super) struct Dims {
-    tors: usize,
-    pub(super) slices: usize,
-    /// Arrival index: 0 wildcard, `1 + slice` otherwise.
-    pub(super) arrivals: usize,
-    /// Classes present, in `Match` order (`None` first).
-    classes: Vec<Option<u8>>,
-    /// `class_idx[0]` for `None`, `[1 + c]` for `Some(c)`.
-    class_idx: [u16; 257],
-    /// Hash buckets (1 without multipath, whose bucket is `None`).
-    buckets: usize,
-    bucketed: bool,
-    /// Ingress cells per key: Host and Fabric (per hop), Host (source).
-    ingress: usize,
-    /// (class, bucket) of each class-bucket index.
-    keys: Vec<(Option<u8>, Option<u8>)>,
-}
-
-impl Dims {
-    fn new(
-        s: &Schedule,
-        lookup: Lookup,
-        multipath: Multipath,
-        buckets: u8,
-        class_seen: &[bool; 257],
-    ) -> Dims {
-        let mut classes = Vec::new();
-        let mut class_idx = [0u16; 257];
-        for (k, _) in class_seen.iter().enumerate().filter(|(_, s)| **s) {
-            class_idx[k] = classes.len() as u16;
-            classes.push(k.checked_sub(1).map(|c| c as u8));
-        }
-        if classes.is_empty() {
-            classes.push(None);
-        }
-        let bucketed = multipath != Multipath::None;
-        let nb = if bucketed { buckets as usize } else { 1 };
-        let keys = classes
-            .iter()
-            .flat_map(|&c| (0..nb).map(move |b| (c, bucketed.then_some(b as u8))))
-            .collect();
-        Dims {
-            tors: s.tors(),
-            slices: s.slices(),
-            arrivals: s.slices() + 1,
-            classes,
-            class_idx,
-            buckets: if bucketed { buckets as usize } else { 1 },
-            bucketed,
-            ingress: if lookup == Lookup::Hop { 2 } else { 1 },
-            keys,
-        }
-    }
-
-    fn class(&self, c: Option<u8>) -> usize {
-        self.class_idx[c.map_or(0, |c| c as usize + 1)] as usize
-    }
-
-    fn arrival(a: Option<SliceId>) -> usize {
-        a.map_or(0, |a| a as usize + 1)
-    }
-
-    /// Keys (class, bucket) per arrival.
-    pub(super) fn cb(&self) -> usize {
-        self.classes.len() * self.buckets
-    }
-
-    fn block_cells(&self) -> usize {
-        self.arrivals * self.cb() * self.ingress
-    }
-
-    /// Cell of a match inside its (ToR, dst) block; `ing` 0 Host, 1 Fabric.
-    fn cell(&self, arrival: Option<SliceId>, class: usize, bucket: Option<u8>, ing: usize) -> u32 {
-        let cb = class * self.buckets + bucket.map_or(0, |b| b as usize);
-        ((Self::arrival(arrival) * self.cb() + cb) * self.ingress + ing) as u32
-    }
-
-    /// The match of a cell (inverse of [`Dims::cell`]).
-    fn match_of(&self, dst: TorId, cell: u32) -> Match {
-        let cell = cell as usize;
-        let ing = cell % self.ingress;
-        let rest = cell / self.ingress;
-        let (ai, cb) = (rest / self.cb(), rest % self.cb());
-        Match {
-            dst,
-            arrival: ai.checked_sub(1).map(|a| a as SliceId),
-            ingress: if ing == 0 {
-                Ingress::Host
-            } else {
-                Ingress::Fabric
-            },
-            class: self.classes[cb / self.buckets],
-            bucket: self.bucketed.then_some((cb % self.buckets) as u8),
-        }
-    }
-
-    fn step(&self, h: &Hop) -> Step {
-        Step {
-            port: h.port,
-            depart: h.depart.map(|d| slot_slice(d, self.slices)),
-        }
-    }
-}
-
-/// A step packed into a non-zero `u32` (0: empty cell).
-fn enc(st: Step) -> u32 {
-    1 << 31 | (st.port as u32) << 17 | st.depart.map_or(0, |d| d as u32 + 1)
-}
-
-pub(super) fn dec(v: u32) -> Step {
-    let d = v & 0x1_ffff;
-    Step {
-        port: (v >> 17) as PortId,
-        depart: d.checked_sub(1).map(|d| d as SliceId),
-    }
 }
 
 /// Without multipath: the first path of each group (in path order, bucket
@@ -1047,19 +930,6 @@ impl Ctx<'_> {
             }
         }
     }
-}
-
-/// `t mod s`, cheap when `t` is within the first two cycles (the usual case).
-#[inline]
-pub(super) fn slot_slice(t: Slot, s: usize) -> SliceId {
-    let (t, s) = (t as usize, s);
-    (if t < s {
-        t
-    } else if t < 2 * s {
-        t - s
-    } else {
-        t % s
-    }) as SliceId
 }
 
 pub(super) fn ingress_col(i: Ingress) -> usize {

@@ -22,6 +22,7 @@
 
 mod alternates;
 mod build;
+mod dims;
 pub mod file;
 pub mod model;
 pub mod walk;

@@ -1,7 +1,7 @@
 //! Following tables as the data plane would ([`walk`]), and the check that
 //! a path is something tables can express ([`check_path`]).
 
-use super::build::slot_slice;
+use super::dims::slot_slice;
 use super::model::*;
 use crate::routing::{Hop, Path, PathRef};
 use crate::schedule::{Endpoint, Schedule};

@@ -11,7 +11,7 @@ use swtor::FabricHandle;
 
 /// The fat tree of a compiled fat-tree config.
 pub fn fat_tree(c: Option<&Compiled>) -> Option<FatTree> {
-    FatTree::of(&c?.config)
+    c?.config.fat_tree()
 }
 
 /// Fails (`up == false`) or restores the link between switches `x` and
