@@ -33,22 +33,29 @@ if [ "$vagrant" = 1 ]; then
   # DHCP on the management network: how vagrant-libvirt learns the address.
   command -v dnsmasq >/dev/null 2>&1 || [ -x /usr/sbin/dnsmasq ] || need+=(dnsmasq-base)
 fi
-# qemu-system-x86 and qemu-utils come from one QEMU release: installing
-# Debian's qemu-system-x86 removes a qemu-utils from another (a backport's,
-# as some images have), and qemu-img with it. Asking for both lets apt
-# install a matching pair (seen in CI: qemu-img gone after this script).
-if [[ " ${need[*]} " == *" qemu-system-x86 "* && " ${need[*]} " != *" qemu-utils "* ]]; then
-  need+=(qemu-utils)
-fi
-if [ ${#need[@]} -gt 0 ]; then
+# What is missing, as Debian packages. Run twice: installing Debian's
+# qemu-system-x86 removes a qemu-utils from another QEMU release (a
+# backport's, which some images have, breaks the older qemu-system-common),
+# and qemu-img with it (seen in CI); the second pass installs the matching
+# qemu-utils, which nothing then holds back.
+missing() {
+  local pair
+  for pair in mmdebstrap:mmdebstrap qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils \
+              mkfs.ext4:e2fsprogs sfdisk:fdisk; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || echo "${pair##*:}"
+  done
+}
+for pass in 1 2; do
+  [ ${#need[@]} -gt 0 ] || break
   [ "$(id -u)" -eq 0 ] || { echo "setup-vm: need root to install: ${need[*]} (run with sudo)" >&2; exit 1; }
   echo "setup-vm: installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  [ "$pass" = 1 ] && apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-# What the VM test runs must be here now, whatever apt removed on the way.
-for cmd in mmdebstrap qemu-system-x86_64 qemu-img mkfs.ext4 sfdisk; do
-  command -v "$cmd" >/dev/null 2>&1 || { echo "setup-vm: $cmd is still missing after the install; install it (apt-get install qemu-utils for qemu-img) and run again" >&2; exit 1; }
+  mapfile -t need < <(missing)
 done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup-vm: still missing after installing: ${need[*]}; install them (apt-get install ${need[*]}) and run again" >&2
+  exit 1
+fi
 echo "setup-vm: ready ($(qemu-system-x86_64 --version | head -n1); mmdebstrap $(mmdebstrap --version | awk '{print $2}'))"
