@@ -3,32 +3,32 @@
 //! not the P4 conformance test crate; those belong to the binary, the
 //! experiments and the labs. And no module of a crate is in an import
 //! circle with its siblings, but for the circles still to be cut (issue
-//! 43), listed so that a new one fails and a cut one is taken off.
+//! 43), listed so that a new one fails and a cut one is taken off. Each
+//! crate imports exactly the workspace crates its paragraph of
+//! docs/architecture.md names.
 
 use std::process::Command;
 
-/// `cargo tree -e normal` of `package`, one crate per line.
-fn tree(package: &str) -> String {
+/// What `cargo ARGS` prints, run offline at the workspace's root.
+fn cargo(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-            "-p",
-        ])
-        .arg(package)
+        .arg(args[0])
+        .arg("--offline")
+        .args(&args[1..])
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .output()
-        .expect("cargo tree");
+        .expect("cargo");
     assert!(
         out.status.success(),
-        "{}",
+        "cargo {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `cargo tree -e normal` of `package`, one crate per line.
+fn tree(package: &str) -> String {
+    cargo(&["tree", "-e", "normal", "--prefix", "none", "-p", package])
 }
 
 #[test]
@@ -52,6 +52,91 @@ fn the_emu_library_has_no_front_end_dependencies() {
     // The binary does carry them (the check can see a dependency at all).
     let bin = tree("lighthouse-cmd");
     assert!(bin.lines().any(|l| l.starts_with("clap ")), "{bin}");
+}
+
+/// Each crate's workspace dependencies, as `cargo metadata` sees them
+/// (normal dependencies only: tests and builds may use more).
+fn workspace_imports() -> std::collections::BTreeMap<String, Vec<String>> {
+    let text = cargo(&["metadata", "--no-deps", "--format-version", "1"]);
+    let meta: serde_json::Value = serde_json::from_str(&text).expect("metadata JSON");
+    let packages = meta["packages"].as_array().expect("packages");
+    let names: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    packages
+        .iter()
+        .map(|p| {
+            let mut deps: Vec<String> = p["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .filter(|d| d["kind"].is_null())
+                .filter_map(|d| d["name"].as_str())
+                .filter(|d| names.contains(d))
+                .map(str::to_string)
+                .collect();
+            deps.sort();
+            (p["name"].as_str().expect("name").to_string(), deps)
+        })
+        .collect()
+}
+
+/// docs/architecture.md's paragraph per crate: `**`package`**` opens it,
+/// and its `Imports:` names the workspace crates it uses, in backticks,
+/// up to the `;` (or `none`).
+fn documented_imports(doc: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut found = std::collections::BTreeMap::new();
+    for para in doc.split("\n\n") {
+        let Some(rest) = para.strip_prefix("**`") else {
+            continue;
+        };
+        let name = rest.split('`').next().unwrap_or_default().to_string();
+        let flat = para.replace('\n', " ");
+        let Some((_, after)) = flat.split_once("Imports: ") else {
+            panic!("docs/architecture.md: the paragraph of {name} has no \"Imports:\"");
+        };
+        let list = after.split(';').next().unwrap_or_default();
+        let mut deps: Vec<String> = list
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect();
+        deps.sort();
+        found.insert(name, deps);
+    }
+    found
+}
+
+#[test]
+fn every_crate_imports_what_the_architecture_says() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/architecture.md"
+    ))
+    .expect("docs/architecture.md");
+    let documented = documented_imports(&doc);
+    let actual = workspace_imports();
+    // One paragraph per workspace crate (the fuzz workspace is its own).
+    assert_eq!(
+        documented.keys().collect::<Vec<_>>(),
+        actual.keys().collect::<Vec<_>>(),
+        "docs/architecture.md's crate paragraphs against the workspace's crates"
+    );
+    for (name, deps) in &actual {
+        assert_eq!(
+            &documented[name], deps,
+            "{name}: docs/architecture.md says it imports {:?}, its Cargo.toml {deps:?}; \
+             change the page first, with why the new dependency is allowed",
+            documented[name]
+        );
+    }
+}
+
+#[test]
+fn the_import_check_reads_a_paragraph() {
+    let doc = "intro\n\n**`a`** (`a/`): owns x.\nImports: `b`,\n`c`; it may not import `d`.\n\n**`b`**: y.\nImports: none; nothing.\n";
+    let got = documented_imports(doc);
+    assert_eq!(got["a"], ["b", "c"]);
+    assert!(got["b"].is_empty());
 }
 
 /// The workspace's crates whose modules are checked for import circles.
