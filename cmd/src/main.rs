@@ -151,6 +151,11 @@ enum Cmd {
         /// default: the machine's available memory).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
+        /// Also write the fabric in the topology format of the Opera
+        /// authors' simulator (TritonNetworking/opera-sim's `-topfile`):
+        /// its schedule and low-latency paths (docs/fidelity.md).
+        #[arg(long, value_name = "FILE")]
+        htsim_topology: Option<PathBuf>,
     },
     /// The P4 program: `lighthouse p4 check` smoke-tests a change to it.
     P4 {
@@ -425,8 +430,15 @@ fn main() -> ExitCode {
             out,
             format,
             max_memory,
-        } => compile_cmd::compile_cmd(&config, out.as_deref(), format, MemoryLimit(max_memory))
-            .map(|()| ExitCode::SUCCESS),
+            htsim_topology,
+        } => compile_cmd::compile_cmd(
+            &config,
+            out.as_deref(),
+            format,
+            MemoryLimit(max_memory),
+            htsim_topology.as_deref(),
+        )
+        .map(|()| ExitCode::SUCCESS),
         Cmd::Experiment {
             which,
             quick,

@@ -9,6 +9,7 @@ pub mod compile;
 pub mod config;
 pub mod estimate;
 pub mod fattree;
+pub mod htsim;
 pub mod net;
 pub mod otcp;
 pub mod routing;

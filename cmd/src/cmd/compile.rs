@@ -54,6 +54,28 @@ fn write_json(dir: &Path, name: &str, v: &impl serde::Serialize) -> Result<()> {
     std::io::Write::flush(&mut w).with_context(|| format!("writing {}", p.display()))
 }
 
+/// `--htsim-topology FILE`: the fabric in the Opera authors' simulator's
+/// topology format (`lh_ctrl::htsim`). Written whole or not at all: a
+/// fabric with no form in it is refused before the file exists.
+fn write_htsim(c: &Compiled, p: &Path) -> Result<()> {
+    let mut buf = Vec::new();
+    let w = lh_ctrl::htsim::write_topology(c, &mut buf)
+        .with_context(|| format!("--htsim-topology {}", p.display()))?;
+    let mut f = lh_emu::kernel::securefs::create_file(p, lh_emu::kernel::securefs::READABLE_MODE)?;
+    std::io::Write::write_all(&mut f, &buf).with_context(|| format!("writing {}", p.display()))?;
+    let [eps, delta, r] = w.eps_delta_r_ps.map(|ps| ps as f64 / 1e6);
+    println!(
+        "htsim         {}: {} slices x 3 (eps {eps} us, delta {delta} us, r {r} us), {} paths; \
+         {} waiting for a later slice and {} pairs without a path left out",
+        p.display(),
+        w.slices,
+        w.paths,
+        w.waiting,
+        w.missing
+    );
+    Ok(())
+}
+
 /// How `--out` writes the tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutFormat {
@@ -68,18 +90,23 @@ pub enum OutFormat {
 /// Most entries `--format auto` writes as JSON.
 pub const JSON_AUTO_ENTRIES: usize = 50_000;
 
-/// `lighthouse compile CONFIG [--out DIR]`: the summary, and with `--out`
-/// the schedule, OCS circuits, tables and summary as files.
+/// `lighthouse compile CONFIG [--out DIR] [--htsim-topology FILE]`: the
+/// summary, and with `--out` the schedule, OCS circuits, tables and summary
+/// as files.
 pub fn compile_cmd(
     config: &Path,
     out: Option<&Path>,
     format: OutFormat,
     limit: MemoryLimit,
+    htsim: Option<&Path>,
 ) -> Result<()> {
     let c = load_and_compile(config, limit)?;
     let summary = c.summary();
     println!("{summary}");
     println!("estimate      {}", estimate::estimate(&c.config));
+    if let Some(p) = htsim {
+        write_htsim(&c, p)?;
+    }
     if let Some(dir) = out {
         // 0755 at most (the umask only clears bits): a directory made
         // under umask 000 must not be one other users can write into.
