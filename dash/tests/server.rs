@@ -56,7 +56,7 @@ fn beyond_loopback_every_request_needs_the_token() {
     );
     for path in [
         "/",
-        "/app.js",
+        "/js/main.js",
         "/api/snapshot",
         "/api/events",
         "/api/schedule/0",
