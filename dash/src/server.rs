@@ -35,12 +35,9 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route(
             "/",
-            get(|| async { asset("text/html; charset=utf-8", crate::assets::INDEX) }),
+            get(|| async { asset("text/html; charset=utf-8", crate::assets::page()) }),
         )
-        .route(
-            "/app.js",
-            get(|| async { asset("text/javascript; charset=utf-8", crate::assets::JS) }),
-        )
+        .route("/js/{name}", get(module))
         .route(
             "/app.css",
             get(|| async { asset("text/css; charset=utf-8", crate::assets::CSS) }),
@@ -61,6 +58,19 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
         body,
     )
         .into_response()
+}
+
+/// One of the page's ES modules: a browser runs a module only if it comes
+/// with a JavaScript MIME type.
+async fn module(Path(name): Path<String>) -> Response {
+    match crate::assets::module(&name) {
+        Some(text) => asset("text/javascript; charset=utf-8", text),
+        None => (
+            StatusCode::NOT_FOUND,
+            format!("404: the page has no module {name:?}\n"),
+        )
+            .into_response(),
+    }
 }
 
 fn json(status: StatusCode, body: String) -> Response {

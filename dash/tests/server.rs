@@ -5,6 +5,7 @@
 use lh_dash::{Dashboard, Options, bind};
 use lh_emu::net::Network;
 use lh_emu::plan::Plan;
+use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -15,6 +16,12 @@ fn offline() -> Network {
 
 /// One request; the status code and the body.
 fn request(port: u16, method: &str, path: &str, headers: &[&str]) -> (u16, String) {
+    let (code, _, body) = response(port, method, path, headers);
+    (code, body)
+}
+
+/// One request; the status code, the response's head and its body.
+fn response(port: u16, method: &str, path: &str, headers: &[&str]) -> (u16, String, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
@@ -34,8 +41,8 @@ fn request(port: u16, method: &str, path: &str, headers: &[&str]) -> (u16, Strin
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    let body = out.split_once("\r\n\r\n").map_or("", |x| x.1).to_string();
-    (code, body)
+    let (head, body) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    (code, head.to_string(), body.to_string())
 }
 
 #[test]
@@ -56,7 +63,7 @@ fn beyond_loopback_every_request_needs_the_token() {
     );
     for path in [
         "/",
-        "/app.js",
+        "/js/main.js",
         "/api/snapshot",
         "/api/events",
         "/api/schedule/0",
@@ -316,5 +323,66 @@ fn the_schedule_route_serves_each_slice_of_the_cycle_and_no_other() {
         assert_eq!(code, 404, "{ts}: {body}");
         assert!(body.contains("BadSlice"), "{ts}: {body}");
     }
+    d.stop(None);
+}
+
+/// The value of `name` in a response head.
+fn header<'a>(head: &'a str, name: &str) -> &'a str {
+    head.lines()
+        .find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then_some(v.trim())
+        })
+        .unwrap_or("")
+}
+
+#[test]
+fn every_module_the_page_imports_is_served_as_javascript_with_the_token() {
+    let mut net = offline();
+    let d = Dashboard::start(bind("0.0.0.0:0").unwrap(), &mut net, Options::default()).unwrap();
+    let port = d.addr().port();
+    let q = format!("?{}", d.url().split_once('?').unwrap().1);
+    let (code, head, page) = response(port, "GET", &format!("/{q}"), &[]);
+    assert_eq!(code, 200, "{page}");
+    assert!(
+        header(&head, "content-type").starts_with("text/html"),
+        "{head}"
+    );
+    assert!(page.contains(r#"<script type="module""#), "{page}");
+    assert!(page.contains(r#"import "./js/main.js""#), "{page}");
+    // The modules the page maps to their URL with the token.
+    let list = page
+        .split_once("var modules = ")
+        .and_then(|(_, r)| r.split_once(';'))
+        .expect("the page's list of modules")
+        .0;
+    let listed: BTreeSet<String> = serde_json::from_str(list).unwrap();
+    // Every module the entry reaches: served, as JavaScript (a browser
+    // runs no module served as anything else), and listed.
+    let mut reached = BTreeSet::new();
+    let mut todo = vec!["main.js".to_string()];
+    while let Some(m) = todo.pop() {
+        if !reached.insert(m.clone()) {
+            continue;
+        }
+        let (code, head, text) = response(port, "GET", &format!("/js/{m}{q}"), &[]);
+        assert_eq!(code, 200, "/js/{m}: {text}");
+        assert_eq!(
+            header(&head, "content-type"),
+            "text/javascript; charset=utf-8",
+            "/js/{m}"
+        );
+        todo.extend(
+            lh_dash::assets::imports(&text)
+                .into_iter()
+                .map(String::from),
+        );
+    }
+    assert_eq!(reached, listed);
+    assert!(reached.len() > 1, "{reached:?}");
+    // No module without the token; a module the page lacks is a 404.
+    assert_eq!(request(port, "GET", "/js/state.js", &[]).0, 401);
+    let (code, body) = request(port, "GET", &format!("/js/nope.js{q}"), &[]);
+    assert_eq!(code, 404, "{body}");
     d.stop(None);
 }
