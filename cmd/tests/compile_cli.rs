@@ -164,3 +164,42 @@ fn compile_and_show_errors_exit_non_zero_and_name_the_problem() {
     assert!(stderr.contains("$.tors.uplinks"), "{stderr}");
     assert!(!out.exists(), "a failed compile writes nothing");
 }
+
+#[test]
+fn compile_writes_the_htsim_topology_or_refuses_before_the_file_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    // opera-8 has 2 hosts per ToR and 4 uplinks: their format needs equal.
+    let refused = dir.path().join("refused.txt");
+    let (ok, _, stderr) = run(&[
+        "compile",
+        &topo("opera-8.json"),
+        "--htsim-topology",
+        refused.to_str().unwrap(),
+    ]);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("$.tors.hosts_per_tor") && stderr.contains("$.tors.uplinks"),
+        "{stderr}"
+    );
+    assert!(!refused.exists());
+    // The authors' own setting: 108 slices x 3 topology slices, a path for
+    // every pair in every slice, none waiting.
+    let file = dir.path().join("topology.txt");
+    let (ok, stdout, stderr) = run(&[
+        "compile",
+        &topo("opera-108-htsim-fig9.json"),
+        "--htsim-topology",
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains(
+            "108 slices x 3 (eps 38.7 us, delta 1.7 us, r 10 us), 1248048 paths; 0 waiting"
+        ),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("648 6 6 108"));
+    assert_eq!(lines.next(), Some("324 38700000 1700000 10000000"));
+}
