@@ -17,6 +17,8 @@
 //! - [`control`]: telemetry and live traffic-aware scheduling;
 //! - [`traffic`]: the prober, workloads and applications;
 //! - [`net`]: the network object and its typed operations;
+//! - [`values`]: what those operations return, and [`values::NetworkError`]
+//!   (below both [`net`] and [`text`]);
 //! - [`text`]: text rendering and parsing (Mininet's formats and ours);
 //! - [`progress`]: steps of long operations, for front ends to draw;
 //! - [`cli`]: the Mininet-compatible command loop over [`net::Network`];
@@ -36,3 +38,4 @@ pub mod run;
 pub mod text;
 pub mod tor;
 pub mod traffic;
+pub mod values;

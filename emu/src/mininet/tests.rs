@@ -1,4 +1,8 @@
+use super::fabric::natural;
 use super::*;
+use crate::plan::Plan;
+use lh_ctrl::config::Config;
+use serde_json::json;
 
 #[test]
 fn builtins_name_like_mininet() {

@@ -40,16 +40,14 @@ use std::time::Duration;
 use swtor::FabricHandle;
 
 mod capture;
-mod error;
 mod intf;
 mod node;
 mod nodes;
 mod observe;
 mod traffic;
-pub mod values;
 mod views;
 
-pub use error::NetworkError;
+pub use crate::values::{self, NetworkError};
 pub use node::Node;
 pub use observe::{Observer, Tap};
 

@@ -5,6 +5,8 @@
 
 use lh_ctrl::tables::{Action, Ingress};
 
+pub use crate::values::IfaceDrops;
+
 /// A ToR index to its name (`s1`, or the run's own names).
 pub type Names<'n> = &'n dyn Fn(usize) -> String;
 
@@ -50,24 +52,6 @@ pub fn format_entry_named(e: &lh_ctrl::tables::Entry, tor_name: Names<'_>) -> St
         s.push_str(&format!(" (alt {})", l.join(", ")));
     }
     s
-}
-
-/// Kernel drop counters of some interfaces (summed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct IfaceDrops {
-    pub rx_dropped: u64,
-    pub tx_dropped: u64,
-    pub rx_errors: u64,
-    pub tx_errors: u64,
-}
-
-impl IfaceDrops {
-    pub fn add(&mut self, o: &IfaceDrops) {
-        self.rx_dropped += o.rx_dropped;
-        self.tx_dropped += o.tx_dropped;
-        self.rx_errors += o.rx_errors;
-        self.tx_errors += o.tx_errors;
-    }
 }
 
 /// Sum the drop/error counters of `ifs` in /proc/net/dev text.

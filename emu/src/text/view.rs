@@ -1,12 +1,11 @@
-//! The CLI's text of every [`crate::net::values`] value and of
+//! The CLI's text of every [`crate::values`] value and of
 //! [`NetworkError`]: pure functions, so what a script, a test or the
 //! dashboard reads as values prints the same as the CLI shows it.
 //! Mininet's own strings come from [`super::format`].
 
 use super::format;
-use crate::net::NetworkError;
-use crate::net::values::*;
 use crate::plan::{Plan, tor_name};
+use crate::values::*;
 
 /// The CLI line of an error (`*** Error: ...`, Mininet's `Interrupt`).
 pub fn error(e: &NetworkError) -> String {
@@ -433,7 +432,7 @@ pub fn captures_stopped(c: &CapturesStopped) -> String {
 
 /// `*** Flow h1 -> h2: 10000000 bytes in 81.234 ms, 985 Mbits/sec (receiver), 990 Mbits/sec (sender)`
 pub fn format_flow(src: &str, dst: &str, f: &crate::traffic::probe::FlowResult) -> String {
-    flow(&crate::net::values::Flow {
+    flow(&crate::values::Flow {
         client: src.to_string(),
         server: dst.to_string(),
         bytes: f.bytes,
@@ -445,10 +444,10 @@ pub fn format_flow(src: &str, dst: &str, f: &crate::traffic::probe::FlowResult) 
 
 /// `schedule [ts]` text: the circuits of one slice (also `lighthouse show --slice`).
 pub fn slice_text(c: &lh_ctrl::compile::Compiled, ts: lh_ctrl::SliceId) -> String {
-    slice(&crate::net::values::SliceView::of(c, ts))
+    slice(&crate::values::SliceView::of(c, ts))
 }
 
 /// `table <tor>` text (also `lighthouse show --tor`); `None` for no such ToR.
 pub fn table_text(c: &lh_ctrl::compile::Compiled, t: lh_ctrl::TorId) -> Option<String> {
-    crate::net::values::TableView::of(c, t).map(|v| table(&v))
+    crate::values::TableView::of(c, t).map(|v| table(&v))
 }

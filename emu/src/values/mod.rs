@@ -1,7 +1,17 @@
-//! What [`Network`](super::Network)'s operations return: plain values
+//! What [`Network`](crate::net::Network)'s operations return: plain values
 //! (`serde::Serialize`, so `lighthouse run --json`, the Python binding and
-//! the dashboard see the same fields), never text. [`crate::text::view`]
-//! renders each of them as the CLI prints it.
+//! the dashboard see the same fields), never text, or why one did not give
+//! its value ([`NetworkError`], error.rs). [`crate::text::view`] renders
+//! each of them as the CLI prints it.
+//!
+//! A module of its own, below both [`crate::net`], which returns them, and
+//! [`crate::text`], which renders them: in `net` they made text and net
+//! use each other (issue 43). `lh_emu::net::values` and
+//! `lh_emu::net::NetworkError` are re-exports of it.
+
+mod error;
+
+pub use error::NetworkError;
 
 use lh_ctrl::compile::Compiled;
 use lh_ctrl::{PortId, SliceId, TorId};
@@ -292,7 +302,23 @@ pub struct Queues {
     pub p4_estimate: Option<Vec<Vec<u64>>>,
 }
 
-pub use crate::text::render::IfaceDrops;
+/// Kernel drop counters of some interfaces (summed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IfaceDrops {
+    pub rx_dropped: u64,
+    pub tx_dropped: u64,
+    pub rx_errors: u64,
+    pub tx_errors: u64,
+}
+
+impl IfaceDrops {
+    pub fn add(&mut self, o: &IfaceDrops) {
+        self.rx_dropped += o.rx_dropped;
+        self.tx_dropped += o.tx_dropped;
+        self.rx_errors += o.rx_errors;
+        self.tx_errors += o.tx_errors;
+    }
+}
 
 /// The conservation line: every frame the data plane took in is
 /// delivered, dropped (with a reason) or still queued.

@@ -1,4 +1,4 @@
-//! Why an operation of [`Network`](super::Network) did not give its value.
+//! Why an operation of [`Network`](crate::net::Network) did not give its value.
 //! The messages carry no CLI decoration: [`crate::text::view::error`]
 //! renders each as the CLI prints it (`*** Error: ...`).
 
