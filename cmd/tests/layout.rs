@@ -215,6 +215,18 @@ fn the_circle_check_sees_a_circle() {
     // Without b's use of a, no circle.
     write("b/inner.rs", "use super::X;\nfn f() { crate::c::h(); }\n");
     assert!(modules::circles(src).is_empty());
+    // A test-only `mod tests;` line hides nothing after it...
+    write(
+        "b/inner.rs",
+        "#[cfg(test)]\nmod tests;\nfn f() { crate::a::g(); }\n",
+    );
+    assert_eq!(modules::circles(src), vec![vec!["a", "b"]]);
+    // ... and a test block's uses are not the module's.
+    write(
+        "b/inner.rs",
+        "fn f() {}\n#[cfg(test)]\nmod tests {\n    use crate::a::g;\n}\n",
+    );
+    assert!(modules::circles(src).is_empty());
 }
 
 /// Module-level `use` edges of one crate, from its source text.
@@ -255,21 +267,26 @@ mod modules {
         out
     }
 
-    /// The text without comments and without `#[cfg(test)]` modules'
-    /// bodies (a crude cut: from the attribute to the end of the file,
-    /// where the project keeps them).
+    /// The text without comments and without test-only items: a
+    /// `#[cfg(test)]` line with a one-line item after it (`mod tests;`,
+    /// a `use`) loses those two lines; one before a block (`mod tests {`)
+    /// cuts the rest of the file, where the project keeps such blocks.
     fn code(text: &str) -> String {
-        let body = match text.find("#[cfg(test)]") {
-            Some(i) => &text[..i],
-            None => text,
-        };
-        body.lines()
-            .map(|l| match l.find("//") {
+        let mut kept = Vec::new();
+        let mut lines = text.lines();
+        while let Some(l) = lines.next() {
+            if l.trim() == "#[cfg(test)]" {
+                match lines.next() {
+                    Some(item) if item.trim_end().ends_with(';') => continue,
+                    _ => break,
+                }
+            }
+            kept.push(match l.find("//") {
                 Some(i) => &l[..i],
                 None => l,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+            });
+        }
+        kept.join("\n")
     }
 
     fn ident(s: &str) -> (&str, &str) {
