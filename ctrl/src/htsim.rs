@@ -14,7 +14,8 @@
 //! - the paths: a line with a topology slice's number, then one line a
 //!   path, `src dst q q ...`, `q` the ToR port of each hop (uplink `p` is
 //!   port `downlinks + p`), taken one after another in that slice's
-//!   topology, without waiting.
+//!   topology, without waiting. Lines are separated, not ended, by
+//!   newlines (their reader parses an empty last line as a path).
 //!
 //! Their reconfiguration comes at the end of a superslice; ours at the
 //! start of a slice (docs/time-model.md). Superslice `j` is our slice `j`:
@@ -154,7 +155,9 @@ pub fn write_topology(c: &Compiled, out: &mut impl Write) -> Result<Written, Hts
         w.paths += paths.len();
     }
     w.missing = n * (n - 1) * slices - w.paths;
-    writeln!(out)?;
+    // No newline after the last path: their reader takes every line up to
+    // the end of the file as a path, and an empty one would be read as a
+    // path with no source.
     Ok(w)
 }
 
@@ -186,7 +189,9 @@ mod tests {
     }
 
     fn read(text: &str) -> Read {
-        let mut lines = text.lines();
+        // Split as their `getline` loop reads: a newline at the end would
+        // give one more, empty, line (a path with no source).
+        let mut lines = text.split('\n');
         let nums =
             |l: &str| -> Vec<i64> { l.split_whitespace().map(|x| x.parse().unwrap()).collect() };
         let head = nums(lines.next().unwrap());
