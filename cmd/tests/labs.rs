@@ -218,8 +218,8 @@ fn every_starter_fails_with_hints_and_every_solution_scores_full_marks() {
             assert!(r.stdout.contains("INCOMPLETE"), "{}", r.stdout);
             continue;
         }
-        // Labs 03 and 04's solutions take the Python route.
-        if (num == "03" || num == "04")
+        // The solutions of labs 03, 04, 05 and 08 take the Python route.
+        if ["03", "04", "05", "08"].contains(&num.as_str())
             && let Some(why) = no_venv(&format!("lab {num} solution full marks"))
         {
             eprintln!("checking lab {num}'s solution is INCOMPLETE instead ({why})");
@@ -779,8 +779,8 @@ fn lab07_without_the_p4_toolchain_is_incomplete_never_full_marks() {
     );
 }
 
-// ---- The Python route (labs 03, 04 and 08): the student's topo.py / routing.py / tm.py
-// run through the real lighthouse package.
+// ---- The Python route (labs 03, 04, 05 and 08): the student's topo.py /
+// routing.py / tables.py / tm.py run through the real lighthouse package.
 
 fn write(dir: &Path, file: &str, text: &str) {
     std::fs::write(dir.join(file), text).unwrap();
@@ -879,7 +879,6 @@ fn lab08_python_route_solution_scores_full_marks_and_bad_matrices_are_named() {
         o.stdout
     );
     // What tm(net) returns is checked and named, before the scheduler.
-    let runs = "tm.py's tm(net) returns an 8 x 8 matrix";
     for (body, says) in [
         (
             "return [[1] * 8 for _ in range(8)]",
@@ -896,14 +895,13 @@ fn lab08_python_route_solution_scores_full_marks_and_bad_matrices_are_named() {
         ),
     ] {
         write(w.path(), "tm.py", &format!("def tm(net):\n    {body}\n"));
-        let o = grade_dir("08", w.path());
-        assert_eq!(o.code, 1, "{body}: {}{}", o.stdout, o.stderr);
-        assert!(
-            hints_of(&o.stdout, runs).contains(says),
-            "{body}: {}",
-            o.stdout
+        assert_hint(
+            "08",
+            w.path(),
+            "tm.py's tm(net) returns an 8 x 8 matrix",
+            says,
+            (1, 10),
         );
-        assert_eq!(score(&o.stdout), (1, 10), "{body}: {}", o.stdout);
     }
     // The untouched stub: the tm.txt route, named.
     let w = work("08", false);
@@ -913,6 +911,108 @@ fn lab08_python_route_solution_scores_full_marks_and_bad_matrices_are_named() {
             .contains("route: matrix file (tm.txt) (tm.py is the untouched stub"),
         "{}",
         o.stdout
+    );
+}
+
+/// Grading `dir` as lab `num` fails (exit 1) and scores `want`, with
+/// `says` in the hints of the check whose name starts with `check`.
+fn assert_hint(num: &str, dir: &Path, check: &str, says: &str, want: (u32, u32)) {
+    let o = grade_dir(num, dir);
+    assert_eq!(o.code, 1, "{says}: {}{}", o.stdout, o.stderr);
+    assert!(
+        hints_of(&o.stdout, check).contains(says),
+        "want {says:?} under {check:?}:\n{}",
+        o.stdout
+    );
+    assert_eq!(score(&o.stdout), want, "{says}: {}", o.stdout);
+}
+
+#[test]
+fn lab05_python_route_solution_scores_full_marks_and_bad_paths_are_named() {
+    if no_venv("lab05 Python route").is_some() {
+        return;
+    }
+    // The reference tables.py: the Python route, full marks.
+    let w = python_solution_full_marks("05", "route: Python, tables.json is not graded", 10);
+    let starter = "paths = [net.path([0, 1, 3], [0, 1], 0)]";
+    // Not vacuous: tables.py is graded, not the solution's tables.json
+    // beside it. s1 -> s4 arriving in slice 1 via s2 waits for the next
+    // cycle's s1-s2 circuit: it arrives a whole cycle later.
+    edit(w.path(), "tables.py", |t| {
+        assert!(t.contains(starter), "{t}");
+        t.replace(
+            starter,
+            "paths = [net.path([0, 1, 3], [0, 1], 0), net.path([0, 1, 3], [3, 4], 1)]",
+        )
+    });
+    assert_hint(
+        "05",
+        w.path(),
+        "every packet from s1 reaches its destination",
+        "hint: s1 -> s4 arriving in slice 1: delivered 3 slices later, more than a cycle",
+        (9, 10),
+    );
+    // Direct paths only: the starter's two-hop path is gone, named.
+    let w = work("05", true);
+    edit(w.path(), "tables.py", |t| {
+        t.replace(starter, "paths = []")
+            .replace(" and (src, dst, ts) != (0, 3, 0)", "")
+    });
+    assert_hint(
+        "05",
+        w.path(),
+        "the starter's two-hop path is kept",
+        "tables.py: it goes s1 -> s4; keep the starter's path net.path([0, 1, 3], [0, 1], 0)",
+        (9, 10),
+    );
+    // What tables(net) returns goes through entries(); what it refuses,
+    // and the built-ins that would work the slices out, are named.
+    for (body, says) in [
+        (
+            "return [net.path([0, 2], [0], 0)]",
+            "tables.py, line 2: lighthouse.PathError: path 0->2 arriving in slice 0: hop 0 (ToR 0 -> ToR 2)",
+        ),
+        (
+            // Two paths through s2 for s4, arriving in slice 0: one leaves
+            // in slice 1, the other in slice 2.
+            "return [net.path([0, 1, 3], [0, 1], 0), net.path([0, 1, 2, 3], [3, 5, 6], 2)]",
+            "per-hop conflict at ToR 1",
+        ),
+        (
+            "return [net.earliest_path(0, 3, 0)]",
+            "tables.py, line 2: calls the built-in net.earliest_path()",
+        ),
+        (
+            "return net.hoho()",
+            "tables.py, line 2: calls the built-in net.hoho()",
+        ),
+        (
+            "return 42",
+            "tables(net) returned a int, not a list of paths",
+        ),
+    ] {
+        write(
+            w.path(),
+            "tables.py",
+            &format!("def tables(net):\n    {body}\n"),
+        );
+        assert_hint(
+            "05",
+            w.path(),
+            "tables.py's tables(net) runs",
+            says,
+            (2, 10),
+        );
+    }
+    // The stub, begun: the starter's path only, every source misses some.
+    let w = work("05", false);
+    edit(w.path(), "tables.py", |t| t + "\n# begun\n");
+    assert_hint(
+        "05",
+        w.path(),
+        "every packet from s3 reaches",
+        "s3 (ToR 2) has no entry for dst s1 (dst: 0) arrival 0",
+        (6, 10),
     );
 }
 
@@ -1139,7 +1239,7 @@ fn python_route_without_lighthouse_is_incomplete_never_full_marks() {
         eprintln!("SKIP /usr/bin/python3 case: it is missing or can import lighthouse");
     }
     for py in pythons {
-        for num in ["03", "04"] {
+        for num in ["03", "04", "05", "08"] {
             let w = work(num, true);
             let o = lighthouse_env(
                 &["lab", "grade", num, "--dir", w.path().to_str().unwrap()],
