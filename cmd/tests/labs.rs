@@ -218,8 +218,8 @@ fn every_starter_fails_with_hints_and_every_solution_scores_full_marks() {
             assert!(r.stdout.contains("INCOMPLETE"), "{}", r.stdout);
             continue;
         }
-        // The solutions of labs 03, 04, 05 and 08 take the Python route.
-        if ["03", "04", "05", "08"].contains(&num.as_str())
+        // The solutions of labs 03, 04, 05, 06 and 08 take the Python route.
+        if ["03", "04", "05", "06", "08"].contains(&num.as_str())
             && let Some(why) = no_venv(&format!("lab {num} solution full marks"))
         {
             eprintln!("checking lab {num}'s solution is INCOMPLETE instead ({why})");
@@ -594,6 +594,9 @@ fn lab06_shortcuts_score_below_full() {
             "direct.json edited (200 us slices) and the burst answers follow it",
             true,
             |d| {
+                // The answers.json route (the solution's answers.py would
+                // take the Python one).
+                std::fs::remove_file(d.join("answers.py")).unwrap();
                 set_json(d, "direct.json", &["slice", "duration"], "200us".into());
                 answer(d, "frames_per_slice", 15.into());
                 answer(d, "direct_burst10_dropped", 0.into());
@@ -779,8 +782,9 @@ fn lab07_without_the_p4_toolchain_is_incomplete_never_full_marks() {
     );
 }
 
-// ---- The Python route (labs 03, 04, 05 and 08): the student's topo.py /
-// routing.py / tables.py / tm.py run through the real lighthouse package.
+// ---- The Python route (labs 03, 04, 05, 06 and 08): the student's topo.py /
+// routing.py / tables.py / answers.py / tm.py run through the real lighthouse
+// package.
 
 fn write(dir: &Path, file: &str, text: &str) {
     std::fs::write(dir.join(file), text).unwrap();
@@ -1017,6 +1021,124 @@ fn lab05_python_route_solution_scores_full_marks_and_bad_paths_are_named() {
 }
 
 #[test]
+fn lab06_python_route_solution_scores_full_marks_and_bad_answers_are_named() {
+    if no_venv("lab06 Python route").is_some() {
+        return;
+    }
+    // The reference answers.py: the Python route, full marks.
+    let w = python_solution_full_marks("06", "route: Python, answers.json is not graded", 14);
+    // Not vacuous: answers.py is graded, not the solution's answers.json
+    // beside it. A slice without its dark time carries 8 frames, and the
+    // bursts' answers follow that mistake.
+    edit(w.path(), "answers.py", |t| {
+        let dark = t
+            .lines()
+            .find(|l| l.trim_start().starts_with("dark = "))
+            .unwrap();
+        t.replace(dark, "    dark = 0")
+    });
+    assert_hint(
+        "06",
+        w.path(),
+        "frames_per_slice",
+        "8 is not right",
+        (10, 14),
+    );
+    assert_hint(
+        "06",
+        w.path(),
+        "hoho_burst25_dropped",
+        "1 is not right",
+        (10, 14),
+    );
+    // What answers(direct, hoho) returns is checked and named.
+    for (text, says) in [
+        (
+            "def answers(direct, hoho):\n    return [5]\n",
+            "answers.py: answers(direct, hoho) returns a dict {question: answer}; it returned a list",
+        ),
+        (
+            "def answers(direct, hoho):\n    return {\"direct_primary_slice\": 5, \"hoho_primary_path\": {0, 2}}\n",
+            "answers.py: answers(direct, hoho)['hoho_primary_path'] is a set",
+        ),
+        (
+            "def answers(net):\n    return {}\n",
+            "TypeError: answers() takes 1 positional argument but 2 were given",
+        ),
+        (
+            "def answers(direct, hoho):\n    return {\"frames_per_slice\": hoho.table(9)}\n",
+            "answers.py, line 2: IndexError",
+        ),
+    ] {
+        write(w.path(), "answers.py", text);
+        assert_hint(
+            "06",
+            w.path(),
+            "answers.py's answers(direct, hoho) runs",
+            says,
+            (2, 14),
+        );
+    }
+    // A question left out is "not answered yet", naming answers.py.
+    write(
+        w.path(),
+        "answers.py",
+        "def answers(direct, hoho):\n    return {\"drop_reason\": \"slice_miss\"}\n",
+    );
+    assert_hint(
+        "06",
+        w.path(),
+        "frames_per_slice",
+        "not answered yet (\"frames_per_slice\" is missing or null in what answers.py's answers(direct, hoho) returns)",
+        (4, 14),
+    );
+}
+
+#[test]
+fn lab05_and_lab06_routes_are_chosen_and_named() {
+    // (lab, the Python file, its function, the file it replaces, checks
+    // of the file route). The untouched stub leaves the file graded (no
+    // Python needed), and so does a script without the function; the
+    // solution's file alone scores full marks.
+    for (num, py, def, file, checks) in [
+        ("05", "tables.py", "tables(net)", "tables.json", 10),
+        (
+            "06",
+            "answers.py",
+            "answers(direct, hoho)",
+            "answers.json",
+            13,
+        ),
+    ] {
+        let w = work(num, false);
+        let o = grade_dir(num, w.path());
+        assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+        assert!(
+            o.stdout.contains(&format!(
+                "({file}) ({py} is the untouched stub; edit its {def} for the Python route)"
+            )),
+            "{}",
+            o.stdout
+        );
+        let w = work(num, true);
+        std::fs::remove_file(w.path().join(py)).unwrap();
+        let o = grade_dir(num, w.path());
+        assert_eq!(o.code, 0, "the {file} solution: {}{}", o.stdout, o.stderr);
+        assert!(o.stdout.contains(&format!("(no {py})")), "{}", o.stdout);
+        assert_eq!(score(&o.stdout), (checks, checks), "{}", o.stdout);
+        write(w.path(), py, "def build(net):\n    return None\n");
+        let o = grade_dir(num, w.path());
+        assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+        assert!(
+            o.stdout
+                .contains(&format!("{py} defines no top-level `def {def}:`")),
+            "{}",
+            o.stdout
+        );
+    }
+}
+
+#[test]
 fn lab04_routes_are_chosen_and_named() {
     // The untouched stub leaves sched.json graded (no Python needed): the
     // starter's sched.json route, and the JSON solution without topo.py.
@@ -1239,7 +1361,7 @@ fn python_route_without_lighthouse_is_incomplete_never_full_marks() {
         eprintln!("SKIP /usr/bin/python3 case: it is missing or can import lighthouse");
     }
     for py in pythons {
-        for num in ["03", "04", "05", "08"] {
+        for num in ["03", "04", "05", "06", "08"] {
             let w = work(num, true);
             let o = lighthouse_env(
                 &["lab", "grade", num, "--dir", w.path().to_str().unwrap()],

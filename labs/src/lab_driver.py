@@ -1,19 +1,23 @@
 """The labs' Python driver (shipped in the `lighthouse` binary; labs/src/py.rs
 runs it with the project venv's interpreter). It imports a student's
-`topo.py`, `routing.py`, `tables.py` or `tm.py`, runs it through the real
-`lighthouse` package on the lab's shipped config (read from stdin) and
-prints one line `LHLAB-RESULT <json>` with what the Rust grader checks.
+`topo.py`, `routing.py`, `tables.py`, `tm.py` or `answers.py`, runs it
+through the real `lighthouse` package on the lab's shipped config (read
+from stdin) and prints one line `LHLAB-RESULT <json>` with what the Rust
+grader checks.
 
     python -I -B -c <this> topo    <dir>/topo.py     < nonce + config.json
     python -I -B -c <this> routing <dir>/routing.py  < nonce + config.json
     python -I -B -c <this> tables  <dir>/tables.py   < nonce + config.json
     python -I -B -c <this> tm      <dir>/tm.py       < nonce + config.json
+    python -I -B -c <this> answers <dir>/answers.py  < nonce + [config, ...]
 
 The first line of stdin is a nonce that the result line repeats; the
-student's own prints go to stderr. The built-in generators the lab is
-about writing (round_robin() for lab 04, hoho() and the other built-in
-routings for lab 03, those and earliest_path() for lab 05) are blocked on
-the student's net and flagged when the source calls them."""
+student's own prints go to stderr. The rest is one config, or a JSON list
+of configs: then the function gets one net per config, in order (lab 06's
+answers(direct, hoho)). The built-in generators the lab is about writing
+(round_robin() for lab 04, hoho() and the other built-in routings for lab
+03, those and earliest_path() for lab 05) are blocked on the student's net
+and flagged when the source calls them."""
 
 import importlib.util
 import io
@@ -32,7 +36,10 @@ BUILTIN = {
     # Lab 05: working out each hop's departure slice is the lab.
     "tables": ROUTINGS + ("earliest_path", "shortest_path"),
     "tm": (),
+    "answers": (),
 }
+# What each mode's function is called with, for messages.
+ARGS = {"answers": "direct, hoho"}
 
 _out = sys.stdout
 sys.stdout = sys.stderr
@@ -99,8 +106,10 @@ def main():
     with open(student, encoding="utf-8") as fh:
         src = fh.read()
     banned = BUILTIN[mode]
-    net = lighthouse.LighthouseNet(config)
-    call = f"{mode}(net)"
+    configs = json.loads(config) if config.lstrip().startswith("[") else [config]
+    nets = [lighthouse.LighthouseNet(c) for c in configs]
+    net = nets[0]
+    call = f"{mode}({ARGS.get(mode, 'net')})"
 
     # The grader's reference, before any student code runs.
     ref = {}
@@ -122,8 +131,9 @@ def main():
 
         return f
 
-    for b in banned:
-        setattr(net, b, block(b))
+    for x in nets:
+        for b in banned:
+            setattr(x, b, block(b))
 
     sys.path.insert(0, os.path.dirname(student))
     spec = importlib.util.spec_from_file_location(f"student_{mode}", student)
@@ -140,7 +150,7 @@ def main():
             elif mode in ("routing", "tables"):
                 result = net.routing(f)
             else:
-                result = f(net)
+                result = f(*nets)
         except Shortcut:
             pass
         except BaseException as e:  # noqa: BLE001 (SystemExit, KeyboardInterrupt too)
@@ -153,6 +163,8 @@ def main():
 
     if mode == "tm":
         emit_matrix(net, name, result)
+    if mode == "answers":
+        emit_answers(name, call, result)
 
     if mode == "topo":
         refused = [w for w in caught if issubclass(w.category, lighthouse.TopologyWarning)]
@@ -225,6 +237,21 @@ def emit_tables(net):
     grader walks them as it walks the student's file)."""
     tors = [{"tor": t, "entries": net.table(t)["entries"]} for t in range(net.config.tor_num)]
     emit(status="ok", tables={"slices": net.slices, "lookup": "hop", "multipath": "none", "buckets": 1, "tors": tors})
+
+
+def emit_answers(name, call, a):
+    """Lab 06: the answers as answers.json holds them (question -> a
+    number, a string or a list), for the same checks."""
+    if not isinstance(a, dict):
+        emit(status="error", file=name, line=None, code=None,
+             message=f"{call} returns a dict {{question: answer}}; it returned a {type(a).__name__}")
+    for k, v in a.items():
+        try:
+            json.dumps({k: v})
+        except (TypeError, ValueError):
+            emit(status="error", file=name, line=None, code=None,
+                 message=f"{call}[{k!r}] is a {type(v).__name__}; answers are numbers, strings or lists of them")
+    emit(status="ok", answers=a)
 
 
 def emit_matrix(net, name, m):

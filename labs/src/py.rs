@@ -1,5 +1,5 @@
 //! The Python route of a lab: the student's `topo.py`, `routing.py`,
-//! `tables.py` or `tm.py` run through the real `lighthouse` package by [`DRIVER`] (shipped in the
+//! `tables.py`, `tm.py` or `answers.py` run through the real `lighthouse` package by [`DRIVER`] (shipped in the
 //! binary), with the project venv's interpreter. No interpreter that can
 //! `import lighthouse` makes the Python checks incomplete (exit 3), never
 //! passed.
@@ -98,8 +98,9 @@ fn probe(py: &Path) -> Result<(), String> {
         .to_string())
 }
 
-/// Run the driver in `mode` (`topo`, `routing`, `tables`, `tm`) on the
-/// student's `file` with the shipped `config` text. Runs in the working copy (the student's
+/// Run the driver in `mode` (`topo`, `routing`, `tables`, `tm`,
+/// `answers`) on the student's `file` with the shipped `config` text (a
+/// JSON list of configs: one net each). Runs in the working copy (the student's
 /// relative paths work) and writes nothing there (`-B`: no __pycache__).
 pub fn run(cx: &Ctx, mode: &str, file: &Path, config: &str) -> Run {
     let py = match interpreter(cx) {
@@ -263,10 +264,10 @@ pub fn config_with_file(
 /// A lab's Python route: the student's file, the function it defines and
 /// the shipped stub (left untouched, the route is not taken).
 pub struct Script {
-    /// `topo`, `routing`, `tables` or `tm`: the function, and the driver's
-    /// mode.
+    /// `topo`, `routing`, `tables`, `tm` or `answers`: the function, and
+    /// the driver's mode.
     pub func: &'static str,
-    /// Its parameters, for messages (`net`).
+    /// Its parameters, for messages: `net`, or one per config.
     pub args: &'static str,
     pub stub: &'static str,
     /// What the lab is about, for the hint when a built-in is called.
