@@ -218,8 +218,8 @@ fn every_starter_fails_with_hints_and_every_solution_scores_full_marks() {
             assert!(r.stdout.contains("INCOMPLETE"), "{}", r.stdout);
             continue;
         }
-        // Labs 03 and 04's solutions take the Python route.
-        if (num == "03" || num == "04")
+        // The solutions of labs 03, 04, 05, 06 and 08 take the Python route.
+        if ["03", "04", "05", "06", "08"].contains(&num.as_str())
             && let Some(why) = no_venv(&format!("lab {num} solution full marks"))
         {
             eprintln!("checking lab {num}'s solution is INCOMPLETE instead ({why})");
@@ -594,6 +594,9 @@ fn lab06_shortcuts_score_below_full() {
             "direct.json edited (200 us slices) and the burst answers follow it",
             true,
             |d| {
+                // The answers.json route (the solution's answers.py would
+                // take the Python one).
+                std::fs::remove_file(d.join("answers.py")).unwrap();
                 set_json(d, "direct.json", &["slice", "duration"], "200us".into());
                 answer(d, "frames_per_slice", 15.into());
                 answer(d, "direct_burst10_dropped", 0.into());
@@ -779,8 +782,9 @@ fn lab07_without_the_p4_toolchain_is_incomplete_never_full_marks() {
     );
 }
 
-// ---- The Python route (labs 03, 04 and 08): the student's topo.py / routing.py / tm.py
-// run through the real lighthouse package.
+// ---- The Python route (labs 03, 04, 05, 06 and 08): the student's topo.py /
+// routing.py / tables.py / answers.py / tm.py run through the real lighthouse
+// package.
 
 fn write(dir: &Path, file: &str, text: &str) {
     std::fs::write(dir.join(file), text).unwrap();
@@ -879,7 +883,6 @@ fn lab08_python_route_solution_scores_full_marks_and_bad_matrices_are_named() {
         o.stdout
     );
     // What tm(net) returns is checked and named, before the scheduler.
-    let runs = "tm.py's tm(net) returns an 8 x 8 matrix";
     for (body, says) in [
         (
             "return [[1] * 8 for _ in range(8)]",
@@ -896,14 +899,13 @@ fn lab08_python_route_solution_scores_full_marks_and_bad_matrices_are_named() {
         ),
     ] {
         write(w.path(), "tm.py", &format!("def tm(net):\n    {body}\n"));
-        let o = grade_dir("08", w.path());
-        assert_eq!(o.code, 1, "{body}: {}{}", o.stdout, o.stderr);
-        assert!(
-            hints_of(&o.stdout, runs).contains(says),
-            "{body}: {}",
-            o.stdout
+        assert_hint(
+            "08",
+            w.path(),
+            "tm.py's tm(net) returns an 8 x 8 matrix",
+            says,
+            (1, 10),
         );
-        assert_eq!(score(&o.stdout), (1, 10), "{body}: {}", o.stdout);
     }
     // The untouched stub: the tm.txt route, named.
     let w = work("08", false);
@@ -914,6 +916,226 @@ fn lab08_python_route_solution_scores_full_marks_and_bad_matrices_are_named() {
         "{}",
         o.stdout
     );
+}
+
+/// Grading `dir` as lab `num` fails (exit 1) and scores `want`, with
+/// `says` in the hints of the check whose name starts with `check`.
+fn assert_hint(num: &str, dir: &Path, check: &str, says: &str, want: (u32, u32)) {
+    let o = grade_dir(num, dir);
+    assert_eq!(o.code, 1, "{says}: {}{}", o.stdout, o.stderr);
+    assert!(
+        hints_of(&o.stdout, check).contains(says),
+        "want {says:?} under {check:?}:\n{}",
+        o.stdout
+    );
+    assert_eq!(score(&o.stdout), want, "{says}: {}", o.stdout);
+}
+
+#[test]
+fn lab05_python_route_solution_scores_full_marks_and_bad_paths_are_named() {
+    if no_venv("lab05 Python route").is_some() {
+        return;
+    }
+    // The reference tables.py: the Python route, full marks.
+    let w = python_solution_full_marks("05", "route: Python, tables.json is not graded", 10);
+    let starter = "paths = [net.path([0, 1, 3], [0, 1], 0)]";
+    // Not vacuous: tables.py is graded, not the solution's tables.json
+    // beside it. s1 -> s4 arriving in slice 1 via s2 waits for the next
+    // cycle's s1-s2 circuit: it arrives a whole cycle later.
+    edit(w.path(), "tables.py", |t| {
+        assert!(t.contains(starter), "{t}");
+        t.replace(
+            starter,
+            "paths = [net.path([0, 1, 3], [0, 1], 0), net.path([0, 1, 3], [3, 4], 1)]",
+        )
+    });
+    assert_hint(
+        "05",
+        w.path(),
+        "every packet from s1 reaches its destination",
+        "hint: s1 -> s4 arriving in slice 1: delivered 3 slices later, more than a cycle",
+        (9, 10),
+    );
+    // Direct paths only: the starter's two-hop path is gone, named.
+    let w = work("05", true);
+    edit(w.path(), "tables.py", |t| {
+        t.replace(starter, "paths = []")
+            .replace(" and (src, dst, ts) != (0, 3, 0)", "")
+    });
+    assert_hint(
+        "05",
+        w.path(),
+        "the starter's two-hop path is kept",
+        "tables.py: it goes s1 -> s4; keep the starter's path net.path([0, 1, 3], [0, 1], 0)",
+        (9, 10),
+    );
+    // What tables(net) returns goes through entries(); what it refuses,
+    // and the built-ins that would work the slices out, are named.
+    for (body, says) in [
+        (
+            "return [net.path([0, 2], [0], 0)]",
+            "tables.py, line 2: lighthouse.PathError: path 0->2 arriving in slice 0: hop 0 (ToR 0 -> ToR 2)",
+        ),
+        (
+            // Two paths through s2 for s4, arriving in slice 0: one leaves
+            // in slice 1, the other in slice 2.
+            "return [net.path([0, 1, 3], [0, 1], 0), net.path([0, 1, 2, 3], [3, 5, 6], 2)]",
+            "per-hop conflict at ToR 1",
+        ),
+        (
+            "return [net.earliest_path(0, 3, 0)]",
+            "tables.py, line 2: calls the built-in net.earliest_path()",
+        ),
+        (
+            "return net.hoho()",
+            "tables.py, line 2: calls the built-in net.hoho()",
+        ),
+        (
+            "return 42",
+            "tables(net) returned a int, not a list of paths",
+        ),
+    ] {
+        write(
+            w.path(),
+            "tables.py",
+            &format!("def tables(net):\n    {body}\n"),
+        );
+        assert_hint(
+            "05",
+            w.path(),
+            "tables.py's tables(net) runs",
+            says,
+            (2, 10),
+        );
+    }
+    // The stub, begun: the starter's path only, every source misses some.
+    let w = work("05", false);
+    edit(w.path(), "tables.py", |t| t + "\n# begun\n");
+    assert_hint(
+        "05",
+        w.path(),
+        "every packet from s3 reaches",
+        "s3 (ToR 2) has no entry for dst s1 (dst: 0) arrival 0",
+        (6, 10),
+    );
+}
+
+#[test]
+fn lab06_python_route_solution_scores_full_marks_and_bad_answers_are_named() {
+    if no_venv("lab06 Python route").is_some() {
+        return;
+    }
+    // The reference answers.py: the Python route, full marks.
+    let w = python_solution_full_marks("06", "route: Python, answers.json is not graded", 14);
+    // Not vacuous: answers.py is graded, not the solution's answers.json
+    // beside it. A slice without its dark time carries 8 frames, and the
+    // bursts' answers follow that mistake.
+    edit(w.path(), "answers.py", |t| {
+        let dark = t
+            .lines()
+            .find(|l| l.trim_start().starts_with("dark = "))
+            .unwrap();
+        t.replace(dark, "    dark = 0")
+    });
+    assert_hint(
+        "06",
+        w.path(),
+        "frames_per_slice",
+        "8 is not right",
+        (10, 14),
+    );
+    assert_hint(
+        "06",
+        w.path(),
+        "hoho_burst25_dropped",
+        "1 is not right",
+        (10, 14),
+    );
+    // What answers(direct, hoho) returns is checked and named.
+    for (text, says) in [
+        (
+            "def answers(direct, hoho):\n    return [5]\n",
+            "answers.py: answers(direct, hoho) returns a dict {question: answer}; it returned a list",
+        ),
+        (
+            "def answers(direct, hoho):\n    return {\"direct_primary_slice\": 5, \"hoho_primary_path\": {0, 2}}\n",
+            "answers.py: answers(direct, hoho)['hoho_primary_path'] is a set",
+        ),
+        (
+            "def answers(net):\n    return {}\n",
+            "TypeError: answers() takes 1 positional argument but 2 were given",
+        ),
+        (
+            "def answers(direct, hoho):\n    return {\"frames_per_slice\": hoho.table(9)}\n",
+            "answers.py, line 2: IndexError",
+        ),
+    ] {
+        write(w.path(), "answers.py", text);
+        assert_hint(
+            "06",
+            w.path(),
+            "answers.py's answers(direct, hoho) runs",
+            says,
+            (2, 14),
+        );
+    }
+    // A question left out is "not answered yet", naming answers.py.
+    write(
+        w.path(),
+        "answers.py",
+        "def answers(direct, hoho):\n    return {\"drop_reason\": \"slice_miss\"}\n",
+    );
+    assert_hint(
+        "06",
+        w.path(),
+        "frames_per_slice",
+        "not answered yet (\"frames_per_slice\" is missing or null in what answers.py's answers(direct, hoho) returns)",
+        (4, 14),
+    );
+}
+
+#[test]
+fn lab05_and_lab06_routes_are_chosen_and_named() {
+    // (lab, the Python file, its function, the file it replaces, checks
+    // of the file route). The untouched stub leaves the file graded (no
+    // Python needed), and so does a script without the function; the
+    // solution's file alone scores full marks.
+    for (num, py, def, file, checks) in [
+        ("05", "tables.py", "tables(net)", "tables.json", 10),
+        (
+            "06",
+            "answers.py",
+            "answers(direct, hoho)",
+            "answers.json",
+            13,
+        ),
+    ] {
+        let w = work(num, false);
+        let o = grade_dir(num, w.path());
+        assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+        assert!(
+            o.stdout.contains(&format!(
+                "({file}) ({py} is the untouched stub; edit its {def} for the Python route)"
+            )),
+            "{}",
+            o.stdout
+        );
+        let w = work(num, true);
+        std::fs::remove_file(w.path().join(py)).unwrap();
+        let o = grade_dir(num, w.path());
+        assert_eq!(o.code, 0, "the {file} solution: {}{}", o.stdout, o.stderr);
+        assert!(o.stdout.contains(&format!("(no {py})")), "{}", o.stdout);
+        assert_eq!(score(&o.stdout), (checks, checks), "{}", o.stdout);
+        write(w.path(), py, "def build(net):\n    return None\n");
+        let o = grade_dir(num, w.path());
+        assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+        assert!(
+            o.stdout
+                .contains(&format!("{py} defines no top-level `def {def}:`")),
+            "{}",
+            o.stdout
+        );
+    }
 }
 
 #[test]
@@ -1139,7 +1361,7 @@ fn python_route_without_lighthouse_is_incomplete_never_full_marks() {
         eprintln!("SKIP /usr/bin/python3 case: it is missing or can import lighthouse");
     }
     for py in pythons {
-        for num in ["03", "04"] {
+        for num in ["03", "04", "05", "06", "08"] {
             let w = work(num, true);
             let o = lighthouse_env(
                 &["lab", "grade", num, "--dir", w.path().to_str().unwrap()],

@@ -204,6 +204,21 @@ impl Answers {
         }
     }
 
+    /// Answers handed over as a JSON object (the Python route's dict);
+    /// `file` names where they came from in hints. Anything else answers
+    /// nothing.
+    pub fn of(file: &str, v: &Value) -> Answers {
+        Answers {
+            file: file.to_string(),
+            map: v.as_object().cloned().unwrap_or_default(),
+        }
+    }
+
+    /// The name of the check of answer `key`.
+    pub fn name(key: &str, question: &str) -> String {
+        format!("{key}: {question}")
+    }
+
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.map.get(key).filter(|v| !v.is_null())
     }
@@ -211,7 +226,7 @@ impl Answers {
     /// Compare answer `key` with the derived fact `expected`; `hint` tells
     /// the student where to look (never the answer itself).
     pub fn check(&self, key: &str, question: &str, expected: Value, hint: &str) -> Check {
-        let name = format!("{key}: {question}");
+        let name = Answers::name(key, question);
         match self.get(key) {
             None => Check::fail(
                 name,

@@ -118,6 +118,7 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
 /// The Python route; the shipped stub, left as it is, is not graded.
 const SCRIPT: Script = Script {
     func: "routing",
+    args: "net",
     stub: include_str!("../03-routing/routing.py"),
     about: "the lab is about writing the routing yourself from net.neighbors() and net.path()",
 };

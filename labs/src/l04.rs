@@ -13,7 +13,7 @@
 //! shipped config and graded by the same checks.
 
 use super::checks::{Check, Shipped, read_json, tor_name};
-use super::py::Script;
+use super::py::{Script, scratch};
 use super::{Ctx, LabError};
 use lh_ctrl::config::Config;
 use lh_ctrl::schedule::{Endpoint, Schedule};
@@ -27,6 +27,7 @@ const CONFIG: Shipped = Shipped {
 /// The Python route; the shipped stub, left as it is, grades sched.json.
 const SCRIPT: Script = Script {
     func: "topo",
+    args: "net",
     stub: include_str!("../04-schedule-file/topo.py"),
     about: "the lab is about writing the circle method yourself with net.connect() calls (paper Fig. 6b)",
 };
@@ -87,10 +88,7 @@ fn grade_python(cx: &Ctx, mut v: Vec<Check>) -> Result<Vec<Check>, LabError> {
     // The schedule file the script's connect() calls amount to, loaded
     // through the shipped config like the student's sched.json (the folder
     // lives until the checks are done: compiling reads the file again).
-    let tmp = tempfile::tempdir().map_err(|source| LabError::Io {
-        file: std::env::temp_dir(),
-        source,
-    })?;
+    let tmp = scratch()?;
     let loaded = (|| -> Result<(Config, Schedule), String> {
         let s = &r["schedule"];
         std::fs::write(tmp.path().join("sched.json"), s.to_string())

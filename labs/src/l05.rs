@@ -6,11 +6,21 @@
 //! starter's two-hop path (Fig. 4b) must be kept, which the compiler's
 //! direct tables do not have: copying `lighthouse compile`'s output is not
 //! the lab.
+//!
+//! The Python route: a `tables.py` that defines `tables(net)` (and is not
+//! the untouched stub) is graded instead of `tables.json`. It returns
+//! paths built with `net.path()`, one per (source, destination, arrival
+//! slice), the built-in routings and `earliest_path()` blocked; the driver
+//! ([`super::py`]) hands them to `net.entries(paths, lookup=HOP)` on the
+//! shipped config and returns the per-hop tables it made, which are walked
+//! by the same checks.
 
 use super::checks::{Check, Shipped, read, read_json, tor_name};
+use super::py::{Script, config_with_file, scratch};
 use super::{Ctx, LabError};
 use lh_ctrl::config::{Config, Lookup};
 use lh_ctrl::routing::tors_of;
+use lh_ctrl::schedule::Schedule;
 use lh_ctrl::schedule::file::schedule_from_json;
 use lh_ctrl::tables::{Ingress, TableError, Tables, walk};
 
@@ -28,10 +38,47 @@ const SCHEDULE: Shipped = Shipped {
 /// The starter's entries: s1 -> s4 arriving in slice 0 goes via s2.
 const TWO_HOP: [u16; 3] = [0, 1, 3];
 
+/// The Python route; the shipped stub, left as it is, grades tables.json.
+const SCRIPT: Script = Script {
+    func: "tables",
+    args: "net",
+    stub: include_str!("../05-time-flow-tables/tables.py"),
+    about: "the lab is about working out each hop's departure slice yourself, from net.neighbors() and net.path()",
+};
+
+/// Where the graded tables come from: the check that they load, what to
+/// fix when they do not, and the hint for the starter's path.
+struct Route {
+    file: &'static str,
+    loads: &'static str,
+    fix: &'static str,
+    keep: &'static str,
+}
+
+const JSON: Route = Route {
+    file: "tables.json",
+    loads: "tables.json has the time-flow table format",
+    fix: "fix the format of tables.json first",
+    keep: "keep the starter's entries for dst 3, arrival 0 at ToRs 0 and 1 (the compiler's direct tables do not have them)",
+};
+const PYTHON: Route = Route {
+    file: "tables.py",
+    loads: "tables.py's tables(net) runs and net.entries() makes per-hop tables of the paths it returns (no built-in routing)",
+    fix: "fix tables.py so that tables(net) runs",
+    keep: "keep the starter's path net.path([0, 1, 3], [0, 1], 0) (direct paths do not go that way)",
+};
+
 pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
     let mut v = vec![CONFIG.unchanged(cx)?, SCHEDULE.unchanged(cx)?];
+    let python = SCRIPT.taken(
+        cx,
+        "Python, tables.json is not graded",
+        "tables file (tables.json)",
+    )?;
     let file = cx.path("tables.json");
-    read_json(&file)?;
+    if !python {
+        read_json(&file)?;
+    }
     // The shipped schedule, not the working copy's (the config names it).
     let s = Config::parse_json(CONFIG.text, CONFIG.name)
         .map_err(|e| e.to_string())
@@ -48,41 +95,75 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
         Ok(s) => s,
         Err(e) => return Ok(vec![Check::fail("the shipped schedule.json loads", e)]),
     };
-    let kept = format!(
-        "the starter's two-hop path is kept: {} arriving in slice 0 (Fig. 4b)",
-        TWO_HOP.map(|t| tor_name(t as usize)).join(" -> ")
-    );
-    let t: Tables = match serde_json::from_str(&read(&file)?) {
-        Ok(t) => {
-            v.push(Check::pass("tables.json has the time-flow table format"));
-            t
-        }
-        Err(e) => {
-            v.push(Check::fail(
-                "tables.json has the time-flow table format",
-                format!("tables.json: {e}\nsee docs/tables.md, \"File format\""),
-            ));
-            let mut later = vec![
-                "\"slices\" is the cycle length and \"lookup\" is \"hop\"".to_string(),
-                "every ToR, destination, slice and port index is in range".to_string(),
-                kept,
-            ];
-            later.extend(
-                (0..s.tors())
-                    .map(|t| format!("every packet from {} reaches its destination", tor_name(t))),
-            );
-            let names: Vec<&str> = later.iter().map(String::as_str).collect();
-            v.extend(Check::blocked(
-                &names,
-                "fix the format of tables.json first",
-            ));
+    let later = later(&s);
+    let later: Vec<&str> = later.iter().map(String::as_str).collect();
+    // The tables, from the route taken: the check that they load, and what
+    // it says otherwise.
+    let (route, loaded) = if python {
+        // The net the script sees: the shipped config on a scratch copy of
+        // the shipped schedule.
+        let tmp = scratch()?;
+        let cfg = config_with_file(
+            tmp.path(),
+            CONFIG.text,
+            "/topology/path",
+            SCHEDULE.name,
+            SCHEDULE.text,
+        )?;
+        let Some(r) = SCRIPT.run(cx, &cfg, PYTHON.loads, &later, &mut v) else {
             return Ok(v);
-        }
+        };
+        let t = serde_json::from_value::<Tables>(r["tables"].clone())
+            .map_err(|e| format!("the tables entries() made do not read back: {e}"));
+        (&PYTHON, t)
+    } else {
+        let t = serde_json::from_str::<Tables>(&read(&file)?)
+            .map_err(|e| format!("tables.json: {e}\nsee docs/tables.md, \"File format\""));
+        (&JSON, t)
     };
+    match loaded {
+        Ok(t) => {
+            v.push(Check::pass(route.loads));
+            table_checks(&mut v, &later, &t, &s, route);
+        }
+        Err(h) => {
+            v.push(Check::fail(route.loads, h));
+            v.extend(Check::blocked(&later, route.fix));
+        }
+    }
+    Ok(v)
+}
+
+/// The checks of the tables, by name: the cycle and lookup, the ranges,
+/// the starter's path, then one per source ToR.
+fn later(s: &Schedule) -> Vec<String> {
+    let mut v = vec![
+        format!(
+            "\"slices\" is the cycle length ({}) and \"lookup\" is \"hop\"",
+            s.slices()
+        ),
+        "every ToR, destination, slice and port index is in range".to_string(),
+        format!(
+            "the starter's two-hop path is kept: {} arriving in slice 0 (Fig. 4b)",
+            TWO_HOP.map(|t| tor_name(t as usize)).join(" -> ")
+        ),
+    ];
+    v.extend((0..s.tors()).map(|t| {
+        format!(
+            "every packet from {} reaches its destination, without loops, within one cycle",
+            tor_name(t)
+        )
+    }));
+    v
+}
+
+/// The checks of loaded tables, whichever route they came from: `names`
+/// as [`later`] gives them.
+fn table_checks(v: &mut Vec<Check>, names: &[&str], t: &Tables, s: &Schedule, route: &Route) {
     let slices = s.slices();
     v.push(Check::when(
         t.slices == slices && t.lookup == Lookup::Hop,
-        format!("\"slices\" is the cycle length ({slices}) and \"lookup\" is \"hop\""),
+        names[0],
         format!(
             "you have slices {} and lookup {:?}; ranks are taken mod the cycle length",
             t.slices, t.lookup
@@ -102,22 +183,28 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
     });
     v.push(Check::when(
         in_range,
-        "every ToR, destination, slice and port index is in range",
+        names[1],
         format!(
             "ToRs are 0..{} (s1 is ToR 0), slices 0..{slices}, the only uplink is port 0",
             s.tors() - 1
         ),
     ));
-    let via = walk(&t, &s, TWO_HOP[0], TWO_HOP[2], Some(0), None, None).map(|p| tors_of(&p, &s));
+    let via = walk(t, s, TWO_HOP[0], TWO_HOP[2], Some(0), None, None).map(|p| tors_of(&p, s));
     v.push(Check::when(
         via.as_ref().is_ok_and(|p| p[..] == TWO_HOP),
-        kept,
+        names[2],
         format!(
-            "tables.json: it goes {}; keep the starter's entries for dst 3, arrival 0 at ToRs 0 and 1 (the compiler's direct tables do not have them)",
+            "{}: it goes {}; {}",
+            route.file,
             match &via {
-                Ok(p) => p.iter().map(|&t| tor_name(t as usize)).collect::<Vec<_>>().join(" -> "),
+                Ok(p) => p
+                    .iter()
+                    .map(|&t| tor_name(t as usize))
+                    .collect::<Vec<_>>()
+                    .join(" -> "),
                 Err(e) => explain(e),
-            }
+            },
+            route.keep
         ),
     ));
     for src in 0..s.tors() as u16 {
@@ -132,7 +219,7 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
                     tor_name(src as usize),
                     tor_name(dst as usize)
                 );
-                match walk(&t, &s, src, dst, Some(a), None, None) {
+                match walk(t, s, src, dst, Some(a), None, None) {
                     Ok(p) => {
                         let lat = p.latency_slots().unwrap_or(u32::MAX);
                         if lat >= slices as u32 {
@@ -150,16 +237,8 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
         if n > 3 {
             bad.push(format!("... {} more", n - 3));
         }
-        v.push(Check::when(
-            n == 0,
-            format!(
-                "every packet from {} reaches its destination, without loops, within one cycle",
-                tor_name(src as usize)
-            ),
-            bad.join("\n"),
-        ));
+        v.push(Check::when(n == 0, names[3 + src as usize], bad.join("\n")));
     }
-    Ok(v)
 }
 
 /// A walk error in the CLI's names (tables use 0-based ToR numbers).

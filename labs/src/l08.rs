@@ -12,7 +12,7 @@
 //! graded by the same checks.
 
 use super::checks::{Answers, Check, Shipped, read, tor_name};
-use super::py::Script;
+use super::py::{Script, config_with_file, scratch};
 use super::{Ctx, LabError};
 use lh_ctrl::config::Config;
 use lh_ctrl::schedule::Endpoint;
@@ -42,6 +42,7 @@ const LATER: [&str; 8] = [
 /// The Python route; the shipped stub, left as it is, grades tm.txt.
 const SCRIPT: Script = Script {
     func: "tm",
+    args: "net",
     stub: include_str!("../08-ta-hotspot/tm.py"),
     about: "the lab is about choosing the matrix",
 };
@@ -84,20 +85,17 @@ pub fn grade(cx: &Ctx) -> Result<Vec<Check>, LabError> {
 fn grade_python(cx: &Ctx, mut v: Vec<Check>) -> Result<Vec<Check>, LabError> {
     // The folder lives until the checks are done: the scheduler reads the
     // matrix file.
-    let tmp = tempfile::tempdir().map_err(|source| LabError::Io {
-        file: std::env::temp_dir(),
-        source,
-    })?;
+    let tmp = scratch()?;
     // The net the script sees: the shipped config on the starter's matrix
     // (a TA config needs one to load), which topo_aware() then replaces.
-    let start = tmp.path().join("starter-tm.txt");
-    std::fs::write(&start, STARTER_TM).map_err(|source| LabError::Io {
-        file: start.clone(),
-        source,
-    })?;
-    let mut net_cfg: serde_json::Value = serde_json::from_str(CONFIG.text).expect("shipped JSON");
-    net_cfg["ta"]["traffic_matrix"] = json!(start);
-    let Some(r) = SCRIPT.run(cx, &net_cfg.to_string(), PY_RUNS, &LATER, &mut v) else {
+    let net_cfg = config_with_file(
+        tmp.path(),
+        CONFIG.text,
+        "/ta/traffic_matrix",
+        "starter-tm.txt",
+        STARTER_TM,
+    )?;
+    let Some(r) = SCRIPT.run(cx, &net_cfg, PY_RUNS, &LATER, &mut v) else {
         return Ok(v);
     };
     let loaded = (|| -> Result<Config, String> {

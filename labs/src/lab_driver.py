@@ -1,18 +1,23 @@
 """The labs' Python driver (shipped in the `lighthouse` binary; labs/src/py.rs
 runs it with the project venv's interpreter). It imports a student's
-`topo.py` or `routing.py`, runs it through the real `lighthouse` package on
-the lab's shipped config (read from stdin) and prints one line
-`LHLAB-RESULT <json>` with what the Rust grader checks.
+`topo.py`, `routing.py`, `tables.py`, `tm.py` or `answers.py`, runs it
+through the real `lighthouse` package on the lab's shipped config (read
+from stdin) and prints one line `LHLAB-RESULT <json>` with what the Rust
+grader checks.
 
     python -I -B -c <this> topo    <dir>/topo.py     < nonce + config.json
     python -I -B -c <this> routing <dir>/routing.py  < nonce + config.json
+    python -I -B -c <this> tables  <dir>/tables.py   < nonce + config.json
     python -I -B -c <this> tm      <dir>/tm.py       < nonce + config.json
+    python -I -B -c <this> answers <dir>/answers.py  < nonce + [config, ...]
 
 The first line of stdin is a nonce that the result line repeats; the
-student's own prints go to stderr. The built-in generators the lab is
-about writing (round_robin() for lab 04, hoho() and the other built-in
-routings for lab 03) are blocked on the student's net and flagged when the
-source calls them."""
+student's own prints go to stderr. The rest is one config, or a JSON list
+of configs: then the function gets one net per config, in order (lab 06's
+answers(direct, hoho)). The built-in generators the lab is about writing
+(round_robin() for lab 04, hoho() and the other built-in routings for lab
+03, those and earliest_path() for lab 05) are blocked on the student's net
+and flagged when the source calls them."""
 
 import importlib.util
 import io
@@ -24,11 +29,17 @@ import traceback
 import warnings
 
 MARK = "LHLAB-RESULT "
+ROUTINGS = ("direct", "vlb", "hoho", "opera", "ucmp", "ecmp", "ksp")
 BUILTIN = {
     "topo": ("round_robin", "topo_opera", "topo_shale", "topo_aware"),
-    "routing": ("direct", "vlb", "hoho", "opera", "ucmp", "ecmp", "ksp"),
+    "routing": ROUTINGS,
+    # Lab 05: working out each hop's departure slice is the lab.
+    "tables": ROUTINGS + ("earliest_path", "shortest_path"),
     "tm": (),
+    "answers": (),
 }
+# What each mode's function is called with, for messages.
+ARGS = {"answers": "direct, hoho"}
 
 _out = sys.stdout
 sys.stdout = sys.stderr
@@ -95,7 +106,10 @@ def main():
     with open(student, encoding="utf-8") as fh:
         src = fh.read()
     banned = BUILTIN[mode]
-    net = lighthouse.LighthouseNet(config)
+    configs = json.loads(config) if config.lstrip().startswith("[") else [config]
+    nets = [lighthouse.LighthouseNet(c) for c in configs]
+    net = nets[0]
+    call = f"{mode}({ARGS.get(mode, 'net')})"
 
     # The grader's reference, before any student code runs.
     ref = {}
@@ -117,8 +131,9 @@ def main():
 
         return f
 
-    for b in banned:
-        setattr(net, b, block(b))
+    for x in nets:
+        for b in banned:
+            setattr(x, b, block(b))
 
     sys.path.insert(0, os.path.dirname(student))
     spec = importlib.util.spec_from_file_location(f"student_{mode}", student)
@@ -129,13 +144,13 @@ def main():
             spec.loader.exec_module(mod)
             f = getattr(mod, mode, None)
             if not callable(f):
-                emit(status="missing", file=name, message=f"{name} defines no {mode}(net)")
+                emit(status="missing", file=name, message=f"{name} defines no {call}")
             if mode == "topo":
                 result = net.topo(f)
-            elif mode == "routing":
+            elif mode in ("routing", "tables"):
                 result = net.routing(f)
             else:
-                result = f(net)
+                result = f(*nets)
         except Shortcut:
             pass
         except BaseException as e:  # noqa: BLE001 (SystemExit, KeyboardInterrupt too)
@@ -148,6 +163,8 @@ def main():
 
     if mode == "tm":
         emit_matrix(net, name, result)
+    if mode == "answers":
+        emit_answers(name, call, result)
 
     if mode == "topo":
         refused = [w for w in caught if issubclass(w.category, lighthouse.TopologyWarning)]
@@ -167,18 +184,10 @@ def main():
                     circuits.append({"ts": ts, "tor1": a[0], "port1": a[1], "tor2": b[0], "port2": b[1]})
         emit(status="ok", schedule={"slices": net.slices, "circuits": circuits})
 
-    # routing
-    if result is None:
-        emit(status="error", file=name, line=None, code=None, message="routing(net) returned None; return the list of paths")
-    try:
-        paths = list(result)
-    except TypeError:
-        emit(status="error", file=name, line=None, code=None,
-             message=f"routing(net) returned a {type(result).__name__}, not a list of paths")
-    try:
-        summary = net.entries(paths, lookup=lighthouse.HOP)
-    except (lighthouse.PathError, TypeError, ValueError) as e:
-        emit(status="badpath", file=name, message=str(e))
+    # routing and tables: the paths, through the paper's entries()
+    paths, summary = entries_of(net, name, call, result)
+    if mode == "tables":
+        emit_tables(net)
     mine = [p if isinstance(p, lighthouse.Path) else as_path(net, p) for p in paths]
     long = [p for p in mine if len(p) > 2]
     best = {}
@@ -202,6 +211,47 @@ def main():
             {"path": repr(slower[0][2]), "latency": slower[0][1], "best": slower[0][3]} if slower else None
         ),
     )
+
+
+def entries_of(net, name, call, result):
+    """The paths a routing returned and entries()'s summary of the
+    per-hop tables it makes of them; a result that is no list of paths,
+    or a path the schedule cannot carry, is the student's error."""
+    import lighthouse
+
+    if result is None:
+        emit(status="error", file=name, line=None, code=None, message=f"{call} returned None; return the list of paths")
+    try:
+        paths = list(result)
+    except TypeError:
+        emit(status="error", file=name, line=None, code=None,
+             message=f"{call} returned a {type(result).__name__}, not a list of paths")
+    try:
+        return paths, net.entries(paths, lookup=lighthouse.HOP)
+    except (lighthouse.PathError, TypeError, ValueError) as e:
+        emit(status="badpath", file=name, message=str(e))
+
+
+def emit_tables(net):
+    """Lab 05: the time-flow tables entries() made, as a tables.json (the
+    grader walks them as it walks the student's file)."""
+    tors = [{"tor": t, "entries": net.table(t)["entries"]} for t in range(net.config.tor_num)]
+    emit(status="ok", tables={"slices": net.slices, "lookup": "hop", "multipath": "none", "buckets": 1, "tors": tors})
+
+
+def emit_answers(name, call, a):
+    """Lab 06: the answers as answers.json holds them (question -> a
+    number, a string or a list), for the same checks."""
+    if not isinstance(a, dict):
+        emit(status="error", file=name, line=None, code=None,
+             message=f"{call} returns a dict {{question: answer}}; it returned a {type(a).__name__}")
+    for k, v in a.items():
+        try:
+            json.dumps({k: v})
+        except (TypeError, ValueError):
+            emit(status="error", file=name, line=None, code=None,
+                 message=f"{call}[{k!r}] is a {type(v).__name__}; answers are numbers, strings or lists of them")
+    emit(status="ok", answers=a)
 
 
 def emit_matrix(net, name, m):

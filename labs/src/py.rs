@@ -1,5 +1,5 @@
-//! The Python route of a lab: the student's `topo.py` / `routing.py` run
-//! through the real `lighthouse` package by [`DRIVER`] (shipped in the
+//! The Python route of a lab: the student's `topo.py`, `routing.py`,
+//! `tables.py`, `tm.py` or `answers.py` run through the real `lighthouse` package by [`DRIVER`] (shipped in the
 //! binary), with the project venv's interpreter. No interpreter that can
 //! `import lighthouse` makes the Python checks incomplete (exit 3), never
 //! passed.
@@ -98,8 +98,9 @@ fn probe(py: &Path) -> Result<(), String> {
         .to_string())
 }
 
-/// Run the driver in `mode` (`topo`, `routing`) on the student's `file`
-/// with the shipped `config` text. Runs in the working copy (the student's
+/// Run the driver in `mode` (`topo`, `routing`, `tables`, `tm`,
+/// `answers`) on the student's `file` with the shipped `config` text (a
+/// JSON list of configs: one net each). Runs in the working copy (the student's
 /// relative paths work) and writes nothing there (`-B`: no __pycache__).
 pub fn run(cx: &Ctx, mode: &str, file: &Path, config: &str) -> Run {
     let py = match interpreter(cx) {
@@ -229,11 +230,45 @@ pub fn defines(src: &str, name: &str) -> bool {
     src.lines().any(|l| l.starts_with(&head))
 }
 
+/// A scratch folder for what the driver and the checks read (gone when
+/// dropped); nothing is written into the working copy.
+pub fn scratch() -> Result<tempfile::TempDir, LabError> {
+    tempfile::tempdir().map_err(|source| LabError::Io {
+        file: std::env::temp_dir(),
+        source,
+    })
+}
+
+/// The shipped `config` for the driver, with the file it names at
+/// `pointer` (a JSON pointer, e.g. `/topology/path`) written into `dir` as
+/// `name` from the shipped `text`: the net the script sees reads no file
+/// of the working copy.
+pub fn config_with_file(
+    dir: &Path,
+    config: &str,
+    pointer: &str,
+    name: &str,
+    text: &str,
+) -> Result<String, LabError> {
+    let file = dir.join(name);
+    std::fs::write(&file, text).map_err(|source| LabError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    let mut cfg: Value = serde_json::from_str(config).expect("shipped JSON");
+    *cfg.pointer_mut(pointer)
+        .expect("the shipped config names the file") = Value::from(file.to_string_lossy().as_ref());
+    Ok(cfg.to_string())
+}
+
 /// A lab's Python route: the student's file, the function it defines and
 /// the shipped stub (left untouched, the route is not taken).
 pub struct Script {
-    /// `topo` or `routing`: the function, and the driver's mode.
+    /// `topo`, `routing`, `tables`, `tm` or `answers`: the function, and
+    /// the driver's mode.
     pub func: &'static str,
+    /// Its parameters, for messages: `net`, or one per config.
+    pub args: &'static str,
     pub stub: &'static str,
     /// What the lab is about, for the hint when a built-in is called.
     pub about: &'static str,
@@ -244,11 +279,16 @@ impl Script {
         format!("{}.py", self.func)
     }
 
+    /// `topo(net)`: the function as the student defines it.
+    pub fn call(&self) -> String {
+        format!("{}({})", self.func, self.args)
+    }
+
     /// Is the Python route taken: the file defines `func(net)` and is not
     /// the untouched stub? Notes the route either way (`python`: what is
     /// graded then; `otherwise`: what is graded if not).
     pub fn taken(&self, cx: &Ctx, python: &str, otherwise: &str) -> Result<bool, LabError> {
-        let (file, func) = (self.file(), self.func);
+        let (file, func, call) = (self.file(), self.func, self.call());
         let f = cx.path(&file);
         let why_not = if !f.is_file() {
             format!("no {file}")
@@ -256,12 +296,12 @@ impl Script {
             let src = read(&f)?;
             let norm = |s: &str| s.replace('\r', "").trim().to_string();
             if norm(&src) == norm(self.stub) {
-                format!("{file} is the untouched stub; edit its {func}(net) for the Python route")
+                format!("{file} is the untouched stub; edit its {call} for the Python route")
             } else if !defines(&src, func) {
-                format!("{file} defines no top-level `def {func}(net):`")
+                format!("{file} defines no top-level `def {call}:`")
             } else {
                 cx.note(format!(
-                    "route: {python} ({file}'s {func}(net), run through the lighthouse package)"
+                    "route: {python} ({file}'s {call}, run through the lighthouse package)"
                 ));
                 return Ok(true);
             }
@@ -298,7 +338,7 @@ impl Script {
         v.push(Check::fail(runs, hint));
         v.extend(Check::blocked(
             later,
-            &format!("fix {file} so that {}(net) runs", self.func),
+            &format!("fix {file} so that {} runs", self.call()),
         ));
         None
     }
