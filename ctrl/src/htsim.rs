@@ -9,7 +9,8 @@
 //!   "superslice"), and the picoseconds of each: `eps` and `delta` with
 //!   every rotor up, `r` with the reconfiguring ones down;
 //! - `3S` lines of `tors x uplinks` numbers: the ToR each uplink reaches
-//!   in that topology slice, `-1` for none. Their reader reads `hosts`
+//!   in that topology slice (its own ToR when its rotor leaves it idle),
+//!   `-1` for a reconfiguring rotor's. Their reader reads `hosts`
 //!   numbers a line, so the format needs as many hosts per ToR as uplinks;
 //! - the paths: a line with a topology slice's number, then one line a
 //!   path, `src dst q q ...`, `q` the ToR port of each hop (uplink `p` is
@@ -19,8 +20,8 @@
 //!
 //! Their reconfiguration comes at the end of a superslice; ours at the
 //! start of a slice (docs/time-model.md). Superslice `j` is our slice `j`:
-//! `eps + delta` are its circuits, and `r` marks down the circuits that
-//! change into slice `j + 1` (dark at its start here), so their schedule
+//! `eps + delta` are its circuits, and `r` marks down the uplinks (rotors)
+//! whose circuits change into slice `j + 1` (dark at its start here), so their schedule
 //! runs one dark time ahead of ours. The paths are the class-0
 //! (low-latency) ones of `opera()`, which leave out those circuits; a path
 //! that waits for a later slice has no form in theirs and is counted in
@@ -103,20 +104,29 @@ pub fn write_topology(c: &Compiled, out: &mut impl Write) -> Result<Written, Hts
         delta * 1000,
         r * 1000
     )?;
+    // An idle uplink (a ToR its rotor's matching pairs with itself) is
+    // written as that ToR, as their generator writes such a matching.
     let peer = |ts: usize, t: usize, p: usize| {
         s.peer(ts as SliceId, Endpoint::new(t as TorId, p as _))
-            .map_or(-1, |e| i64::from(e.tor))
+            .map_or(t as i64, |e| i64::from(e.tor))
     };
     for j in 0..slices {
         let next = (j + 1) % slices;
+        // Their rotors reconfigure whole: uplink `p` of every ToR is down
+        // in `r` when any of its circuits changes into the next slice.
+        let changing: Vec<bool> = (0..u)
+            .map(|p| (0..n).any(|t| s.changed(next as SliceId, Endpoint::new(t as TorId, p as _))))
+            .collect();
         for sub in 0..3 {
             let row: Vec<String> = (0..n)
                 .flat_map(|t| (0..u).map(move |p| (t, p)))
                 .map(|(t, p)| {
-                    let now = peer(j, t, p);
-                    let down =
-                        sub == 2 && s.changed(next as SliceId, Endpoint::new(t as TorId, p as _));
-                    if down { -1 } else { now }.to_string()
+                    if sub == 2 && changing[p] {
+                        -1
+                    } else {
+                        peer(j, t, p)
+                    }
+                    .to_string()
                 })
                 .collect();
             write!(out, "\n{}", row.join(" "))?;
@@ -255,7 +265,7 @@ mod tests {
         write_topology(&c, &mut buf).unwrap();
         let r = read(std::str::from_utf8(&buf).unwrap());
         let s = c.schedule.slices();
-        let mut downs = 0;
+        let (u, mut downs) = (c.schedule.uplinks(), 0);
         for j in 0..s {
             let (eps, delta, rec) = (
                 &r.adjacency[3 * j],
@@ -263,14 +273,25 @@ mod tests {
                 &r.adjacency[3 * j + 2],
             );
             assert_eq!(eps, delta);
-            for (i, (&a, &b)) in eps.iter().zip(rec).enumerate() {
-                if b == -1 && a != -1 {
+            assert!(
+                eps.iter().all(|&t| t >= 0),
+                "slice {j}: every uplink reaches a ToR"
+            );
+            let next = &r.adjacency[3 * ((j + 1) % s)];
+            for p in 0..u {
+                let column = |row: &Vec<i64>| -> Vec<i64> {
+                    row.iter().skip(p).step_by(u).copied().collect()
+                };
+                let (now, then, down) = (column(eps), column(next), column(rec));
+                if down.iter().all(|&t| t == -1) {
                     downs += 1;
-                    // Down in r: a different peer (or none) next slice.
-                    let next = &r.adjacency[3 * ((j + 1) % s)];
-                    assert_ne!(next[i], a, "slice {j} uplink {i} marked down but unchanged");
+                    assert_ne!(now, then, "slice {j}: uplink {p} marked down but unchanged");
                 } else {
-                    assert_eq!(a, b);
+                    assert_eq!(now, down, "slice {j}: uplink {p} partly down");
+                    assert_eq!(
+                        now, then,
+                        "slice {j}: uplink {p} changes but is not marked down"
+                    );
                 }
             }
         }
