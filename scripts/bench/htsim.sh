@@ -25,6 +25,9 @@ cfg=$here/topologies/opera-108-htsim-fig9.json
 [ -x "$htsim" ] || { echo "htsim.sh: $htsim is not an executable (their htsim_ndp_dynexpTopology)" >&2; exit 2; }
 [ -r "$flows" ] || { echo "htsim.sh: cannot read the flow list $flows" >&2; exit 2; }
 mkdir -p "$work"
+# Their simulator writes its log (logout.dat) where it runs: in $work.
+htsim=$(realpath "$htsim") flows=$(realpath "$flows") work=$(realpath "$work")
+cd "$work"
 "$lh" compile "$cfg" --htsim-topology "$work/topology.txt" | grep '^htsim'
 # Their run.sh for Fig. 9: 1 s of flows, bulk (RotorLB) from 30 MB.
 simtime=1.00001
