@@ -1,23 +1,35 @@
 //! `LighthouseNet`: the paper's user API (Table 1, Table 5, Fig. 6) over
 //! [`lh_ctrl::net::LighthouseNet`], and once `start()`ed, the live
 //! [`lh_emu::net::Network`] built from what the script made.
+//!
+//! This file holds the class and its Python methods (PyO3 takes one
+//! `#[pymethods]` block per class); what they stand on is beside it: the
+//! user API's state and checks (`api`), `earliest_path`'s answers
+//! (`answers`), the live network (`live`) and virtual time (`sim`).
 
-use crate::convert::{interruptible, interval, is_root, named, net_err, read_config, to_py};
+mod answers;
+mod api;
+mod live;
+mod sim;
+
+use answers::{Answers, Ask};
+use api::{monitor_py, uncovered};
+use live::Captured;
+use sim::sim_timeout;
+
+use crate::convert::{interruptible, named, net_err, read_config, to_py};
 use crate::path::{PyPath, PyRoutes, collect};
-use crate::{CompileError, NetworkError, PathError, TopologyError};
+use crate::{NetworkError, PathError, TopologyError};
 use lh_ctrl::compile::Compiled;
 use lh_ctrl::config::{Config, Lookup, Metric, Monitor, Multipath, Scheduler};
 use lh_ctrl::net::LighthouseNet as Facade;
-use lh_ctrl::routing::{RouteSet, RoutingError};
+use lh_ctrl::routing::RouteSet;
 use lh_ctrl::{PortId, SliceId, Slot, TorId};
+use lh_emu::net::Network;
 use lh_emu::net::values::SliceView;
-use lh_emu::net::{Network, NetworkOptions};
-use lh_emu::run::bringup::NetOptions;
-use pyo3::exceptions::{PyIndexError, PyPermissionError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-use std::io::Write;
-use std::path::{Path as FsPath, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
 
 /// `LighthouseNet(config)`: a network from a config.json path, a dict or a
 /// JSON string. The topology and routing calls change what `start()`
@@ -39,19 +51,9 @@ pub struct PyNet {
     built: Option<(RouteSet, Lookup, Multipath)>,
     /// What the script built, compiled (`compile()`, `start()`).
     compiled: Option<Compiled>,
-    /// `earliest_path` answers as Python objects for `max_hop ==
-    /// paths_hop`, per destination (index `src * paths_slices + ts`):
-    /// Fig. 6c's loop asks for every pair and slice, and one solve of a
-    /// destination answers all of its sources.
-    paths: Vec<Option<Vec<Option<Py<PyPath>>>>>,
-    paths_hop: u8,
-    paths_slices: usize,
-    /// Answers held in `paths` (bounded).
-    paths_held: usize,
-    /// Every answer for `paths_hop`, in Fig. 6c's loop order (index
-    /// `(ts * tors + src) * tors + dst`), when the fabric is small enough
-    /// to solve whole (`ALL_AT_ONCE`): its calls then walk memory in order.
-    flat: Vec<Option<Py<PyPath>>>,
+    /// `earliest_path`'s answers, solved a destination or the fabric at a
+    /// time.
+    answers: Answers,
     live: Option<Network>,
     /// `start(backend="sim")`: the network in virtual time instead.
     sim: Option<lh_sim::Sim>,
@@ -59,244 +61,19 @@ pub struct PyNet {
     dash: Option<lh_dash::Dashboard>,
 }
 
-/// A writer whose bytes can be read back: a node command's output.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// A Python timeout (seconds, None: 1 s) in virtual ns.
-fn sim_timeout(t: Option<f64>) -> u64 {
-    (t.unwrap_or(1.0).max(0.0) * 1e9) as u64
-}
-
-fn compile_err(e: impl std::fmt::Display) -> PyErr {
-    CompileError::new_err(e.to_string())
-}
-
-impl PyNet {
-    /// Destinations `earliest_path` solves in one go on a large fabric.
-    const SOLVE_AHEAD: usize = 16;
-    /// Fabrics with at most this many answers (tors x tors x slices) are
-    /// solved whole on the first `earliest_path` call (opera-108: 1.25 M).
-    const ALL_AT_ONCE: usize = 2_000_000;
-
-    fn facade(&mut self) -> PyResult<&mut Facade> {
-        if self.facade.is_none() {
-            let c = lh_ctrl::compile::compile(&self.config).map_err(compile_err)?;
-            self.facade = Some(Facade::from_compiled(&c));
-            self.compiled = Some(c);
-        }
-        Ok(self.facade.as_mut().expect("set above"))
-    }
-
-    /// A topology change: what was compiled, routed and solved is out of
-    /// date.
-    fn touched(&mut self) {
-        self.compiled = None;
-        self.paths.clear();
-        self.flat.clear();
-        self.paths_held = 0;
-        self.built = None;
-    }
-
-    /// What the script built, compiled: the config's pipeline when nothing
-    /// was changed, else the script's schedule with its routes (or the
-    /// config's algorithm on it).
-    fn ensure_compiled(&mut self) -> PyResult<&Compiled> {
-        self.facade()?;
-        if self.compiled.is_none() {
-            let f = self.facade.as_ref().expect("facade");
-            let routes = self.built.as_ref().map(|(r, l, m)| (r, *l, *m));
-            let c = f.compiled(routes).map_err(compile_err)?;
-            self.compiled = Some(c);
-        }
-        Ok(self.compiled.as_ref().expect("compiled above"))
-    }
-
-    fn live(&mut self) -> PyResult<&mut Network> {
-        if self.sim.is_some() {
-            return Err(NetworkError::new_err(
-                "not in virtual time: a start(backend=\"sim\") network has pingall(), ping(), flows(), drops() and now",
-            ));
-        }
-        self.live
-            .as_mut()
-            .ok_or_else(|| NetworkError::new_err("the network is not running: call start() first"))
-    }
-
-    fn sim_err(e: lh_sim::SimError) -> PyErr {
-        NetworkError::new_err(e.to_string())
-    }
-
-    /// The config's `hosts.tcp` as virtual time's TCP (a field it cannot
-    /// model is a ValueError naming its JSON path).
-    fn sim_tcp(&self) -> PyResult<lh_sim::TcpConfig> {
-        lh_sim::TcpConfig::from_host_tcp(self.config.hosts.as_ref().and_then(|h| h.tcp.as_ref()))
-            .map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-
-    /// Runs `specs` in virtual time: `flows()`'s value, and the per-flow
-    /// CSV at `csv` if given.
-    fn sim_flows(
-        &mut self,
-        py: Python<'_>,
-        specs: &[lh_emu::traffic::workload::arrivals::FlowSpec],
-        head: String,
-        grace_ns: u64,
-        csv: Option<&std::path::Path>,
-    ) -> PyResult<Py<PyAny>> {
-        use lh_emu::traffic::workload::fct;
-        let tcp = self.sim_tcp()?;
-        let s = self.sim.as_mut().expect("called in virtual time");
-        let t0 = s.now();
-        let records = lh_sim::apps::flows(s, specs, tcp, grace_ns).map_err(Self::sim_err)?;
-        if let Some(path) = csv {
-            std::fs::write(path, fct::csv(&records))
-                .map_err(|e| PyValueError::new_err(format!("csv={}: {e}", path.display())))?;
-        }
-        let v = lh_emu::traffic::workload::FlowSummary {
-            head,
-            summary: fct::summarize(&records, fct::Buckets::default()),
-            records,
-            // Virtual seconds: the simulation's result has no wall time.
-            elapsed_s: (s.now() - t0) as f64 / 1e9,
-        };
-        to_py(py, &v)
-    }
-
-    /// `start(backend="sim")`: the compiled network in virtual time.
-    fn start_sim(&mut self, tor: &str, dashboard: bool) -> PyResult<()> {
-        if dashboard {
-            return Err(PyValueError::new_err(
-                "start(dashboard=...): the simulation runs in virtual time, faster than a page can follow; use backend=\"live\"",
-            ));
-        }
-        lh_sim::check(&self.config, tor)
-            .map_err(|e| PyValueError::new_err(format!("start(backend=\"sim\"): {e}")))?;
-        let c = self.ensure_compiled()?.clone();
-        self.sim = Some(lh_sim::Sim::new(&c, Default::default()).map_err(Self::sim_err)?);
-        Ok(())
-    }
-
-    fn check_tor(&self, tor: TorId) -> PyResult<()> {
-        let n = self.config.tors.count;
-        if u32::from(tor) >= u32::from(n) {
-            return Err(PyIndexError::new_err(format!(
-                "ToR {tor} does not exist (ToRs 0..{})",
-                n.saturating_sub(1)
-            )));
-        }
-        Ok(())
-    }
-
-    fn check_slice(&mut self, ts: SliceId) -> PyResult<()> {
-        let slices = self.facade()?.schedule().slices();
-        if ts as usize >= slices {
-            return Err(PyIndexError::new_err(format!(
-                "slice {ts} does not exist (the cycle has {slices} slices: 0..{})",
-                slices.saturating_sub(1)
-            )));
-        }
-        Ok(())
-    }
-
-    /// A built-in routing's paths on the current schedule.
-    fn route(
-        &mut self,
-        name: &str,
-        f: impl FnOnce(&Facade) -> Result<RouteSet, RoutingError>,
-    ) -> PyResult<PyRoutes> {
-        let r = f(self.facade()?).map_err(|e| CompileError::new_err(format!("{name}(): {e}")))?;
-        Ok(PyRoutes {
-            r,
-            algorithm: name.to_string(),
-        })
-    }
-
-    fn topology(&mut self, ok: bool) -> PyResult<bool> {
-        self.touched();
-        Ok(ok)
-    }
-
-    fn host_index(&mut self, name: &str) -> PyResult<usize> {
-        let find = |hosts: &[lh_emu::plan::HostPlan]| {
-            hosts
-                .iter()
-                .position(|h| h.name == name)
-                .ok_or_else(|| NetworkError::new_err(format!("no host {name:?}")))
-        };
-        if self.sim.is_some() {
-            // The simulation numbers hosts as the live plan names them.
-            return find(&lh_emu::plan::Plan::from_config(&self.config).hosts);
-        }
-        find(&self.live()?.plan.hosts)
-    }
-
-    fn monitor(
-        &mut self,
-        metric: Metric,
-        tor: Option<TorId>,
-        port: Option<PortId>,
-        every: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Monitor> {
-        if let Some(t) = tor {
-            self.check_tor(t)?;
-        }
-        if let Some(p) = port
-            && p >= self.config.tors.uplinks
-        {
-            return Err(PyIndexError::new_err(format!(
-                "port {p} does not exist (uplinks 0..{})",
-                self.config.tors.uplinks.saturating_sub(1)
-            )));
-        }
-        let iv = match every {
-            Some(v) => interval(v)?,
-            None => lh_ctrl::units::Nanos(1_000_000),
-        };
-        let f = self.facade()?;
-        // start() adds the requests to what it runs; nothing to recompile.
-        match metric {
-            Metric::BufferUsage => f.buffer_usage(tor, port, iv),
-            Metric::BwUsage => f.bw_usage(tor, port, iv),
-        }
-        Ok(Monitor {
-            metric,
-            tor,
-            port,
-            interval: iv,
-        })
-    }
-}
-
 #[pymethods]
 impl PyNet {
     #[new]
     fn new(py: Python<'_>, config: &Bound<'_, PyAny>) -> PyResult<Self> {
         let (config, path) = read_config(py, config)?;
+        let answers = Answers::new(config.tors.count);
         Ok(PyNet {
             config,
             path,
             facade: None,
             built: None,
             compiled: None,
-            paths: Vec::new(),
-            paths_hop: 0,
-            paths_slices: 0,
-            paths_held: 0,
-            flat: Vec::new(),
+            answers,
             live: None,
             sim: None,
             dash: None,
@@ -447,82 +224,21 @@ impl PyNet {
     ) -> PyResult<Option<Py<PyPath>>> {
         // A solved destination's answer before anything else: Fig. 6c's
         // loop makes a million of these calls.
-        let slices = self.paths_slices;
-        let n = self.config.tors.count as usize;
-        if max_hop == self.paths_hop
-            && !self.flat.is_empty()
-            && (ts as usize) < slices
-            && (src as usize) < n
-            && let Some(p) = self
-                .flat
-                .get((ts as usize * n + src as usize) * n + dst as usize)
-        {
-            return Ok(p.as_ref().map(|p| p.clone_ref(py)));
-        }
-        if max_hop == self.paths_hop
-            && (ts as usize) < slices
-            && let Some(Some(v)) = self.paths.get(dst as usize)
-            && let Some(p) = v.get(src as usize * slices + ts as usize)
-        {
-            return Ok(p.as_ref().map(|p| p.clone_ref(py)));
+        let q = Ask {
+            src,
+            dst,
+            ts,
+            max_hop,
+        };
+        if let Some(p) = self.answers.held(py, q) {
+            return Ok(p);
         }
         self.check_tor(src)?;
         self.check_tor(dst)?;
         self.check_slice(ts)?;
-        let n = self.config.tors.count;
-        let slices = self.facade()?.schedule().slices();
-        if max_hop != self.paths_hop || self.paths.len() != n as usize {
-            self.paths = (0..n).map(|_| None).collect();
-            self.flat.clear();
-            self.paths_hop = max_hop;
-            self.paths_held = 0;
-        }
-        let (nn, all) = (n as usize, n as usize * n as usize * slices);
-        if all <= Self::ALL_AT_ONCE {
-            let dsts: Vec<TorId> = (0..n).collect();
-            let mut solved = self.facade()?.earliest_paths_to_many(&dsts, max_hop);
-            let mut flat = Vec::with_capacity(all);
-            for t in 0..slices {
-                for a in 0..nn {
-                    for d in solved.iter_mut() {
-                        let p = d[a * slices + t].take();
-                        flat.push(p.map(|p| crate::path::untracked(py, p)).transpose()?);
-                    }
-                }
-            }
-            self.flat = flat;
-            self.paths_slices = slices;
-            let p = &self.flat[(ts as usize * nn + src as usize) * nn + dst as usize];
-            return Ok(p.as_ref().map(|p| p.clone_ref(py)));
-        }
-        // Solve this destination and the next unsolved ones together (one
-        // solver's buffers, every core): a loop over every pair asks for
-        // them next.
-        let dsts: Vec<TorId> = (0..n)
-            .map(|k| (dst + k) % n)
-            .filter(|&d| self.paths[d as usize].is_none())
-            .take(Self::SOLVE_AHEAD)
-            .collect();
-        let solved = self.facade()?.earliest_paths_to_many(&dsts, max_hop);
-        // At most about four million answers held (a few hundred MB).
-        let adding: usize = solved.iter().map(Vec::len).sum();
-        if self.paths_held + adding > 4_000_000 {
-            self.paths.iter_mut().for_each(|v| *v = None);
-            self.paths_held = 0;
-        }
-        for (d, all) in dsts.into_iter().zip(solved) {
-            let v = all
-                .into_iter()
-                .map(|p| p.map(|p| crate::path::untracked(py, p)).transpose())
-                .collect::<PyResult<Vec<_>>>()?;
-            self.paths[d as usize] = Some(v);
-        }
-        self.paths_held += adding;
-        self.paths_slices = slices;
-        let v = self.paths[dst as usize].as_ref().expect("solved above");
-        Ok(v[src as usize * slices + ts as usize]
-            .as_ref()
-            .map(|p| p.clone_ref(py)))
+        self.facade()?;
+        let f = self.facade.as_ref().expect("made by facade()");
+        self.answers.solve(py, f, q)
     }
 
     /// `shortest_path(src, dst)` (Table 5): the equal-cost shortest paths.
@@ -687,55 +403,7 @@ impl PyNet {
                 )));
             }
         }
-        if !is_root() {
-            return Err(PyPermissionError::new_err(
-                "LighthouseNet.start() needs root (network namespaces, veths): run the script as root, e.g. `sudo .venv/bin/python script.py`",
-            ));
-        }
-        let mut c = self.ensure_compiled()?.clone();
-        c.config.monitoring = self.facade()?.monitors();
-        let mut plan = lh_emu::plan::Plan::from_config(&self.config);
-        plan.targets = lh_emu::plan::target::parse_for(tor, plan.tors, &self.config)
-            .map_err(|e| PyValueError::new_err(format!("start(tor={tor:?}): {e}")))?;
-        if !plan.bmv2_tors().is_empty() {
-            bmv2_thrift::toolchain()
-                .map_err(|e| NetworkError::new_err(format!("start(tor={tor:?}): {e}")))?;
-        }
-        let opts = NetworkOptions {
-            net: NetOptions {
-                config: self
-                    .path
-                    .as_deref()
-                    .and_then(|p: &FsPath| std::fs::canonicalize(p).ok()),
-                host_tcp: self.config.hosts.as_ref().and_then(|h| h.tcp.clone()),
-                own_cpu,
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        let monitors: Option<Vec<Monitor>> = watch
-            .map(|w| crate::convert::from_py(py, &w, "start(watch=...)"))
-            .transpose()?;
-        // Bound before the run: a port in use fails with nothing to clean.
-        let bound = dashboard_addr(dashboard)?
-            .map(|a| lh_dash::bind(&a))
-            .transpose()
-            .map_err(|e| PyValueError::new_err(format!("start(dashboard=...): {e}")))?;
-        let mut n = Network::bring_up(plan, Some(c), opts).map_err(|e| net_err(py, e))?;
-        // On an error `n` is dropped here, which tears the run down.
-        n.start().map_err(|e| net_err(py, e))?;
-        if let Some(b) = bound {
-            let o = lh_dash::Options {
-                monitors,
-                ..Default::default()
-            };
-            let d = lh_dash::Dashboard::start(b, &mut n, o)
-                .map_err(|e| NetworkError::new_err(e.to_string()))?;
-            n.say(&format!("*** Dashboard: {}", d.url()));
-            self.dash = Some(d);
-        }
-        self.live = Some(n);
-        Ok(())
+        self.start_live(py, tor, dashboard, watch, own_cpu)
     }
 
     /// The dashboard's URL (with its token, if it needs one), or None.
@@ -850,31 +518,8 @@ impl PyNet {
 
     /// `flows("websearch permutation 0.3 2")`: the CLI's `flows` arguments.
     fn flows(&mut self, py: Python<'_>, args: &str) -> PyResult<Py<PyAny>> {
-        if let Some(s) = self.sim.as_ref() {
-            let a: Vec<&str> = args.split_whitespace().collect();
-            let bps = self.config.tors.host_link_rate.0 as f64;
-            let req = lh_emu::traffic::workload::parse_request(
-                &a,
-                s.hosts(),
-                bps,
-                &lh_emu::text::format::parse_bw,
-            )
-            .map_err(|e| PyValueError::new_err(format!("flows({args:?}): {e}")))?;
-            if let Some(cc) = req.cc.as_deref().filter(|cc| *cc != "reno") {
-                return Err(PyValueError::new_err(format!(
-                    "flows({args:?}): cc={cc}: virtual time's TCP is NewReno only (docs/virtual-time.md)"
-                )));
-            }
-            let specs = lh_emu::traffic::workload::arrivals::generate(&req.cdf, &req.spec);
-            let head = format!(
-                "*** Flows: {} {} flows ({:?}, load {}, in virtual time)\n",
-                specs.len(),
-                req.cdf_name,
-                req.spec.pattern,
-                req.spec.load
-            );
-            let grace = (req.grace_s * 1e9) as u64;
-            return self.sim_flows(py, &specs, head, grace, req.csv.as_deref());
+        if self.sim.is_some() {
+            return self.sim_flows_args(py, args);
         }
         let n = self.live()?;
         let a: Vec<&str> = args.split_whitespace().collect();
@@ -1078,75 +723,4 @@ impl PyNet {
             self.config.tors.count
         )
     }
-}
-
-/// A monitoring request for the Python layer: the request as `_usage`
-/// takes it back, and its interval in nanoseconds.
-fn monitor_py(py: Python<'_>, m: &Monitor) -> PyResult<Py<PyAny>> {
-    let spec = serde_json::to_value(m).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    to_py(
-        py,
-        &serde_json::json!({"spec": spec, "interval_ns": m.interval.0}),
-    )
-}
-
-/// How many (src, dst, arrival slice) triples no path serves, and the
-/// first of them: packets for them would be dropped as no-entry.
-fn uncovered(
-    s: &lh_ctrl::schedule::Schedule,
-    r: &RouteSet,
-) -> (usize, Option<(TorId, TorId, SliceId)>) {
-    let (n, slices) = (s.tors(), s.slices());
-    let mut seen = vec![false; n * n * slices];
-    for p in r.paths.iter() {
-        let (a, b) = (p.src as usize, p.dst as usize);
-        if a >= n || b >= n {
-            continue;
-        }
-        match p.arrival {
-            Some(t) if (t as usize) < slices => seen[(a * n + b) * slices + t as usize] = true,
-            Some(_) => {}
-            None => (0..slices).for_each(|t| seen[(a * n + b) * slices + t] = true),
-        }
-    }
-    let mut count = 0;
-    let mut first = None;
-    for a in 0..n {
-        for b in 0..n {
-            if a == b {
-                continue;
-            }
-            for t in 0..slices {
-                if !seen[(a * n + b) * slices + t] {
-                    count += 1;
-                    first.get_or_insert((a as TorId, b as TorId, t as SliceId));
-                }
-            }
-        }
-    }
-    (count, first)
-}
-
-impl crate::cli::HoldsNetwork for PyNet {
-    fn slot(&mut self) -> &mut Option<Network> {
-        &mut self.live
-    }
-}
-
-/// `start(dashboard=...)`'s address: None/False (off), True (the default
-/// address), a port number or "HOST:PORT".
-fn dashboard_addr(v: Option<Bound<'_, PyAny>>) -> PyResult<Option<String>> {
-    let Some(v) = v else { return Ok(None) };
-    if let Ok(b) = v.cast::<pyo3::types::PyBool>() {
-        return Ok(b.is_true().then(|| lh_dash::DEFAULT_ADDR.to_string()));
-    }
-    if let Ok(p) = v.extract::<u16>() {
-        return Ok(Some(p.to_string()));
-    }
-    v.extract::<String>().map(Some).map_err(|_| {
-        PyValueError::new_err(format!(
-            "start(dashboard={}): True, a port number or \"HOST:PORT\"",
-            v.repr().map(|r| r.to_string()).unwrap_or_default()
-        ))
-    })
 }

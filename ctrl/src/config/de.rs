@@ -3,9 +3,11 @@
 //! no inner path, and internally tagged enums buffer their content, so an
 //! error inside loses its path and unit variants accept unknown fields.
 
-use super::{AutoCabling, Cable, Cabling, StaticGraph, Topology, TrafficMatrixSrc};
+use super::ocs::{AutoCabling, Cable, Cabling};
+use super::ta::TrafficMatrixSrc;
+use super::topology::{StaticGraph, Topology, TopologyKind};
+use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -69,44 +71,6 @@ impl<'de> Deserialize<'de> for TrafficMatrixSrc {
             }
         }
         d.deserialize_any(V)
-    }
-}
-
-/// The `kind` tag of a topology object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TopologyKind {
-    RoundRobin,
-    Opera,
-    Shale,
-    Static,
-    TrafficAware,
-    File,
-    FatTree,
-}
-
-impl TopologyKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            TopologyKind::RoundRobin => "round_robin",
-            TopologyKind::Opera => "opera",
-            TopologyKind::Shale => "shale",
-            TopologyKind::Static => "static",
-            TopologyKind::TrafficAware => "traffic_aware",
-            TopologyKind::File => "file",
-            TopologyKind::FatTree => "fat_tree",
-        }
-    }
-    /// Fields (besides `kind`) that this kind takes, and whether each is required.
-    pub fn fields(self) -> &'static [(&'static str, bool)] {
-        match self {
-            TopologyKind::RoundRobin | TopologyKind::TrafficAware => &[],
-            TopologyKind::Opera => &[("seed", false)],
-            TopologyKind::Shale => &[("h", true)],
-            TopologyKind::Static => &[("graph", true)],
-            TopologyKind::File => &[("path", true)],
-            TopologyKind::FatTree => &[("k", true)],
-        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! rotation, pacing and the OCS checks are exercised to the nanosecond.
 
 use super::*;
+use crate::FabricSpec;
 use crate::counters::DropReason;
 use crate::testing::{
     EPOCH, clock, entry, hop, hosts_on, match_dst, mem_engine, spec, tables, timing, udp,
