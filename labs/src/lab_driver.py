@@ -17,7 +17,8 @@ of configs: then the function gets one net per config, in order (lab 06's
 answers(direct, hoho)). The built-in generators the lab is about writing
 (round_robin() for lab 04, hoho() and the other built-in routings for lab
 03, those and earliest_path() for lab 05) are blocked on the student's net
-and flagged when the source calls them."""
+and flagged when the source calls them; net.start() is an error on every
+net (nothing live is brought up by a grade)."""
 
 import importlib.util
 import io
@@ -134,6 +135,17 @@ def main():
     for x in nets:
         for b in banned:
             setattr(x, b, block(b))
+
+    # A graded function only builds the net it is given. start() would bring
+    # up a live network as the grader's user (root in a VM), and the driver
+    # ends with os._exit, which would leave it up.
+    def no_start(*args, **kwargs):
+        raise RuntimeError(
+            "net.start() brings up a live network; a lab's function only builds the net it is given"
+        )
+
+    for x in nets:
+        x.start = no_start
 
     sys.path.insert(0, os.path.dirname(student))
     spec = importlib.util.spec_from_file_location(f"student_{mode}", student)

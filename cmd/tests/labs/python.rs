@@ -437,7 +437,7 @@ fn lab04_python_errors_are_hints_naming_the_line() {
         return;
     }
     let runs = "topo.py's topo(net) runs";
-    let cases: [(&str, &str, &[&str]); 4] = [
+    let cases: [(&str, &str, &[&str]); 5] = [
         (
             "an exception",
             "def topo(net):\n    tors = [0, 1]\n    return net.connect(tors[5], 0, 0, 0, 0)\n",
@@ -463,6 +463,11 @@ fn lab04_python_errors_are_hints_naming_the_line() {
             "a topo that connects nothing",
             "def topo(net):\n    return True\n",
             &["topology refused", "connected nothing"],
+        ),
+        (
+            "a topo that starts the network",
+            "def topo(net):\n    net.start()\n    return True\n",
+            &["topo.py, line 2: RuntimeError: net.start() brings up a live network"],
         ),
     ];
     let mut wrong = Vec::new();
