@@ -238,9 +238,15 @@ fn link_delay_and_loss_are_the_data_planes_own_on_host_and_switch_links() {
     assert_eq!(code, Some(0), "{e}");
     let r = rtts(&e);
     assert_eq!(r.len(), 20, "{e}");
-    // 30 ms and the hosts' and data plane's own time (well under 1 ms here;
-    // the first ping is a wake-up later).
-    assert!(r.iter().all(|&t| (30.0..32.0).contains(&t)), "{r:?}");
+    // 30 ms and the hosts' and data plane's own time (well under 1 ms here).
+    // Every reply pays the whole delay; the median shows nothing else is
+    // added. Single replies can come later by the hosts' scheduling alone
+    // (the first ping's wake-up: 32.3 ms in 1 of 6 quiet runs; a 44.3 ms
+    // reply in a CI run on this 2-vCPU VM), which is not the link's delay.
+    assert!(r.iter().all(|&t| t >= 30.0), "{r:?}");
+    let mut sorted = r.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert!((30.0..31.0).contains(&sorted[sorted.len() / 2]), "{r:?}");
     // Loss 10% on each link direction, the switch link's on its circuit
     // (tors.link_loss): a ping crosses six, so 0.9^6 = 53% come back.
     std::fs::write(&script, "h1 ping -c 300 -i 0.005 h2\n").unwrap();
