@@ -4,14 +4,14 @@
 //! Nothing reads a wall clock and every tie is broken by insertion order,
 //! so the same config and inputs give the same results, byte for byte.
 
-use crate::host::{Echo, bulk_frame, echo_frame, parse_bulk, parse_echo};
+use crate::host::{BULK_HEADER, Echo, bulk_frame_into, echo_frame_into, parse_bulk, parse_echo};
+use crate::queue::Queue;
 use crate::tcp::{self, ConnId, Tcp, TcpConfig, TcpEvent, TcpStats};
 use lh_ctrl::compile::Compiled;
 use lh_emu::net::values::{PingAll, PingResult, PingRow};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 use swtor::MemPort;
 use swtor::engine::Engine;
 
@@ -70,8 +70,13 @@ pub struct Stats {
 /// What happens at a host, or between a host and its ToR, at a virtual
 /// time.
 enum Ev {
-    /// A host's frame has left its NIC: it enters the fabric.
-    Inject { ifindex: i32, frame: Vec<u8> },
+    /// A host's frame has left its NIC: it enters the fabric. `frame`
+    /// holds its headers, `pad` bytes more are on the wire.
+    Inject {
+        ifindex: i32,
+        pad: u16,
+        frame: Vec<u8>,
+    },
     /// A frame's last bit has reached host `host`.
     Arrive { host: usize, frame: Vec<u8> },
     /// A TCP retransmission timer.
@@ -80,31 +85,6 @@ enum Ev {
     App { tag: u64 },
     /// Bulk flow `id`'s host may put its next frame on its NIC.
     Bulk { id: u32 },
-}
-
-/// An event in the queue: ordered by time, then by insertion (`seq`), so
-/// ties resolve the same way every run.
-struct Timed {
-    at: u64,
-    seq: u64,
-    ev: Ev,
-}
-
-impl PartialEq for Timed {
-    fn eq(&self, o: &Self) -> bool {
-        (self.at, self.seq) == (o.at, o.seq)
-    }
-}
-impl Eq for Timed {}
-impl PartialOrd for Timed {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Timed {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.at, self.seq).cmp(&(o.at, o.seq))
-    }
 }
 
 /// What an application is told (times in virtual ns since the start).
@@ -154,8 +134,7 @@ pub struct Sim {
     /// [`swtor::testing::EPOCH`]).
     now: u64,
     start: u64,
-    events: BinaryHeap<Reverse<Timed>>,
-    seq: u64,
+    events: Queue<Ev>,
     tcp: Tcp,
     /// Events for the application, in order.
     app_events: Vec<Event>,
@@ -223,8 +202,7 @@ impl Sim {
             e,
             now: clock.epoch,
             start: clock.epoch,
-            events: BinaryHeap::new(),
-            seq: 0,
+            events: Queue::default(),
             tcp: Tcp::default(),
             app_events: Vec::new(),
             nic_free: vec![0; hosts],
@@ -293,29 +271,35 @@ impl Sim {
     }
 
     fn push(&mut self, at: u64, ev: Ev) {
-        self.seq += 1;
-        self.events.push(Reverse(Timed {
-            at,
-            seq: self.seq,
-            ev,
-        }));
+        self.events.push(at, ev);
     }
 
-    /// Host `src` (from 1) sends `frame`: it leaves when its NIC is free,
-    /// one frame after another at the host link rate, and reaches the ToR
-    /// when its last bit has (store and forward).
-    fn send(&mut self, src: usize, at: u64, frame: Vec<u8>) {
-        let tx = self.host_tx_ns(frame.len());
+    /// Host `src` (from 1) sends `frame` (and `pad` bytes more on the
+    /// wire): it leaves when its NIC is free, one frame after another at
+    /// the host link rate, and reaches the ToR when its last bit has
+    /// (store and forward).
+    fn send(&mut self, src: usize, at: u64, frame: Vec<u8>, pad: u16) {
+        let tx = self.host_tx_ns(frame.len() + pad as usize);
         let free = &mut self.nic_free[src - 1];
         let start = at.max(*free);
         *free = start + tx;
-        self.push(
+        // A NIC's frames leave in order: its lane of the queue.
+        self.events.push_lane(
+            src - 1,
             start + tx,
             Ev::Inject {
                 ifindex: src as i32,
+                pad,
                 frame,
             },
         );
+    }
+
+    /// Host `e.src` sends echo `e` at `at`.
+    fn send_echo(&mut self, at: u64, e: &Echo) {
+        let mut f = self.e.port_mut().buffer();
+        echo_frame_into(&mut f, e);
+        self.send(e.src, at, f, 0);
     }
 
     /// Runs until virtual time `until` (absolute) or until `done` holds
@@ -337,30 +321,29 @@ impl Sim {
     /// something to do, the frames it sent; whether the engine was busy.
     fn step(&mut self) -> Result<bool, SimError> {
         let mut injected = false;
-        while self
-            .events
-            .peek()
-            .is_some_and(|Reverse(t)| t.at <= self.now)
-        {
-            let Reverse(t) = self.events.pop().expect("peeked");
-            match t.ev {
-                Ev::Inject { ifindex, frame } => {
-                    self.e.port_mut().inject_owned(ifindex, t.at, frame);
+        while let Some((at, ev)) = self.events.pop_due(self.now) {
+            match ev {
+                Ev::Inject {
+                    ifindex,
+                    pad,
+                    frame,
+                } => {
+                    self.e.port_mut().inject_owned(ifindex, at, frame, pad);
                     injected = true;
                 }
                 Ev::Arrive { host, frame } => {
-                    self.arrive(host, t.at, &frame);
+                    self.arrive(host, at, &frame);
                     self.e.port_mut().recycle(frame);
                 }
                 Ev::Tcp { conn, end } => {
-                    self.tcp.timer(t.at, conn, end);
+                    self.tcp.timer(at, conn, end);
                     self.flush_tcp();
                 }
                 Ev::App { tag } => self.app_events.push(Event::Timer {
                     tag,
-                    at: t.at - self.start,
+                    at: at - self.start,
                 }),
-                Ev::Bulk { id } => self.bulk_next(id, t.at),
+                Ev::Bulk { id } => self.bulk_next(id, at),
             }
         }
         // Only host events were due (a frame reaching a host, a timer):
@@ -411,7 +394,7 @@ impl Sim {
     /// Moves virtual time to the next step's: the engine's next event or
     /// the next host event, whichever is first (not past `until`).
     fn advance(&mut self, until: u64, busy: bool) {
-        let next_event = self.events.peek().map(|Reverse(t)| t.at);
+        let next_event = self.events.next_at();
         if next_event.is_some_and(|t| t <= self.now) {
             // Something was queued for this instant (an application's
             // action): it runs before time passes.
@@ -455,7 +438,7 @@ impl Sim {
                     reply: true,
                     ..e
                 };
-                self.send(r.src, at + self.opts.turnaround_ns, echo_frame(&r));
+                self.send_echo(at + self.opts.turnaround_ns, &r);
             }
         } else if let Some((dst, id, n)) = parse_bulk(frame) {
             let Some(b) = self
@@ -484,8 +467,15 @@ impl Sim {
     /// Puts what the TCP produced on the NICs, the timer queue and the
     /// application's event list.
     fn flush_tcp(&mut self) {
-        for o in std::mem::take(&mut self.tcp.out) {
-            self.send(o.src, o.at, o.frame);
+        let mut out = std::mem::take(&mut self.tcp.out);
+        for o in out.drain(..) {
+            let mut f = self.e.port_mut().buffer();
+            let pad = tcp::frame_into(&mut f, &o.seg);
+            self.send(o.seg.src, o.at, f, pad);
+        }
+        // The list's memory goes back for the next segments.
+        if self.tcp.out.is_empty() {
+            self.tcp.out = out;
         }
         for t in std::mem::take(&mut self.tcp.timers) {
             self.push(
@@ -605,7 +595,9 @@ impl Sim {
         }
         let n = left.min(BULK_PAYLOAD);
         self.bulk[id as usize].sent += n;
-        self.send(src, at, bulk_frame(src, dst, id, n as usize));
+        let mut f = self.e.port_mut().buffer();
+        let pad = bulk_frame_into(&mut f, src, dst, id, n as usize, BULK_HEADER);
+        self.send(src, at, f, pad);
         if n < left {
             // The next frame when this one has left the NIC.
             let free = self.nic_free[src - 1];
@@ -737,7 +729,7 @@ impl Sim {
         };
         let leave = self.now.max(self.nic_free[src - 1]);
         self.echoes.insert((src, dst, seq), leave);
-        self.send(src, self.now, echo_frame(&e));
+        self.send_echo(self.now, &e);
     }
 
     /// Lets the fabric drain for `ns` of virtual time.

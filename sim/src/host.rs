@@ -35,9 +35,22 @@ pub(crate) struct Ipv4 {
 }
 
 /// A `len`-byte Ethernet/IPv4 frame from host `src` to `dst` (numbers
-/// from 1), its IPv4 header complete with checksum, the rest zeros.
-pub(crate) fn ipv4_frame(src: usize, dst: usize, ip: Ipv4, len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len];
+/// from 1), its IPv4 header complete with checksum, into `buf`, which
+/// keeps only its first `keep` bytes: the rest are zeros nothing reads, so
+/// the simulation moves a frame's headers and counts its length on the
+/// wire (`MemPort::inject_owned`'s padding). The bytes left out.
+pub(crate) fn ipv4_frame_into(
+    buf: &mut Vec<u8>,
+    src: usize,
+    dst: usize,
+    ip: Ipv4,
+    len: usize,
+    keep: usize,
+) -> u16 {
+    assert!((34..=len).contains(&keep), "a frame keeps its IPv4 header");
+    buf.clear();
+    buf.resize(keep, 0);
+    let f = &mut buf[..];
     f[0..6].copy_from_slice(&host_mac(dst));
     f[6..12].copy_from_slice(&host_mac(src));
     f[12..14].copy_from_slice(&ETH_IPV4.to_be_bytes());
@@ -53,23 +66,30 @@ pub(crate) fn ipv4_frame(src: usize, dst: usize, ip: Ipv4, len: usize) -> Vec<u8
     f[30..34].copy_from_slice(&host_ip(dst).octets());
     let sum = !checksum(&f[14..34]);
     f[24..26].copy_from_slice(&sum.to_be_bytes());
-    f
+    (len - keep) as u16
 }
 
 /// The frame of echo `e` (host numbers from 1).
 pub fn echo_frame(e: &Echo) -> Vec<u8> {
+    let mut f = Vec::with_capacity(ECHO_LEN);
+    echo_frame_into(&mut f, e);
+    f
+}
+
+/// [`echo_frame`] into `buf`, whole (its checksum covers its payload).
+pub fn echo_frame_into(buf: &mut Vec<u8>, e: &Echo) {
     let icmp = Ipv4 {
         proto: 1,
         tos: 0,
         df: false,
     };
-    let mut f = ipv4_frame(e.src, e.dst, icmp, ECHO_LEN);
+    ipv4_frame_into(buf, e.src, e.dst, icmp, ECHO_LEN, ECHO_LEN);
+    let f = &mut buf[..];
     f[34] = if e.reply { 0 } else { 8 };
     f[38..40].copy_from_slice(&e.id.to_be_bytes());
     f[40..42].copy_from_slice(&e.seq.to_be_bytes());
     let icmp = !checksum(&f[34..]);
     f[36..38].copy_from_slice(&icmp.to_be_bytes());
-    f
 }
 
 /// The echo in `frame`, if it is one between two hosts of the plan.
@@ -105,20 +125,36 @@ const BULK_MAGIC: u32 = 0x524c_4221; // "RLB!"
 /// bytes (zeros), marked bulk (DSCP CS1) as Opera's RotorLB hosts mark
 /// theirs.
 pub fn bulk_frame(src: usize, dst: usize, id: u32, payload: usize) -> Vec<u8> {
+    let mut f = Vec::new();
+    bulk_frame_into(&mut f, src, dst, id, payload, BULK_HEADER + payload);
+    f
+}
+
+/// [`bulk_frame`] into `buf`, keeping its first `keep` bytes (at least
+/// [`BULK_HEADER`]; see [`ipv4_frame_into`]); the bytes left out.
+pub fn bulk_frame_into(
+    buf: &mut Vec<u8>,
+    src: usize,
+    dst: usize,
+    id: u32,
+    payload: usize,
+    keep: usize,
+) -> u16 {
     let len = BULK_HEADER + payload;
     let udp = Ipv4 {
         proto: 17,
         tos: swtor::wire::DSCP_BULK << 2,
         df: false,
     };
-    let mut f = ipv4_frame(src, dst, udp, len);
+    let pad = ipv4_frame_into(buf, src, dst, udp, len, keep.clamp(BULK_HEADER, len));
+    let f = &mut buf[..];
     f[34..36].copy_from_slice(&BULK_PORT.to_be_bytes());
     f[36..38].copy_from_slice(&BULK_PORT.to_be_bytes());
     f[38..40].copy_from_slice(&((len - 34) as u16).to_be_bytes());
     f[42..46].copy_from_slice(&id.to_be_bytes());
     f[46..50].copy_from_slice(&(payload as u32).to_be_bytes());
     f[50..54].copy_from_slice(&BULK_MAGIC.to_be_bytes());
-    f
+    pad
 }
 
 /// A bulk frame's (destination host, flow id, payload bytes), if `frame`

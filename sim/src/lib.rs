@@ -15,6 +15,7 @@
 pub mod apps;
 mod driver;
 pub mod host;
+mod queue;
 pub mod sweep;
 pub mod tcp;
 

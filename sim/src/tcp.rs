@@ -242,11 +242,11 @@ pub struct Segment {
     pub len: usize,
 }
 
-/// A segment to send: from host `src` at `at` (ns), the frame.
+/// A segment to send at `at` (ns): the driver puts it in a frame
+/// ([`frame_into`]) on host `seg.src`'s NIC.
 pub struct Out {
-    pub src: usize,
     pub at: u64,
-    pub frame: Vec<u8>,
+    pub seg: Segment,
 }
 
 /// A timer the driver must fire: connection `conn`'s end `end` at `at`.
@@ -589,24 +589,19 @@ impl Tcp {
     fn segment(&mut self, id: ConnId, end: usize, now: u64, seq: u64, len: u64) {
         let c = self.conns[id].as_ref().expect("live");
         let (me, peer) = (&c.ends[end], &c.ends[1 - end]);
-        let frame = frame(
-            me.host,
-            peer.host,
-            me.port,
-            peer.port,
-            seq as u32,
-            me.rcv_nxt as u32,
-            ACK | PSH,
-            len as usize,
-        );
-        let src = me.host;
+        let seg = Segment {
+            src: me.host,
+            dst: peer.host,
+            sport: me.port,
+            dport: peer.port,
+            seq: seq as u32,
+            ack: me.rcv_nxt as u32,
+            flags: ACK | PSH,
+            len: len as usize,
+        };
         let need = me.deadline.is_none();
         let at = now + me.rto;
-        self.out.push(Out {
-            src,
-            at: now,
-            frame,
-        });
+        self.out.push(Out { at: now, seg });
         if need {
             self.arm(id, end, at);
         }
@@ -616,21 +611,17 @@ impl Tcp {
     fn ack_now(&mut self, id: ConnId, end: usize, now: u64) {
         let c = self.conns[id].as_ref().expect("live");
         let (me, peer) = (&c.ends[end], &c.ends[1 - end]);
-        let f = frame(
-            me.host,
-            peer.host,
-            me.port,
-            peer.port,
-            me.snd_nxt as u32,
-            me.rcv_nxt as u32,
-            ACK,
-            0,
-        );
-        self.out.push(Out {
+        let seg = Segment {
             src: me.host,
-            at: now,
-            frame: f,
-        });
+            dst: peer.host,
+            sport: me.port,
+            dport: peer.port,
+            seq: me.snd_nxt as u32,
+            ack: me.rcv_nxt as u32,
+            flags: ACK,
+            len: 0,
+        };
+        self.out.push(Out { at: now, seg });
     }
 
     /// SYN (end 0) or SYN-ACK (end 1), timed by the RTO.
@@ -643,12 +634,17 @@ impl Tcp {
             (&mut b[0], &a[0])
         };
         let flags = if end == 0 { SYN } else { SYN | ACK };
-        let f = frame(me.host, peer.host, me.port, peer.port, 0, 0, flags, 0);
-        self.out.push(Out {
+        let seg = Segment {
             src: me.host,
-            at: now,
-            frame: f,
-        });
+            dst: peer.host,
+            sport: me.port,
+            dport: peer.port,
+            seq: 0,
+            ack: 0,
+            flags,
+            len: 0,
+        };
+        self.out.push(Out { at: now, seg });
         if end == 0 {
             me.probe = Some((0, now));
             let at = now + me.rto;
@@ -703,20 +699,41 @@ pub fn frame(
     flags: u8,
     len: usize,
 ) -> Vec<u8> {
+    let s = Segment {
+        src,
+        dst,
+        sport,
+        dport,
+        seq,
+        ack,
+        flags,
+        len,
+    };
+    let mut f = Vec::with_capacity(HEADERS + len);
+    frame_into(&mut f, &s);
+    f.resize(HEADERS + len, 0);
+    f
+}
+
+/// Segment `s`'s frame into `buf`, its headers only: the payload's zeros
+/// are left out. The bytes left out (the payload's length), which the
+/// frame still has on the wire.
+pub fn frame_into(buf: &mut Vec<u8>, s: &Segment) -> u16 {
     let ip = crate::host::Ipv4 {
         proto: 6,
         tos: 0,
         df: true,
     };
-    let mut f = crate::host::ipv4_frame(src, dst, ip, HEADERS + len);
-    f[34..36].copy_from_slice(&sport.to_be_bytes());
-    f[36..38].copy_from_slice(&dport.to_be_bytes());
-    f[38..42].copy_from_slice(&seq.to_be_bytes());
-    f[42..46].copy_from_slice(&ack.to_be_bytes());
+    let pad = crate::host::ipv4_frame_into(buf, s.src, s.dst, ip, HEADERS + s.len, HEADERS);
+    let f = &mut buf[..];
+    f[34..36].copy_from_slice(&s.sport.to_be_bytes());
+    f[36..38].copy_from_slice(&s.dport.to_be_bytes());
+    f[38..42].copy_from_slice(&s.seq.to_be_bytes());
+    f[42..46].copy_from_slice(&s.ack.to_be_bytes());
     f[46] = 5 << 4;
-    f[47] = flags;
+    f[47] = s.flags;
     f[48..50].copy_from_slice(&u16::MAX.to_be_bytes());
-    f
+    pad
 }
 
 /// The TCP segment in `frame`, if it is one between two hosts of the plan.

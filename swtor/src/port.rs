@@ -120,10 +120,20 @@ impl MemPort {
         self.pending += 1;
     }
 
-    /// [`MemPort::inject`] without a copy.
-    pub fn inject_owned(&mut self, ifindex: i32, at: u64, frame: Vec<u8>) {
-        self.rx.push_back((at, ifindex, frame, 0));
+    /// [`MemPort::inject_padded`] without a copy: `frame` holds the first
+    /// bytes of a frame `pad` bytes longer on the wire.
+    pub fn inject_owned(&mut self, ifindex: i32, at: u64, frame: Vec<u8>, pad: u16) {
+        self.rx.push_back((at, ifindex, frame, pad));
         self.pending += 1;
+    }
+
+    /// An empty buffer to build a frame in for [`MemPort::inject_owned`]:
+    /// a spare one when there is one, so a driver that recycles what it
+    /// takes allocates nothing per frame.
+    pub fn buffer(&mut self) -> Vec<u8> {
+        let mut b = self.spare.pop().unwrap_or_default();
+        b.clear();
+        b
     }
 
     /// Frames injected but not yet taken by the engine.
