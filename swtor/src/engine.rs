@@ -135,15 +135,18 @@ impl<P: Port> Engine<P> {
     /// harness) polls there, and a frame is stamped when it leaves.
     pub fn next_event_at(&self) -> Option<u64> {
         let now = self.last_poll;
-        [
-            self.cal.next_at(now),
-            self.tor.bulk_next_at(now),
-            self.ocs.next_due(),
-            self.hosts.next_at(&self.pool),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        // Called on every step of a simulation: plain comparisons, not an
+        // iterator over an array of options (7% of a flow replay's time).
+        let earliest = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        let a = earliest(self.cal.next_at(now), self.tor.bulk_next_at(now));
+        earliest(
+            a,
+            earliest(self.ocs.next_due(), self.hosts.next_at(&self.pool)),
+        )
     }
 
     /// Until when the live loop may sleep instead of spinning at `now`, if
