@@ -155,8 +155,13 @@ fn clean_after_kill_9_and_stale_runs_cleaned_at_start() {
     let h1 = lh_emu::netns::ns_path(&format!("{pa}-h1"));
     let id = lh_emu::netns::ns_id(&h1).unwrap();
     let ids = std::collections::BTreeSet::from([id]);
+    // The sleep itself, not just h1's shell: the shell is in h1 from its
+    // spawn, a moment before the run records it, and a wait for any
+    // process there read the state in that moment once in a loaded CI.
     wait_for("sleep inside h1", Duration::from_secs(10), || {
-        !clean::pids_in(&ids).is_empty()
+        clean::pids_in(&ids).iter().any(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "sleep")
+        })
     });
     let inside = clean::pids_in(&ids);
     let st = state::load(&pa).unwrap();
